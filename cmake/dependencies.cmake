@@ -1,0 +1,31 @@
+# Every third-party dependency (ARCHITECTURE.md §2), all from Debian packages installed by
+# scripts/setup.sh. Nothing is vendored or downloaded.
+find_package(Threads REQUIRED)
+find_package(PkgConfig REQUIRED)
+
+pkg_check_modules(ZSTD REQUIRED IMPORTED_TARGET libzstd)
+pkg_check_modules(LZ4 REQUIRED IMPORTED_TARGET liblz4)
+pkg_check_modules(XXHASH REQUIRED IMPORTED_TARGET libxxhash)
+pkg_check_modules(UTF8PROC REQUIRED IMPORTED_TARGET libutf8proc)
+pkg_check_modules(RE2 REQUIRED IMPORTED_TARGET re2)
+find_package(roaring REQUIRED)
+find_package(simdjson REQUIRED)
+find_package(nlohmann_json REQUIRED)
+find_package(yaml-cpp REQUIRED)
+find_package(CLI11 REQUIRED)
+find_package(fmt REQUIRED)
+find_package(spdlog REQUIRED)
+find_package(CURL REQUIRED)
+find_package(OpenSSL REQUIRED)
+
+find_library(STEMMER_LIB stemmer REQUIRED)
+find_path(STEMMER_INCLUDE libstemmer.h REQUIRED)
+find_path(HNSWLIB_INCLUDE hnswlib/hnswlib.h REQUIRED)
+find_path(HTTPLIB_INCLUDE httplib.h REQUIRED)
+
+if(OG_BUILD_TESTS)
+  find_package(GTest REQUIRED)
+endif()
+if(OG_BUILD_BENCH)
+  find_package(benchmark REQUIRED)
+endif()

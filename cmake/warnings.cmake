@@ -1,0 +1,31 @@
+# Warning flags for our own targets; call og_target_warnings(<target>).
+function(og_target_warnings target)
+  target_compile_options(${target} PRIVATE -Wall -Wextra -Wpedantic)
+  if(OG_WERROR)
+    target_compile_options(${target} PRIVATE -Werror)
+  endif()
+endfunction()
+
+# og_library(<layer> SOURCES ... DEPS ...): defines omnigraph_<layer> with includes rooted at src/.
+function(og_library layer)
+  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS;PUBLIC_DEPS" ${ARGN})
+  add_library(omnigraph_${layer} STATIC ${ARG_SOURCES})
+  target_include_directories(omnigraph_${layer} PUBLIC ${CMAKE_SOURCE_DIR}/src ${CMAKE_SOURCE_DIR}/include)
+  target_link_libraries(omnigraph_${layer} PUBLIC ${ARG_PUBLIC_DEPS} PRIVATE ${ARG_DEPS})
+  og_target_warnings(omnigraph_${layer})
+endfunction()
+
+# og_test(<name> SOURCES ... DEPS ...): one gtest binary, test cases registered with ctest.
+function(og_test name)
+  cmake_parse_arguments(ARG "" "TIMEOUT" "SOURCES;DEPS" ${ARGN})
+  if(NOT OG_BUILD_TESTS)
+    return()
+  endif()
+  add_executable(${name} ${ARG_SOURCES})
+  target_link_libraries(${name} PRIVATE ${ARG_DEPS} GTest::gtest GTest::gmock GTest::gtest_main Threads::Threads)
+  og_target_warnings(${name})
+  if(NOT ARG_TIMEOUT)
+    set(ARG_TIMEOUT 300)
+  endif()
+  gtest_discover_tests(${name} DISCOVERY_MODE PRE_TEST PROPERTIES TIMEOUT ${ARG_TIMEOUT})
+endfunction()

@@ -1,0 +1,87 @@
+// Status: the error type of every Omnigraph API (CONVENTIONS.md "Errors").
+// A Status is ok, or carries a user-facing error code (from src/common/error_codes.def), a category,
+// a message, an optional source span and optional structured details (a JSON text).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace omnigraph {
+
+// Broad category of an error. Only the server maps categories to HTTP statuses and only the CLI maps
+// them to exit codes.
+enum class StatusCode : uint8_t {
+  kOk = 0,
+  kNotFound,
+  kAlreadyExists,
+  kTransient,
+  kPermissionDenied,
+  kCorrupt,
+  kIo,
+  kInvalidArgument,
+  kConflict,
+  kPreconditionFailed,
+  kResourceExhausted,
+  kSnapshotReclaimed,
+  kUnimplemented,
+  kInternal,
+};
+
+// The user-facing code (e.g. "T12", "key_conflict"). Defined in src/common/error_codes.h; embedders
+// compare `code_string()` instead.
+enum class ErrorCode : uint16_t;
+
+// 1-based position in a source file (query, schema, NDJSON line).
+struct SourceSpan {
+  std::string file;  // may be empty
+  uint32_t line = 0;
+  uint32_t column = 0;
+  uint32_t end_line = 0;
+  uint32_t end_column = 0;
+};
+
+// Value type; cheap to copy when ok (a null pointer). Thread-compatible.
+class [[nodiscard]] Status {
+ public:
+  Status() = default;  // ok
+  Status(ErrorCode code, std::string message);
+  Status(const Status& other);
+  Status& operator=(const Status& other);
+  Status(Status&&) noexcept = default;
+  Status& operator=(Status&&) noexcept = default;
+  ~Status() = default;
+
+  static Status Ok() { return Status(); }
+
+  bool ok() const { return state_ == nullptr; }
+  StatusCode category() const;
+  ErrorCode code() const;               // precondition: !ok()
+  std::string_view code_string() const;  // "ok" when ok
+  const std::string& message() const;    // empty when ok
+  const std::optional<SourceSpan>& span() const;
+  const std::string& details() const;  // JSON text or empty
+
+  // Builders; return a copy with the field set (no-ops on an ok status).
+  Status WithSpan(SourceSpan span) const;
+  Status WithDetails(std::string json) const;
+  // Prefixes the message with "context: ".
+  Status WithContext(std::string_view context) const;
+
+  // "code: message (at file:line:col)".
+  std::string ToString() const;
+
+  // Deliberately ignores the status; spelled out at the call site.
+  void IgnoreError() const {}
+
+ private:
+  struct State;
+  struct StateDeleter {
+    void operator()(State* s) const;
+  };
+  std::unique_ptr<State, StateDeleter> state_;
+};
+
+}  // namespace omnigraph

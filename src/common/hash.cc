@@ -1,0 +1,58 @@
+#include "common/hash.h"
+
+#include <openssl/evp.h>
+#include <xxhash.h>
+
+#include "common/check.h"
+
+namespace omnigraph {
+
+uint64_t XxHash64(std::string_view data, uint64_t seed) {
+  return XXH64(data.data(), data.size(), seed);
+}
+uint64_t XxHash64Bytes(const void* data, size_t len, uint64_t seed) { return XXH64(data, len, seed); }
+
+std::array<uint8_t, 32> Sha256(std::string_view data) {
+  std::array<uint8_t, 32> out{};
+  unsigned int len = 0;
+  OG_CHECK(EVP_Digest(data.data(), data.size(), out.data(), &len, EVP_sha256(), nullptr) == 1);
+  OG_CHECK(len == 32);
+  return out;
+}
+
+std::string Sha256Hex(std::string_view data) {
+  auto d = Sha256(data);
+  return HexEncode(std::string_view(reinterpret_cast<const char*>(d.data()), d.size()));
+}
+
+std::string HexEncode(std::string_view bytes) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(bytes.size() * 2);
+  for (unsigned char c : bytes) {
+    out.push_back(kHex[c >> 4]);
+    out.push_back(kHex[c & 15]);
+  }
+  return out;
+}
+
+bool HexDecode(std::string_view hex, std::string* out) {
+  if (hex.size() % 2 != 0) return false;
+  auto val = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+  };
+  std::string r;
+  r.reserve(hex.size() / 2);
+  for (size_t i = 0; i < hex.size(); i += 2) {
+    int hi = val(hex[i]), lo = val(hex[i + 1]);
+    if (hi < 0 || lo < 0) return false;
+    r.push_back(static_cast<char>(hi * 16 + lo));
+  }
+  *out = std::move(r);
+  return true;
+}
+
+}  // namespace omnigraph

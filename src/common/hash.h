@@ -1,0 +1,22 @@
+// Hashing helpers: xxhash64 (checksums, hash tables) and SHA-256 (content addresses).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace omnigraph {
+
+uint64_t XxHash64(std::string_view data, uint64_t seed = 0);
+uint64_t XxHash64Bytes(const void* data, size_t len, uint64_t seed = 0);
+
+std::array<uint8_t, 32> Sha256(std::string_view data);
+// Lower-case hex of SHA-256 (64 characters).
+std::string Sha256Hex(std::string_view data);
+
+std::string HexEncode(std::string_view bytes);
+// Returns false on odd length or non-hex characters.
+bool HexDecode(std::string_view hex, std::string* out);
+
+}  // namespace omnigraph

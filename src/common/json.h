@@ -1,0 +1,32 @@
+// JSON helpers around nlohmann::json: parsing that returns Status instead of throwing, typed field
+// access with errors naming the field, and canonical (sorted-key, compact) serialization.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "omnigraph/result.h"
+
+namespace omnigraph {
+
+using Json = nlohmann::json;
+
+// Parses `text`; `what` names the document in errors. Malformed input -> InvalidArgument with the
+// byte offset; `corrupt` = true reports kCorrupt instead (for stored objects).
+Result<Json> ParseJson(std::string_view text, std::string_view what, bool corrupt = false);
+
+// Compact serialization with sorted keys (nlohmann objects are sorted maps), stable across runs.
+std::string CanonicalJson(const Json& j);
+
+// Typed field access on an object; errors name `what` and the field.
+Result<std::string> GetString(const Json& obj, std::string_view field, std::string_view what);
+Result<int64_t> GetInt(const Json& obj, std::string_view field, std::string_view what);
+Result<uint64_t> GetUint(const Json& obj, std::string_view field, std::string_view what);
+Result<bool> GetBool(const Json& obj, std::string_view field, std::string_view what);
+Result<const Json*> GetObject(const Json& obj, std::string_view field, std::string_view what);
+Result<const Json*> GetArray(const Json& obj, std::string_view field, std::string_view what);
+
+}  // namespace omnigraph

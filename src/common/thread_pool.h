@@ -1,0 +1,55 @@
+// A fixed-size thread pool. Submit() returns a future; ParallelFor() runs a body over [0, n) and
+// returns the first error. Thread-safe; the destructor drains queued work and joins.
+#pragma once
+
+#include <condition_variable>
+#include <cstddef>
+#include <deque>
+#include <functional>
+#include <future>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "common/check.h"
+#include "omnigraph/status.h"
+
+namespace omnigraph {
+
+class ThreadPool {
+ public:
+  explicit ThreadPool(size_t threads);
+  ~ThreadPool();
+  ThreadPool(const ThreadPool&) = delete;
+  ThreadPool& operator=(const ThreadPool&) = delete;
+
+  size_t size() const { return workers_.size(); }
+
+  template <class F>
+  auto Submit(F&& f) -> std::future<decltype(f())> {
+    using R = decltype(f());
+    auto task = std::make_shared<std::packaged_task<R()>>(std::forward<F>(f));
+    std::future<R> fut = task->get_future();
+    Enqueue([task] { (*task)(); });
+    return fut;
+  }
+
+  // Runs body(i) for i in [0, n) on the pool (the caller's thread helps); returns the first
+  // non-ok status in index order. All bodies run even when one fails.
+  Status ParallelFor(size_t n, const std::function<Status(size_t)>& body);
+
+  // A process-wide pool sized to the hardware concurrency (at least 2).
+  static ThreadPool& Default();
+
+ private:
+  void Enqueue(std::function<void()> fn);
+  void WorkerLoop();
+
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<std::function<void()>> queue_ OG_GUARDED_BY(mu_);
+  bool stopping_ OG_GUARDED_BY(mu_) = false;
+  std::vector<std::thread> workers_;
+};
+
+}  // namespace omnigraph

@@ -1,0 +1,100 @@
+#include "common/ulid.h"
+
+#include <mutex>
+#include <random>
+
+#include "common/clock.h"
+#include "common/error_codes.h"
+
+namespace omnigraph {
+namespace {
+__extension__ typedef unsigned __int128 U128;
+constexpr char kAlphabet[] = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
+
+int DecodeChar(char c) {
+  if (c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');
+  if (c == 'I' || c == 'L') return 1;
+  if (c == 'O') return 0;
+  for (int i = 0; i < 32; ++i) {
+    if (kAlphabet[i] == c) return i;
+  }
+  return -1;
+}
+
+struct Generator {
+  std::mutex mu;
+  uint64_t last_ms = 0;
+  std::array<uint8_t, 10> last_rand{};
+  std::mt19937_64 rng{std::random_device{}()};
+};
+Generator& Gen() {
+  static Generator g;
+  return g;
+}
+}  // namespace
+
+Ulid Ulid::Generate() {
+  Generator& g = Gen();
+  std::lock_guard<std::mutex> lock(g.mu);
+  uint64_t ms = static_cast<uint64_t>(NowMicros() / 1000);
+  if (ms <= g.last_ms) {
+    // Same (or earlier: clock stepped back) millisecond: increment the random part.
+    ms = g.last_ms;
+    int i = 9;
+    while (i >= 0 && ++g.last_rand[i] == 0) --i;
+    if (i < 0) ++ms;  // 80-bit overflow: borrow the next millisecond
+  } else {
+    for (int i = 0; i < 10; i += 8) {
+      uint64_t r = g.rng();
+      for (int j = 0; j < 8 && i + j < 10; ++j) g.last_rand[i + j] = static_cast<uint8_t>(r >> (8 * j));
+    }
+    g.last_rand[0] &= 0x7f;  // leave headroom for increments
+  }
+  g.last_ms = ms;
+  Ulid u;
+  for (int i = 0; i < 6; ++i) u.bytes_[i] = static_cast<uint8_t>(ms >> (8 * (5 - i)));
+  for (int i = 0; i < 10; ++i) u.bytes_[6 + i] = g.last_rand[i];
+  return u;
+}
+
+std::string Ulid::ToString() const {
+  // 128 bits -> 26 chars of 5 bits; the first char carries the top 3 bits (130 bits total).
+  std::string out(26, '0');
+  U128 v = 0;
+  for (uint8_t b : bytes_) v = (v << 8) | b;
+  for (int i = 25; i >= 0; --i) {
+    out[i] = kAlphabet[static_cast<int>(v & 31)];
+    v >>= 5;
+  }
+  return out;
+}
+
+Result<Ulid> Ulid::Parse(std::string_view text) {
+  if (text.size() != 26) {
+    return InvalidArgumentError("ULID must have 26 characters, got " + std::to_string(text.size()));
+  }
+  U128 v = 0;
+  for (size_t i = 0; i < 26; ++i) {
+    int d = DecodeChar(text[i]);
+    if (d < 0 || (i == 0 && d > 7)) {
+      return InvalidArgumentError("invalid ULID character at position " + std::to_string(i + 1));
+    }
+    v = (v << 5) | static_cast<unsigned>(d);
+  }
+  Ulid u;
+  for (int i = 15; i >= 0; --i) {
+    u.bytes_[i] = static_cast<uint8_t>(v & 0xff);
+    v >>= 8;
+  }
+  return u;
+}
+
+uint64_t Ulid::timestamp_ms() const {
+  uint64_t ms = 0;
+  for (int i = 0; i < 6; ++i) ms = (ms << 8) | bytes_[i];
+  return ms;
+}
+
+std::string NewUlidString() { return Ulid::Generate().ToString(); }
+
+}  // namespace omnigraph

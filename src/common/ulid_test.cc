@@ -1,0 +1,68 @@
+#include <set>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "common/clock.h"
+#include "common/ulid.h"
+
+namespace omnigraph {
+namespace {
+
+TEST(UlidTest, RoundTripsAndIsMonotonic) {
+  std::string prev;
+  for (int i = 0; i < 10000; ++i) {
+    Ulid u = Ulid::Generate();
+    std::string s = u.ToString();
+    ASSERT_EQ(s.size(), 26u);
+    ASSERT_GT(s, prev);  // strictly increasing as strings, even within one millisecond
+    auto parsed = Ulid::Parse(s);
+    ASSERT_TRUE(parsed.ok());
+    ASSERT_EQ(*parsed, u);
+    prev = s;
+  }
+}
+
+TEST(UlidTest, MonotonicEvenWhenClockStepsBack) {
+  SetClockForTesting([] { return int64_t{2'000'000'000'000'000}; });
+  Ulid a = Ulid::Generate();
+  SetClockForTesting([] { return int64_t{1'000'000'000'000'000}; });
+  Ulid b = Ulid::Generate();
+  SetClockForTesting(nullptr);
+  EXPECT_LT(a, b);
+  EXPECT_EQ(a.timestamp_ms(), 2'000'000'000'000u);
+}
+
+TEST(UlidTest, UniqueAcrossThreads) {
+  std::vector<std::vector<std::string>> out(4);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 5000; ++i) out[t].push_back(NewUlidString());
+    });
+  }
+  for (auto& th : threads) th.join();
+  std::set<std::string> all;
+  for (auto& v : out) all.insert(v.begin(), v.end());
+  EXPECT_EQ(all.size(), 20000u);
+}
+
+TEST(UlidTest, ParseRejectsBadInput) {
+  EXPECT_FALSE(Ulid::Parse("").ok());
+  EXPECT_FALSE(Ulid::Parse("01ARZ3NDEKTSV4RRFFQ69G5FA").ok());    // 25 chars
+  EXPECT_FALSE(Ulid::Parse("01ARZ3NDEKTSV4RRFFQ69G5FAU").ok());   // U is not in the alphabet
+  EXPECT_FALSE(Ulid::Parse("81ARZ3NDEKTSV4RRFFQ69G5FAV").ok());   // overflows 128 bits
+  auto ok = Ulid::Parse("01arz3ndektsv4rrffq69g5fav");
+  ASSERT_TRUE(ok.ok());
+  EXPECT_EQ(ok->ToString(), "01ARZ3NDEKTSV4RRFFQ69G5FAV");
+}
+
+TEST(ClockTest, FormatsIso) {
+  EXPECT_EQ(FormatMicrosIso(0), "1970-01-01T00:00:00.000000Z");
+  EXPECT_EQ(FormatMicrosIso(1'700'000'000'123'456), "2023-11-14T22:13:20.123456Z");
+  EXPECT_EQ(FormatMicrosIso(-1), "1969-12-31T23:59:59.999999Z");
+}
+
+}  // namespace
+}  // namespace omnigraph
