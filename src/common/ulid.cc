@@ -1,6 +1,10 @@
 #include "common/ulid.h"
 
+#include <pthread.h>
+#include <unistd.h>
+
 #include <mutex>
+#include <new>
 #include <random>
 
 #include "common/clock.h"
@@ -27,9 +31,21 @@ struct Generator {
   std::array<uint8_t, 10> last_rand{};
   std::mt19937_64 rng{std::random_device{}()};
 };
+Generator& Gen();
+// A forked child must not continue the parent's sequence (both would produce the same ids).
+void ReseedInChild() {
+  Generator& g = Gen();
+  new (&g.mu) std::mutex();  // the parent's lock state is meaningless in the child
+  g.last_ms = 0;
+  g.rng.seed(std::random_device{}() ^ static_cast<uint64_t>(::getpid()));
+}
 Generator& Gen() {
-  static Generator g;
-  return g;
+  static Generator* g = [] {
+    auto* gen = new Generator();
+    ::pthread_atfork(nullptr, nullptr, &ReseedInChild);
+    return gen;
+  }();
+  return *g;
 }
 }  // namespace
 

@@ -1,0 +1,21 @@
+# ctest check: source files over 800 lines are flagged, over 1,500 fail (CONVENTIONS.md "Size").
+# Run: cmake -DROOT=<repo> -P check_file_sizes.cmake
+file(GLOB_RECURSE files "${ROOT}/src/*.h" "${ROOT}/src/*.cc" "${ROOT}/include/*.h"
+     "${ROOT}/tests/*.cc" "${ROOT}/bench/*.cc")
+set(too_big 0)
+foreach(f IN LISTS files)
+  file(STRINGS "${f}" lines)
+  list(LENGTH lines n)
+  file(RELATIVE_PATH rel "${ROOT}" "${f}")
+  if(n GREATER 1500)
+    message(SEND_ERROR "${rel}: ${n} lines (limit 1500; split it)")
+    math(EXPR too_big "${too_big} + 1")
+  elseif(n GREATER 800)
+    message(SEND_ERROR "${rel}: ${n} lines (over 800: split it)")
+    math(EXPR too_big "${too_big} + 1")
+  endif()
+endforeach()
+if(too_big GREATER 0)
+  message(FATAL_ERROR "${too_big} file(s) too large")
+endif()
+message(STATUS "file sizes ok")

@@ -1,0 +1,32 @@
+// Shared helpers of the `omnigraph` command line: exit codes (docs/cli.md), error printing, and
+// the command registry each subcommand file adds itself to.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "omnigraph/status.h"
+
+namespace omnigraph::cli {
+
+// Exit codes (docs/cli.md). Only the CLI maps Status categories to exit codes.
+constexpr int kExitOk = 0;
+constexpr int kExitError = 1;
+constexpr int kExitUsage = 2;
+constexpr int kExitPrecondition = 4;
+
+int ExitCodeFor(const Status& status);
+
+// Prints "error[<code>]: <message>" (and the span) to stderr, or a JSON object when `json`.
+// Returns the exit code for `status`.
+int ReportError(const Status& status, bool json);
+
+// Each subcommand registers a setup function that adds itself to the app and stores the action to
+// run in `*run` when it is selected.
+using CommandAction = std::function<int()>;
+void AddVersionCommand(CLI::App& app, CommandAction* run);
+void AddSelfCheckCommand(CLI::App& app, CommandAction* run);
+
+}  // namespace omnigraph::cli

@@ -1,0 +1,20 @@
+// The `omnigraph` binary: parses the command line (CLI11) and runs one subcommand.
+#include <cstdio>
+
+#include "cli/cli_util.h"
+
+int main(int argc, char** argv) {
+  using namespace omnigraph::cli;
+  CLI::App app{"Omnigraph: a versioned, typed property-graph database"};
+  app.require_subcommand(1);
+  CommandAction run;
+  AddVersionCommand(app, &run);
+  AddSelfCheckCommand(app, &run);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int rc = app.exit(e);
+    return rc == 0 ? kExitOk : kExitUsage;
+  }
+  return run ? run() : kExitUsage;
+}

@@ -1,0 +1,75 @@
+#include <cmath>
+#include <limits>
+
+#include <gtest/gtest.h>
+
+#include "omnigraph/value.h"
+
+namespace omnigraph {
+namespace {
+
+TEST(ValueTest, CanonicalKeyStrings) {
+  EXPECT_EQ(*CanonicalKeyString(Value::String("Ada")), "Ada");
+  EXPECT_EQ(*CanonicalKeyString(Value::I64(-42)), "-42");
+  EXPECT_EQ(*CanonicalKeyString(Value::U64(18446744073709551615ULL)), "18446744073709551615");
+  EXPECT_EQ(*CanonicalKeyString(Value::Bool(true)), "true");
+  EXPECT_EQ(*CanonicalKeyString(Value::Date(19000)), "19000");
+  EXPECT_EQ(*CanonicalKeyString(Value::DateTime(1700000000123)), "1700000000123");
+  EXPECT_EQ(*CanonicalKeyString(Value::F64(0.1)), "0.1");
+  EXPECT_EQ(*CanonicalKeyString(Value::F64(-0.0)), "0");
+  EXPECT_EQ(*CanonicalKeyString(Value::F32(0.1f)), "0.1");
+  EXPECT_FALSE(CanonicalKeyString(Value::F64(std::nan(""))).ok());
+  EXPECT_FALSE(CanonicalKeyString(Value::F64(INFINITY)).ok());
+  EXPECT_FALSE(CanonicalKeyString(Value::Null()).ok());
+  EXPECT_FALSE(CanonicalKeyString(Value::Vector({1.0f})).ok());
+  EXPECT_EQ(*DeriveKeyId({Value::String("a"), Value::I32(7)}), R"(["a","7"])");
+}
+
+TEST(ValueTest, CompareAcrossNumericKinds) {
+  EXPECT_TRUE(Value::I32(3) == Value::I64(3));
+  EXPECT_TRUE(Value::I64(3) == Value::F64(3.0));
+  EXPECT_TRUE(Value::I64(-1).Compare(Value::U64(0)) < 0);
+  EXPECT_TRUE(Value::U64(UINT64_MAX).Compare(Value::I64(INT64_MAX)) > 0);
+  EXPECT_TRUE(Value::Null().Compare(Value::I64(INT64_MIN)) < 0);
+  EXPECT_TRUE(Value::F64(std::nan("")).Compare(Value::F64(INFINITY)) > 0);
+  EXPECT_TRUE(Value::String("a").Compare(Value::String("b")) < 0);
+  EXPECT_TRUE(Value::List(TypeKind::kI64, {Value::I64(1)})
+                  .Compare(Value::List(TypeKind::kI64, {Value::I64(1), Value::I64(0)})) < 0);
+}
+
+TEST(ValueTest, IsoDates) {
+  EXPECT_EQ(*ParseIsoDate("1970-01-01"), 0);
+  EXPECT_EQ(*ParseIsoDate("2000-03-01"), 11017);
+  EXPECT_EQ(*ParseIsoDate("1969-12-31"), -1);
+  EXPECT_FALSE(ParseIsoDate("2023-02-29").ok());
+  EXPECT_TRUE(ParseIsoDate("2024-02-29").ok());
+  EXPECT_FALSE(ParseIsoDate("2024-13-01").ok());
+  EXPECT_FALSE(ParseIsoDate("2024-1-01").ok());
+  EXPECT_EQ(FormatIsoDate(11017), "2000-03-01");
+  EXPECT_EQ(FormatIsoDate(-1), "1969-12-31");
+  EXPECT_EQ(*ParseIsoDateTimeMillis("1970-01-01T00:00:01Z"), 1000);
+  EXPECT_EQ(*ParseIsoDateTimeMillis("1970-01-01T00:00:01.5Z"), 1500);
+  EXPECT_EQ(*ParseIsoDateTimeMillis("1970-01-01T01:00:00+01:00"), 0);
+  EXPECT_EQ(*ParseIsoDateTimeMillis("1970-01-02"), 86400000);
+  EXPECT_EQ(*ParseIsoDateTimeMillis("2023-11-14 22:13:20.123"), 1700000000123);
+  EXPECT_FALSE(ParseIsoDateTimeMillis("2023-11-14T25:00:00Z").ok());
+  EXPECT_FALSE(ParseIsoDateTimeMillis("2023-11-14T10:00:00Zjunk").ok());
+  EXPECT_EQ(FormatIsoDateTimeMillis(1700000000123), "2023-11-14T22:13:20.123Z");
+  EXPECT_EQ(FormatIsoDateTimeMillis(-1), "1969-12-31T23:59:59.999Z");
+}
+
+TEST(ValueTest, DisplayAndTypes) {
+  EXPECT_EQ(Value::String("a\"b").ToString(), R"("a\"b")");
+  EXPECT_EQ(Value::Null().ToString(), "NULL");
+  EXPECT_EQ(Value::Vector({1.5f, 2.0f}).ToString(), "[1.5,2]");
+  EXPECT_EQ(DataType::Vector(128).ToString(), "Vector(128)");
+  EXPECT_EQ(DataType::List(TypeKind::kString).ToString(), "[String]");
+  TypeKind k;
+  EXPECT_TRUE(ParseScalarTypeName("DateTime", &k));
+  EXPECT_EQ(k, TypeKind::kDateTime);
+  EXPECT_FALSE(ParseScalarTypeName("Vector", &k));
+  EXPECT_FALSE(ParseScalarTypeName("string", &k));
+}
+
+}  // namespace
+}  // namespace omnigraph

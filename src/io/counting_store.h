@@ -1,0 +1,60 @@
+// CountingStore: forwards to a base store and counts requests and bytes per operation class — the
+// instrument for the storage-request budgets of ARCHITECTURE.md §9. Thread-safe (atomic counters).
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <string>
+
+#include "io/object_store.h"
+
+namespace omnigraph::io {
+
+enum class StoreOp : uint8_t { kGet = 0, kGetRange, kHead, kList, kPut, kPutIfAbsent, kDelete };
+constexpr size_t kStoreOpCount = 7;
+std::string_view StoreOpName(StoreOp op);
+
+struct StoreCounts {
+  uint64_t requests[kStoreOpCount] = {};
+  uint64_t bytes_read = 0;
+  uint64_t bytes_written = 0;
+
+  uint64_t of(StoreOp op) const { return requests[static_cast<size_t>(op)]; }
+  uint64_t total() const;
+  uint64_t reads() const;   // get + get_range + head + list
+  uint64_t writes() const;  // put + put_if_absent + delete
+  // "get=3 get_range=1 ... (bytes read 10, written 20)".
+  std::string ToString() const;
+  StoreCounts operator-(const StoreCounts& earlier) const;
+};
+
+class CountingStore : public ObjectStore {
+ public:
+  explicit CountingStore(std::shared_ptr<ObjectStore> base) : base_(std::move(base)) {}
+
+  StoreCounts counts() const;
+  void Reset();
+
+  Result<std::string> Get(std::string_view key) override;
+  Result<std::string> GetRange(std::string_view key, uint64_t offset, uint64_t length) override;
+  Result<ObjectMeta> Head(std::string_view key) override;
+  // Each List counts as one request per page the base store would return.
+  Result<std::vector<ObjectMeta>> List(std::string_view prefix,
+                                       std::string_view start_after = "") override;
+  Result<std::vector<ObjectMeta>> ListPage(std::string_view prefix, std::string_view start_after,
+                                           size_t max_keys) override;
+  Status Put(std::string_view key, std::string_view data) override;
+  Status PutIfAbsent(std::string_view key, std::string_view data) override;
+  Status Delete(std::string_view key) override;
+  std::string Describe() const override { return base_->Describe(); }
+
+ private:
+  void Count(StoreOp op) { requests_[static_cast<size_t>(op)].fetch_add(1, std::memory_order_relaxed); }
+
+  std::shared_ptr<ObjectStore> base_;
+  std::atomic<uint64_t> requests_[kStoreOpCount] = {};
+  std::atomic<uint64_t> bytes_read_{0};
+  std::atomic<uint64_t> bytes_written_{0};
+};
+
+}  // namespace omnigraph::io

@@ -1,0 +1,57 @@
+// LocalStore: objects as files under a root directory (ARCHITECTURE.md §3). Put writes a temp file
+// in the target's directory, fsyncs it, renames it over the target and fsyncs the directory;
+// PutIfAbsent links the temp file to the target (link fails if the target exists: exactly one
+// winner across threads and processes). Temp names start with ".og-" and are invisible to List.
+// Thread-safe; safe across processes.
+#pragma once
+
+#include <string>
+
+#include "io/object_store.h"
+
+namespace omnigraph::io {
+
+struct LocalStoreOptions {
+  bool create_root = false;  // mkdir -p the root if missing
+  bool writable = true;      // probe hard-link support at open (refuse without it)
+  // fsync files and directories (durability). Default: on, unless OMNIGRAPH_FSYNC=0.
+  bool fsync = true;
+};
+
+class LocalStore : public ObjectStore {
+ public:
+  // Opens `root` (an absolute path). NotFound if it is missing and !create_root;
+  // `store_unsupported` if writable and the filesystem has no hard links.
+  static Result<std::unique_ptr<LocalStore>> Open(std::string root, LocalStoreOptions options = {});
+  // The default options with fsync from the OMNIGRAPH_FSYNC environment variable.
+  static LocalStoreOptions DefaultOptions();
+
+  Result<std::string> Get(std::string_view key) override;
+  Result<std::string> GetRange(std::string_view key, uint64_t offset, uint64_t length) override;
+  Result<ObjectMeta> Head(std::string_view key) override;
+  Result<std::vector<ObjectMeta>> List(std::string_view prefix,
+                                       std::string_view start_after = "") override;
+  Result<std::vector<ObjectMeta>> ListPage(std::string_view prefix, std::string_view start_after,
+                                           size_t max_keys) override;
+  Status Put(std::string_view key, std::string_view data) override;
+  Status PutIfAbsent(std::string_view key, std::string_view data) override;
+  Status Delete(std::string_view key) override;
+  std::string Describe() const override { return "file://" + root_; }
+
+  const std::string& root() const { return root_; }
+
+ private:
+  LocalStore(std::string root, LocalStoreOptions options)
+      : root_(std::move(root)), options_(options) {}
+  std::string PathOf(std::string_view key) const { return root_ + "/" + std::string(key); }
+  // Writes `data` to a fresh temp file in `dir` (fsynced); returns its path.
+  Result<std::string> WriteTemp(const std::string& dir, std::string_view data);
+  Status SyncDir(const std::string& dir);
+  Status EnsureDir(const std::string& dir);
+  Status ProbeHardLinks();
+
+  std::string root_;
+  LocalStoreOptions options_;
+};
+
+}  // namespace omnigraph::io

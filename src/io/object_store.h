@@ -1,0 +1,64 @@
+// The object-store interface (ARCHITECTURE.md §3): every byte Omnigraph persists goes through it.
+// Keys are '/'-separated relative paths (no leading '/', no empty, '.' or '..' segments, no segment
+// starting with ".og-"; at most 1,024 bytes). Objects are immutable blobs of bytes, except that Put
+// atomically replaces. Implementations are thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "omnigraph/result.h"
+
+namespace omnigraph::io {
+
+struct ObjectMeta {
+  std::string key;
+  uint64_t size = 0;
+  bool operator==(const ObjectMeta&) const = default;
+};
+
+class ObjectStore {
+ public:
+  virtual ~ObjectStore() = default;
+
+  // The whole object. NotFound if absent.
+  virtual Result<std::string> Get(std::string_view key) = 0;
+  // Bytes [offset, offset + length). NotFound if absent; `range_out_of_bounds` (InvalidArgument)
+  // if offset + length > size. A zero-length range inside the object (offset <= size) is empty.
+  virtual Result<std::string> GetRange(std::string_view key, uint64_t offset, uint64_t length) = 0;
+  // Size of the object. NotFound if absent.
+  virtual Result<ObjectMeta> Head(std::string_view key) = 0;
+  // Every key that starts with `prefix` (plain string prefix: "a/b" matches "a/bc"; pass "a/b/" for
+  // a folder) and sorts after `start_after`, in lexicographic byte order. The default pages through
+  // ListPage; backends that can list in one pass override it.
+  virtual Result<std::vector<ObjectMeta>> List(std::string_view prefix,
+                                               std::string_view start_after = "");
+  // Atomic replace: a concurrent reader sees the old object or the whole new one.
+  virtual Status Put(std::string_view key, std::string_view data) = 0;
+  // Atomic create: of N concurrent callers (threads or processes) exactly one succeeds; the others
+  // get AlreadyExists and the object is the winner's bytes.
+  virtual Status PutIfAbsent(std::string_view key, std::string_view data) = 0;
+  // Idempotent: deleting an absent key is ok.
+  virtual Status Delete(std::string_view key) = 0;
+  // Deletes every key starting with `prefix` (plain string prefix, as List). Non-empty prefix.
+  virtual Status DeletePrefix(std::string_view prefix);
+
+  // e.g. "file:///data/g.omni", "memory://t1".
+  virtual std::string Describe() const = 0;
+
+  // One page of List: at most `max_keys` keys > start_after with the prefix, in order.
+  virtual Result<std::vector<ObjectMeta>> ListPage(std::string_view prefix,
+                                                   std::string_view start_after,
+                                                   size_t max_keys) = 0;
+  static constexpr size_t kListPageSize = 1000;
+};
+
+// InvalidArgument unless `key` follows the key rules above.
+Status ValidateKey(std::string_view key);
+// Keys under a prefix "p/" are p/ + relative; JoinKey("a", "b") == "a/b" ("" + x == x).
+std::string JoinKey(std::string_view a, std::string_view b);
+
+}  // namespace omnigraph::io

@@ -1,0 +1,46 @@
+// Storage URIs (ARCHITECTURE.md §3): bare paths and file:// (made absolute, dot segments
+// resolved), memory://name (one shared in-process MemoryStore per name), s3://bucket/prefix
+// (recognized; the S3 backend is not implemented yet and opening one is a kUnimplemented error).
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "io/local_store.h"
+#include "io/object_store.h"
+
+namespace omnigraph::io {
+
+enum class StoreScheme { kFile, kMemory, kS3 };
+
+struct StoreUri {
+  StoreScheme scheme = StoreScheme::kFile;
+  std::string path;    // kFile: absolute, normalized; kMemory: the name
+  std::string bucket;  // kS3
+  std::string prefix;  // kS3: without leading/trailing '/'
+  // Canonical form: "file:///abs/path", "memory://name", "s3://bucket/prefix".
+  std::string ToString() const;
+};
+
+// `bad_uri` (InvalidArgument) for an empty string, an unknown scheme, an empty memory name or
+// bucket, or a file path that normalizes to nothing.
+Result<StoreUri> ParseStoreUri(std::string_view uri);
+
+// Lexically normalizes an absolute path: collapses '//', '.', and '..' (never above '/').
+std::string NormalizePath(std::string_view absolute_path);
+
+struct OpenStoreOptions {
+  bool create = false;    // create the root folder (file) if missing
+  bool writable = true;   // checks write-time guarantees (hard links on local disk)
+  std::optional<bool> fsync;  // default: LocalStore::DefaultOptions() (OMNIGRAPH_FSYNC)
+};
+
+Result<std::shared_ptr<ObjectStore>> OpenStore(const StoreUri& uri, OpenStoreOptions options = {});
+Result<std::shared_ptr<ObjectStore>> OpenStore(std::string_view uri, OpenStoreOptions options = {});
+
+// Drops a named memory store (tests).
+void ForgetMemoryStore(const std::string& name);
+
+}  // namespace omnigraph::io

@@ -1,0 +1,74 @@
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include "common/error_codes.h"
+#include "io/store_uri.h"
+
+namespace omnigraph::io {
+namespace {
+
+std::string Cwd() {
+  char buf[4096];
+  EXPECT_NE(::getcwd(buf, sizeof(buf)), nullptr);
+  return buf;
+}
+
+TEST(StoreUriTest, Paths) {
+  EXPECT_EQ(ParseStoreUri("/data/g.omni")->path, "/data/g.omni");
+  EXPECT_EQ(ParseStoreUri("/data/./x/../g.omni/")->path, "/data/g.omni");
+  EXPECT_EQ(ParseStoreUri("./graph.omni")->path, NormalizePath(Cwd() + "/graph.omni"));
+  EXPECT_EQ(ParseStoreUri("graph.omni")->ToString(), "file://" + NormalizePath(Cwd() + "/graph.omni"));
+  EXPECT_EQ(ParseStoreUri("file:///abs/g")->path, "/abs/g");
+  EXPECT_EQ(ParseStoreUri("file://rel/g")->path, NormalizePath(Cwd() + "/rel/g"));
+  EXPECT_EQ(ParseStoreUri("file://../up")->path, NormalizePath(Cwd() + "/../up"));
+  EXPECT_EQ(NormalizePath("/../../a//b/."), "/a/b");
+  EXPECT_EQ(NormalizePath("/"), "/");
+}
+
+TEST(StoreUriTest, MemoryAndS3) {
+  auto m = ParseStoreUri("memory://t1");
+  ASSERT_TRUE(m.ok());
+  EXPECT_EQ(m->scheme, StoreScheme::kMemory);
+  EXPECT_EQ(m->path, "t1");
+  auto s = ParseStoreUri("s3://bucket/some/prefix/");
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ(s->scheme, StoreScheme::kS3);
+  EXPECT_EQ(s->bucket, "bucket");
+  EXPECT_EQ(s->prefix, "some/prefix");
+  EXPECT_EQ(s->ToString(), "s3://bucket/some/prefix");
+}
+
+TEST(StoreUriTest, BadUris) {
+  for (const char* bad : {"", "memory://", "s3://", "s3:///x", "gs://bucket/x", "http://h/x"}) {
+    auto r = ParseStoreUri(bad);
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_EQ(r.status().code(), ErrorCode::kBadUri) << bad;
+  }
+}
+
+TEST(StoreUriTest, OpenMemoryIsSharedByName) {
+  auto a = OpenStore("memory://shared-test");
+  auto b = OpenStore("memory://shared-test");
+  ASSERT_TRUE(a.ok() && b.ok());
+  ASSERT_TRUE((*a)->Put("k", "v").ok());
+  EXPECT_EQ(*(*b)->Get("k"), "v");
+  ForgetMemoryStore("shared-test");
+  auto c = OpenStore("memory://shared-test");
+  EXPECT_EQ((*c)->Get("k").status().category(), StatusCode::kNotFound);
+}
+
+TEST(StoreUriTest, OpenS3IsATypedUnimplementedError) {
+  auto r = OpenStore("s3://bucket/graph");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().category(), StatusCode::kUnimplemented);
+  EXPECT_NE(r.status().message().find("S3"), std::string::npos);
+}
+
+TEST(StoreUriTest, OpenLocalMissingWithoutCreate) {
+  auto r = OpenStore("/nonexistent/og/path/xyz");
+  EXPECT_EQ(r.status().category(), StatusCode::kNotFound);
+}
+
+}  // namespace
+}  // namespace omnigraph::io
