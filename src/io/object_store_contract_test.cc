@@ -24,6 +24,7 @@ namespace {
 struct Backend {
   std::string name;
   std::function<std::shared_ptr<ObjectStore>(const std::string& dir)> make;
+  friend void PrintTo(const Backend& b, std::ostream* os) { *os << b.name; }
 };
 
 std::shared_ptr<ObjectStore> MakeLocal(const std::string& dir, bool fsync) {
