@@ -1,0 +1,59 @@
+// Graph commits (ARCHITECTURE.md §4): an immutable object naming, for every node and edge type,
+// the table and table version visible in the commit, plus schema id, parents, branch, actor,
+// timestamp, operation and per-type change counts. A commit *is* a graph snapshot.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/json.h"
+#include "io/object_store.h"
+#include "omnigraph/result.h"
+
+namespace omnigraph::engine {
+
+enum class EntityKind { kNode, kEdge };
+std::string_view EntityKindName(EntityKind kind);
+
+struct TableRef {
+  EntityKind kind = EntityKind::kNode;
+  std::string table_id;    // ULID; survives renames
+  std::string version_id;  // the table version visible in this commit
+  bool operator==(const TableRef&) const = default;
+};
+
+struct ChangeCounts {
+  uint64_t inserted = 0;
+  uint64_t updated = 0;
+  uint64_t deleted = 0;
+  bool operator==(const ChangeCounts&) const = default;
+};
+
+struct Commit {
+  static constexpr int kFormatVersion = 1;
+
+  std::string id;                    // ULID
+  std::vector<std::string> parents;  // none for genesis; two for a merge (first = target)
+  std::string branch;                // the branch it was authored on
+  std::optional<std::string> actor;
+  int64_t timestamp_us = 0;
+  std::string operation;             // "init", "load:append", "mutation", "merge", ...
+  std::string schema_id;
+  std::map<std::string, TableRef> tables;       // by type name
+  std::map<std::string, ChangeCounts> summary;  // by type name; types without changes omitted
+  std::string message;
+
+  Json ToJson() const;
+  static Result<Commit> FromJson(const Json& j);  // Corrupt on malformed input
+  bool operator==(const Commit&) const = default;
+};
+
+// Writes the commit object with PutIfAbsent (commit ids are unique; an existing one is an error).
+Status WriteCommit(io::ObjectStore& store, const Commit& commit);
+// NotFound if absent; Corrupt if malformed or if the stored id differs from the key.
+Result<Commit> ReadCommit(io::ObjectStore& store, std::string_view commit_id);
+
+}  // namespace omnigraph::engine

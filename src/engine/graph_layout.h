@@ -1,0 +1,40 @@
+// Object keys of a graph root (ARCHITECTURE.md §4 "Storage layout"). The only place that spells
+// them; everything else asks here.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "omnigraph/status.h"
+
+namespace omnigraph::engine {
+
+inline constexpr std::string_view kFormatStampKey = "_omnigraph.json";
+inline constexpr std::string_view kRefsPrefix = "refs/";
+inline constexpr std::string_view kCommitsPrefix = "commits/";
+inline constexpr std::string_view kSchemasPrefix = "schemas/";
+inline constexpr std::string_view kTablesPrefix = "tables/";
+inline constexpr std::string_view kAuditPrefix = "audit/";
+inline constexpr std::string_view kMainBranch = "main";
+inline constexpr size_t kMaxBranchNameBytes = 200;
+
+// InvalidArgument unless `name` is 1..200 bytes of valid UTF-8 without control characters.
+Status ValidateBranchName(std::string_view name);
+
+std::string BranchHex(std::string_view branch);
+// Inverse of BranchHex; nullopt for malformed hex.
+std::optional<std::string> BranchFromHex(std::string_view hex);
+
+std::string RefFolder(std::string_view branch);              // refs/<hex>/
+std::string RefEntryKey(std::string_view branch, uint64_t seq);  // refs/<hex>/<seq:020d>
+std::string RefHeadHintKey(std::string_view branch);         // refs/<hex>/HEAD
+// Parses the sequence number of a ref entry key's last segment; nullopt for HEAD or junk.
+std::optional<uint64_t> ParseRefSeq(std::string_view key);
+
+std::string CommitKey(std::string_view commit_id);     // commits/<id>.json
+std::string SchemaKey(std::string_view schema_id);     // schemas/<sha256>.json
+std::string TablePrefix(std::string_view table_id);    // tables/<table_id>
+
+}  // namespace omnigraph::engine
