@@ -28,5 +28,9 @@ int ReportError(const Status& status, bool json);
 using CommandAction = std::function<int()>;
 void AddVersionCommand(CLI::App& app, CommandAction* run);
 void AddSelfCheckCommand(CLI::App& app, CommandAction* run);
+void AddInitCommand(CLI::App& app, CommandAction* run);
+void AddLoadCommand(CLI::App& app, CommandAction* run);
+void AddReadCommands(CLI::App& app, CommandAction* run);  // export, snapshot, commit list/show
+void AddLintCommand(CLI::App& app, CommandAction* run);
 
 }  // namespace omnigraph::cli

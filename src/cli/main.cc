@@ -10,6 +10,10 @@ int main(int argc, char** argv) {
   CommandAction run;
   AddVersionCommand(app, &run);
   AddSelfCheckCommand(app, &run);
+  AddInitCommand(app, &run);
+  AddLoadCommand(app, &run);
+  AddReadCommands(app, &run);
+  AddLintCommand(app, &run);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

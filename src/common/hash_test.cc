@@ -27,3 +27,25 @@ TEST(HashTest, HexRoundTrip) {
 
 }  // namespace
 }  // namespace omnigraph
+
+#include "common/base64.h"
+
+namespace omnigraph {
+namespace {
+TEST(Base64Test, RoundTripAndRejects) {
+  for (std::string s : {std::string(""), std::string("f"), std::string("fo"), std::string("foo"),
+                        std::string("foob"), std::string("\x00\xff\x10", 3)}) {
+    std::string back;
+    ASSERT_TRUE(Base64Decode(Base64Encode(s), &back)) << s;
+    EXPECT_EQ(back, s);
+  }
+  EXPECT_EQ(Base64Encode("foobar"), "Zm9vYmFy");
+  EXPECT_EQ(Base64Encode("fo"), "Zm8=");
+  std::string out;
+  EXPECT_FALSE(Base64Decode("Zm8", &out));
+  EXPECT_FALSE(Base64Decode("Zm!=", &out));
+  EXPECT_FALSE(Base64Decode("Z=8=", &out));
+  EXPECT_FALSE(Base64Decode("Zm==Zm==", &out));
+}
+}  // namespace
+}  // namespace omnigraph

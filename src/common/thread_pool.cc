@@ -44,18 +44,46 @@ void ThreadPool::WorkerLoop() {
 
 Status ThreadPool::ParallelFor(size_t n, const std::function<Status(size_t)>& body) {
   if (n == 0) return Status::Ok();
-  std::vector<Status> results(n);
-  std::atomic<size_t> next{0};
-  auto drain = [&] {
-    for (size_t i = next.fetch_add(1); i < n; i = next.fetch_add(1)) results[i] = body(i);
+  // Helpers that start after every index is claimed return at once, and the caller waits only for
+  // bodies that are running, never for queued helpers: nested ParallelFor calls from pool threads
+  // cannot deadlock.
+  struct State {
+    std::mutex mu;
+    std::condition_variable cv;
+    size_t next = 0;
+    size_t running = 0;
+    const std::function<Status(size_t)>* body;
+    std::vector<Status> results;
+  };
+  auto state = std::make_shared<State>();
+  state->body = &body;
+  state->results.resize(n);
+  auto drain = [state, n] {
+    for (;;) {
+      size_t i;
+      {
+        std::lock_guard<std::mutex> lock(state->mu);
+        if (state->next >= n) return;
+        i = state->next++;
+        ++state->running;
+      }
+      Status s = (*state->body)(i);
+      {
+        std::lock_guard<std::mutex> lock(state->mu);
+        state->results[i] = std::move(s);
+        --state->running;
+      }
+      state->cv.notify_all();
+    }
   };
   size_t helpers = std::min(n - 1, workers_.size());
-  std::vector<std::future<void>> futs;
-  futs.reserve(helpers);
-  for (size_t i = 0; i < helpers; ++i) futs.push_back(Submit(drain));
+  for (size_t i = 0; i < helpers; ++i) Enqueue(drain);
   drain();
-  for (auto& f : futs) f.get();
-  for (auto& s : results) {
+  {
+    std::unique_lock<std::mutex> lock(state->mu);
+    state->cv.wait(lock, [&] { return state->running == 0; });
+  }
+  for (auto& s : state->results) {
     if (!s.ok()) return s;
   }
   return Status::Ok();
@@ -63,6 +91,11 @@ Status ThreadPool::ParallelFor(size_t n, const std::function<Status(size_t)>& bo
 
 ThreadPool& ThreadPool::Default() {
   static ThreadPool pool(std::max<size_t>(2, std::thread::hardware_concurrency()));
+  return pool;
+}
+
+ThreadPool& ThreadPool::Io() {
+  static ThreadPool pool(16);
   return pool;
 }
 

@@ -40,6 +40,9 @@ class ThreadPool {
 
   // A process-wide pool sized to the hardware concurrency (at least 2).
   static ThreadPool& Default();
+  // A process-wide pool for blocking storage requests (16 threads): parallel writes of one
+  // commit's objects should not be limited by the number of cores.
+  static ThreadPool& Io();
 
  private:
   void Enqueue(std::function<void()> fn);

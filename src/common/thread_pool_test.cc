@@ -40,3 +40,20 @@ TEST(ThreadPoolTest, DestructorDrainsQueue) {
 
 }  // namespace
 }  // namespace omnigraph
+
+namespace omnigraph {
+namespace {
+TEST(ThreadPoolTest, NestedParallelForDoesNotDeadlock) {
+  ThreadPool pool(2);
+  std::atomic<int> leaves{0};
+  Status s = pool.ParallelFor(8, [&](size_t) {
+    return pool.ParallelFor(8, [&](size_t) {
+      leaves++;
+      return Status::Ok();
+    });
+  });
+  EXPECT_TRUE(s.ok());
+  EXPECT_EQ(leaves.load(), 64);
+}
+}  // namespace
+}  // namespace omnigraph

@@ -25,6 +25,7 @@ class LatencyStore::Slot {
 void LatencyStore::Acquire() {
   std::unique_lock lock(mu_);
   if (max_concurrency_ > 0) cv_.wait(lock, [this] { return in_flight_ < max_concurrency_; });
+  if (in_flight_ == 0) ++rounds_;
   ++in_flight_;
 }
 
@@ -34,6 +35,16 @@ void LatencyStore::Release() {
     --in_flight_;
   }
   cv_.notify_one();
+}
+
+uint64_t LatencyStore::sequential_rounds() const {
+  std::lock_guard lock(mu_);
+  return rounds_;
+}
+
+void LatencyStore::ResetRounds() {
+  std::lock_guard lock(mu_);
+  rounds_ = 0;
 }
 
 Result<std::string> LatencyStore::Get(std::string_view key) {

@@ -27,6 +27,12 @@ class LatencyStore : public ObjectStore {
   Status Delete(std::string_view key) override;
   std::string Describe() const override { return base_->Describe(); }
 
+  // Requests that started while no other request was in flight: with a delay longer than the
+  // time it takes to start a batch of parallel requests, this is the number of sequential round
+  // trips (ARCHITECTURE.md §9).
+  uint64_t sequential_rounds() const;
+  void ResetRounds();
+
  private:
   class Slot;
   void Acquire();
@@ -35,9 +41,10 @@ class LatencyStore : public ObjectStore {
   std::shared_ptr<ObjectStore> base_;
   int64_t delay_micros_;
   size_t max_concurrency_;
-  std::mutex mu_;
+  mutable std::mutex mu_;
   std::condition_variable cv_;
   size_t in_flight_ OG_GUARDED_BY(mu_) = 0;
+  uint64_t rounds_ OG_GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace omnigraph::io

@@ -1,0 +1,90 @@
+// The embedded C++ API of Omnigraph: open or create a graph by URI, load NDJSON, read snapshots,
+// list commits, export. Errors are Status / Result values (omnigraph/status.h, omnigraph/result.h);
+// nothing throws. A Database is thread-safe; writers to one branch are serialized in-process and
+// fenced across processes by the storage layer. See docs/embedding.md.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "omnigraph/result.h"
+#include "omnigraph/status.h"
+
+namespace omnigraph {
+
+struct OpenOptions {
+  std::optional<std::string> actor;  // recorded on every commit this handle makes
+  bool read_only = false;            // refuse writes (an open never writes in any case)
+};
+
+enum class LoadMode { kAppend, kMerge, kOverwrite };
+
+struct TypeInfo {
+  std::string name;
+  bool is_edge = false;
+  uint64_t rows = 0;
+};
+
+struct SnapshotInfo {
+  std::string branch;
+  uint64_t version = 0;  // the branch's ref sequence number
+  std::string commit_id;
+  std::string schema_id;
+  std::vector<TypeInfo> types;  // sorted by name
+};
+
+struct CommitInfo {
+  std::string id;
+  std::vector<std::string> parents;
+  std::string branch;
+  std::optional<std::string> actor;
+  int64_t timestamp_us = 0;
+  std::string operation;
+  struct Counts {
+    uint64_t inserted = 0, updated = 0, deleted = 0;
+  };
+  std::map<std::string, Counts> summary;  // per type
+};
+
+struct LoadSummary {
+  bool committed = false;  // false when the data changed nothing
+  std::string commit_id;
+  uint64_t version = 0;
+  uint64_t records = 0;
+};
+
+class Database {
+ public:
+  // Creates a graph at `uri` (a path, file://, or memory://) from .pg schema source. Errors:
+  // `already_initialized`, schema compile errors (with spans), storage errors.
+  static Result<std::unique_ptr<Database>> Init(std::string_view uri, std::string_view schema_source,
+                                                OpenOptions options = {});
+  // Opens an existing graph. NotFound if there is none; `format_too_new` for newer formats.
+  static Result<std::unique_ptr<Database>> Open(std::string_view uri, OpenOptions options = {});
+  ~Database();
+  Database(const Database&) = delete;
+  Database& operator=(const Database&) = delete;
+
+  Result<SnapshotInfo> Snapshot(std::string_view branch = "main");
+  // One NDJSON document = one atomic commit, validated in full first (LANGUAGE.md §3). A rejected
+  // load's Status carries every error (line, code, message) as JSON in details().
+  Result<LoadSummary> Load(std::string_view ndjson, LoadMode mode, std::string_view branch = "main");
+  // Export as NDJSON lines, one call per line (without the newline).
+  Status Export(const std::function<Status(std::string_view line)>& sink, std::string_view branch = "main",
+                const std::vector<std::string>& types = {});
+  // Newest first, along first parents.
+  Result<std::vector<CommitInfo>> Commits(std::string_view branch = "main");
+
+ private:
+  struct Impl;
+  explicit Database(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace omnigraph

@@ -1,0 +1,255 @@
+// JSON parameter binding; see params.h.
+#include "compiler/params.h"
+
+#include <charconv>
+#include <cmath>
+#include <set>
+#include <string>
+#include <utility>
+
+#include "common/error_codes.h"
+
+namespace omnigraph::compiler {
+namespace {
+
+Status Bad(std::string_view what, std::string message) {
+  return InvalidArgumentError(std::string(what) + ": " + std::move(message));
+}
+
+std::string JsonKind(const Json& v) {
+  if (v.is_null()) return "null";
+  if (v.is_boolean()) return "a boolean";
+  if (v.is_number_integer()) return "an integer";
+  if (v.is_number()) return "a number";
+  if (v.is_string()) return "a string";
+  if (v.is_array()) return "an array";
+  return "an object";
+}
+
+// Signed integer from a JSON integer or (when allow_string) a decimal string.
+Result<int64_t> JsonSigned(const Json& v, std::string_view what, bool allow_string) {
+  if (v.is_number_unsigned()) {
+    uint64_t u = v.get<uint64_t>();
+    if (u > static_cast<uint64_t>(INT64_MAX)) return Bad(what, "integer out of range");
+    return static_cast<int64_t>(u);
+  }
+  if (v.is_number_integer()) return v.get<int64_t>();
+  if (allow_string && v.is_string()) {
+    const std::string& s = v.get_ref<const std::string&>();
+    int64_t out = 0;
+    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
+    if (s.empty() || ec != std::errc() || p != s.data() + s.size()) {
+      return Bad(what, "\"" + s + "\" is not a decimal integer in range");
+    }
+    return out;
+  }
+  return Bad(what, "expected an integer" + std::string(allow_string ? " or a decimal string" : "") +
+                       ", found " + JsonKind(v));
+}
+
+Result<uint64_t> JsonUnsigned(const Json& v, std::string_view what, bool allow_string) {
+  if (v.is_number_unsigned()) return v.get<uint64_t>();
+  if (v.is_number_integer()) return Bad(what, "expected a non-negative integer");
+  if (allow_string && v.is_string()) {
+    const std::string& s = v.get_ref<const std::string&>();
+    uint64_t out = 0;
+    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
+    if (s.empty() || ec != std::errc() || p != s.data() + s.size()) {
+      return Bad(what, "\"" + s + "\" is not a non-negative decimal integer in range");
+    }
+    return out;
+  }
+  return Bad(what, "expected a non-negative integer" +
+                       std::string(allow_string ? " or a decimal string" : "") + ", found " +
+                       JsonKind(v));
+}
+
+Result<double> JsonNumber(const Json& v, std::string_view what) {
+  if (!v.is_number()) return Bad(what, "expected a number, found " + JsonKind(v));
+  double d = v.get<double>();
+  if (!std::isfinite(d)) return Bad(what, "number is not finite");
+  return d;
+}
+
+}  // namespace
+
+Result<std::string> DecodeBase64(std::string_view text) {
+  auto value = [](char c) -> int {
+    if (c >= 'A' && c <= 'Z') return c - 'A';
+    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+    if (c >= '0' && c <= '9') return c - '0' + 52;
+    if (c == '+') return 62;
+    if (c == '/') return 63;
+    return -1;
+  };
+  while (!text.empty() && text.back() == '=') text.remove_suffix(1);
+  if (text.size() % 4 == 1) return InvalidArgumentError("invalid base64 length");
+  std::string out;
+  uint32_t acc = 0;
+  int bits = 0;
+  for (char c : text) {
+    int v = value(c);
+    if (v < 0) return InvalidArgumentError("invalid base64 character");
+    acc = (acc << 6) | static_cast<uint32_t>(v);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out.push_back(static_cast<char>((acc >> bits) & 0xff));
+    }
+  }
+  return out;
+}
+
+Result<Value> JsonToValue(const Json& v, const DataType& type, std::string_view what) {
+  switch (type.kind) {
+    case TypeKind::kString:
+      if (!v.is_string()) return Bad(what, "expected a string, found " + JsonKind(v));
+      return Value::String(v.get<std::string>());
+    case TypeKind::kBool:
+      if (!v.is_boolean()) return Bad(what, "expected a boolean, found " + JsonKind(v));
+      return Value::Bool(v.get<bool>());
+    case TypeKind::kI32: {
+      OG_ASSIGN_OR_RETURN(int64_t i, JsonSigned(v, what, false));
+      if (i < INT32_MIN || i > INT32_MAX) return Bad(what, "integer out of I32 range");
+      return Value::I32(static_cast<int32_t>(i));
+    }
+    case TypeKind::kI64: {
+      OG_ASSIGN_OR_RETURN(int64_t i, JsonSigned(v, what, true));
+      return Value::I64(i);
+    }
+    case TypeKind::kU32: {
+      OG_ASSIGN_OR_RETURN(uint64_t u, JsonUnsigned(v, what, false));
+      if (u > UINT32_MAX) return Bad(what, "integer out of U32 range");
+      return Value::U32(static_cast<uint32_t>(u));
+    }
+    case TypeKind::kU64: {
+      OG_ASSIGN_OR_RETURN(uint64_t u, JsonUnsigned(v, what, true));
+      return Value::U64(u);
+    }
+    case TypeKind::kF32: {
+      OG_ASSIGN_OR_RETURN(double d, JsonNumber(v, what));
+      return Value::F32(static_cast<float>(d));
+    }
+    case TypeKind::kF64: {
+      OG_ASSIGN_OR_RETURN(double d, JsonNumber(v, what));
+      return Value::F64(d);
+    }
+    case TypeKind::kDate: {
+      if (v.is_string()) {
+        auto days = ParseIsoDate(v.get_ref<const std::string&>());
+        if (!days.ok()) return Bad(what, days.status().message());
+        return Value::Date(*days);
+      }
+      if (!v.is_number_integer()) {
+        return Bad(what, "expected an ISO date string or epoch days, found " + JsonKind(v));
+      }
+      OG_ASSIGN_OR_RETURN(int64_t i, JsonSigned(v, what, false));
+      if (i < INT32_MIN || i > INT32_MAX) return Bad(what, "epoch days out of range");
+      return Value::Date(static_cast<int32_t>(i));
+    }
+    case TypeKind::kDateTime: {
+      if (v.is_string()) {
+        auto ms = ParseIsoDateTimeMillis(v.get_ref<const std::string&>());
+        if (!ms.ok()) return Bad(what, ms.status().message());
+        return Value::DateTime(*ms);
+      }
+      if (!v.is_number_integer()) {
+        return Bad(what, "expected an ISO datetime string or epoch milliseconds, found " +
+                             JsonKind(v));
+      }
+      OG_ASSIGN_OR_RETURN(int64_t i, JsonSigned(v, what, false));
+      return Value::DateTime(i);
+    }
+    case TypeKind::kBlob: {
+      if (!v.is_string()) return Bad(what, "expected a \"base64:...\" string, found " + JsonKind(v));
+      const std::string& s = v.get_ref<const std::string&>();
+      if (s.rfind("base64:", 0) != 0) {
+        return Bad(what, "Blob parameters are strings \"base64:...\" (external URIs are not "
+                         "supported)");
+      }
+      auto bytes = DecodeBase64(std::string_view(s).substr(7));
+      if (!bytes.ok()) return Bad(what, bytes.status().message());
+      return Value::Blob(std::move(*bytes));
+    }
+    case TypeKind::kVector: {
+      if (!v.is_array()) return Bad(what, "expected an array of numbers, found " + JsonKind(v));
+      if (v.size() != type.dimension) {
+        return Bad(what, "expected " + std::to_string(type.dimension) + " numbers, found " +
+                             std::to_string(v.size()));
+      }
+      std::vector<float> out;
+      out.reserve(v.size());
+      for (size_t i = 0; i < v.size(); ++i) {
+        OG_ASSIGN_OR_RETURN(double d, JsonNumber(v[i], std::string(what) + "[" + std::to_string(i) + "]"));
+        out.push_back(static_cast<float>(d));
+      }
+      return Value::Vector(std::move(out));
+    }
+    case TypeKind::kList: {
+      if (!v.is_array()) return Bad(what, "expected an array, found " + JsonKind(v));
+      std::vector<Value> items;
+      items.reserve(v.size());
+      for (size_t i = 0; i < v.size(); ++i) {
+        std::string item_what = std::string(what) + "[" + std::to_string(i) + "]";
+        if (v[i].is_null()) {
+          items.push_back(Value::Null(DataType::Scalar(type.element)));
+          continue;
+        }
+        OG_ASSIGN_OR_RETURN(Value item, JsonToValue(v[i], DataType::Scalar(type.element), item_what));
+        items.push_back(std::move(item));
+      }
+      return Value::List(type.element, std::move(items));
+    }
+  }
+  return Bad(what, "unsupported type");
+}
+
+Result<ParamValues> BindParams(const std::vector<ParamDecl>& decls, const Json& params) {
+  if (!params.is_null() && !params.is_object()) {
+    return InvalidArgumentError("query parameters must be a JSON object, found " + JsonKind(params));
+  }
+  std::set<std::string> declared;
+  for (const ParamDecl& d : decls) declared.insert(d.name);
+  if (params.is_object()) {
+    for (auto it = params.begin(); it != params.end(); ++it) {
+      std::string name = it.key();
+      if (!name.empty() && name[0] == '$') name.erase(0, 1);
+      if (!declared.count(name)) {
+        std::string list;
+        for (const ParamDecl& d : decls) list += (list.empty() ? "$" : ", $") + d.name;
+        return InvalidArgumentError("parameter $" + name + " is not declared by the query" +
+                                    (list.empty() ? " (it declares none)"
+                                                  : " (declared: " + list + ")"));
+      }
+    }
+  }
+  ParamValues out;
+  for (const ParamDecl& d : decls) {
+    std::string what = "parameter $" + d.name;
+    const Json* v = nullptr;
+    if (params.is_object()) {
+      auto it = params.find(d.name);
+      if (it == params.end()) it = params.find("$" + d.name);
+      if (it != params.end()) v = &*it;
+    }
+    if (v == nullptr || v->is_null()) {
+      if (!d.nullable) {
+        return InvalidArgumentError(what + " (" + d.type.ToString() + ") is required" +
+                                    (v == nullptr ? " but was not given" : " but is null"));
+      }
+      out[d.name] = Value::Null(d.type);
+      continue;
+    }
+    OG_ASSIGN_OR_RETURN(Value value, JsonToValue(*v, d.type, what));
+    out[d.name] = std::move(value);
+  }
+  return out;
+}
+
+Result<ParamValues> BindParamsJson(const std::vector<ParamDecl>& decls, std::string_view json) {
+  if (json.find_first_not_of(" \t\r\n") == std::string_view::npos) return BindParams(decls, Json());
+  OG_ASSIGN_OR_RETURN(Json j, ParseJson(json, "query parameters"));
+  return BindParams(decls, j);
+}
+
+}  // namespace omnigraph::compiler

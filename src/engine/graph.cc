@@ -1,0 +1,337 @@
+#include "engine/graph.h"
+
+#include <chrono>
+#include <random>
+#include <thread>
+
+#include "common/clock.h"
+#include "common/error_codes.h"
+#include "common/thread_pool.h"
+#include "common/ulid.h"
+#include "compiler/catalog_builder.h"
+#include "engine/format_stamp.h"
+#include "engine/graph_layout.h"
+#include "engine/schema_store.h"
+#include "io/staging_store.h"
+
+namespace omnigraph::engine {
+namespace {
+
+bool IsOurTopLevelKey(std::string_view key) {
+  for (std::string_view p : {kRefsPrefix, kCommitsPrefix, kSchemasPrefix, kTablesPrefix, kAuditPrefix}) {
+    if (key.substr(0, p.size()) == p) return true;
+  }
+  return key == kFormatStampKey;
+}
+
+Status CheckRootForInit(io::ObjectStore& store) {
+  OG_ASSIGN_OR_RETURN(auto refs, store.ListPage(kRefsPrefix, "", 1));
+  if (!refs.empty()) {
+    return Status(ErrorCode::kAlreadyInitialized,
+                  "a graph already exists at " + store.Describe());
+  }
+  OG_ASSIGN_OR_RETURN(auto some, store.ListPage("", "", io::ObjectStore::kListPageSize));
+  for (const auto& m : some) {
+    if (!IsOurTopLevelKey(m.key)) {
+      return Status(ErrorCode::kAlreadyInitialized,
+                    "the storage root " + store.Describe() + " is not empty (it holds '" + m.key +
+                        "'); initialize a graph in an empty folder");
+    }
+  }
+  // Objects of ours without a ref are the garbage of an init that did not complete: allowed.
+  return Status::Ok();
+}
+
+Status WriteStampIfAbsent(io::ObjectStore& store) {
+  auto existing = store.Get(kFormatStampKey);
+  if (existing.ok()) return ParseStamp(*existing).status();
+  if (existing.status().category() != StatusCode::kNotFound) return existing.status();
+  FormatStamp stamp;
+  stamp.created_by = std::string("omnigraph ") + OG_VERSION;
+  // Identical bytes from every writer (no per-graph content), so a racing init cannot make it
+  // disagree with the graph that wins the `main` ref.
+  Status s = store.PutIfAbsent(kFormatStampKey, SerializeStamp(stamp));
+  if (s.ok() || s.category() == StatusCode::kAlreadyExists) return Status::Ok();
+  return s;
+}
+
+}  // namespace
+
+Graph::Graph(std::shared_ptr<io::ObjectStore> store, GraphOptions options)
+    : store_(std::move(store)),
+      options_(std::move(options)),
+      refs_(*store_),
+      table_cache_(std::make_shared<table::TableCache>()),
+      manifests_(std::make_shared<ManifestCache>()) {}
+
+Result<std::unique_ptr<Graph>> Graph::Init(std::shared_ptr<io::ObjectStore> store,
+                                           std::string_view schema_source, GraphOptions options) {
+  if (options.read_only) return PermissionDeniedError("init needs a writable graph");
+  OG_ASSIGN_OR_RETURN(compiler::Catalog catalog, compiler::CompileSchema(schema_source));
+  OG_RETURN_IF_ERROR(CheckRootForInit(*store));
+  OG_RETURN_IF_ERROR(WriteStampIfAbsent(*store));
+  OG_ASSIGN_OR_RETURN(std::string schema_id, WriteSchema(*store, catalog, schema_source));
+
+  // One empty table per type, staged in parallel.
+  struct Pending {
+    std::string name;
+    EntityKind kind;
+    table::TableSchema schema;
+    std::string table_id;
+    std::string version_id;
+  };
+  std::vector<Pending> pending;
+  for (const auto& n : catalog.nodes()) {
+    OG_ASSIGN_OR_RETURN(table::TableSchema s, NodeTableSchema(n));
+    pending.push_back({n.name, EntityKind::kNode, std::move(s), NewUlidString(), ""});
+  }
+  for (const auto& e : catalog.edges()) {
+    OG_ASSIGN_OR_RETURN(table::TableSchema s, EdgeTableSchema(e));
+    pending.push_back({e.name, EntityKind::kEdge, std::move(s), NewUlidString(), ""});
+  }
+  OG_RETURN_IF_ERROR(ThreadPool::Default().ParallelFor(pending.size(), [&](size_t i) -> Status {
+    OG_ASSIGN_OR_RETURN(table::TableVersion v,
+                        table::TableVersion::Create(*store, TablePrefix(pending[i].table_id),
+                                                    pending[i].schema));
+    pending[i].version_id = v.version_id();
+    return Status::Ok();
+  }));
+
+  Commit genesis;
+  genesis.id = NewUlidString();
+  genesis.branch = std::string(kMainBranch);
+  genesis.actor = options.actor;
+  genesis.timestamp_us = NowMicros();
+  genesis.operation = "init";
+  genesis.schema_id = schema_id;
+  for (const auto& p : pending) genesis.tables[p.name] = TableRef{p.kind, p.table_id, p.version_id};
+  OG_RETURN_IF_ERROR(WriteCommit(*store, genesis));
+
+  RefEntry entry;
+  entry.seq = 1;
+  entry.op = RefOp::kCreate;
+  entry.commit_id = genesis.id;
+  entry.incarnation = NewUlidString();
+  entry.actor = options.actor;
+  entry.time_us = genesis.timestamp_us;
+  Status published = RefLog(*store).Publish(kMainBranch, entry);
+  if (!published.ok()) {
+    if (published.code() == ErrorCode::kReadSetConflict) {
+      return Status(ErrorCode::kAlreadyInitialized,
+                    "another process initialized a graph at " + store->Describe() + " first");
+    }
+    return published;
+  }
+  std::unique_ptr<Graph> g(new Graph(std::move(store), std::move(options)));
+  g->known_heads_[std::string(kMainBranch)] = entry;
+  g->commits_[genesis.id] = std::make_shared<const Commit>(std::move(genesis));
+  return g;
+}
+
+Result<std::unique_ptr<Graph>> Graph::Open(std::shared_ptr<io::ObjectStore> store, GraphOptions options) {
+  OG_RETURN_IF_ERROR(ReadStamp(*store).status());
+  OG_ASSIGN_OR_RETURN(auto head, RefLog(*store).ReadHead(kMainBranch));
+  if (!head) {
+    return NotFoundError("no Omnigraph graph at " + store->Describe() +
+                         " (initialization did not complete); run `omnigraph init` again");
+  }
+  std::unique_ptr<Graph> g(new Graph(std::move(store), std::move(options)));
+  g->known_heads_[std::string(kMainBranch)] = *head;
+  return g;
+}
+
+std::mutex& Graph::BranchMutex(const std::string& branch) {
+  std::lock_guard lock(mu_);
+  auto& m = branch_mutexes_[branch];
+  if (!m) m = std::make_unique<std::mutex>();
+  return *m;
+}
+
+Result<std::shared_ptr<const Commit>> Graph::LoadCommit(std::string_view commit_id) {
+  {
+    std::lock_guard lock(mu_);
+    auto it = commits_.find(std::string(commit_id));
+    if (it != commits_.end()) return it->second;
+  }
+  OG_ASSIGN_OR_RETURN(Commit c, ReadCommit(*store_, commit_id));
+  auto shared = std::make_shared<const Commit>(std::move(c));
+  std::lock_guard lock(mu_);
+  commits_.emplace(std::string(commit_id), shared);
+  return shared;
+}
+
+Result<std::shared_ptr<const compiler::Catalog>> Graph::LoadCatalog(const std::string& schema_id) {
+  {
+    std::lock_guard lock(mu_);
+    auto it = catalogs_.find(schema_id);
+    if (it != catalogs_.end()) return it->second;
+  }
+  OG_ASSIGN_OR_RETURN(StoredSchema s, ReadSchema(*store_, schema_id));
+  std::lock_guard lock(mu_);
+  catalogs_.emplace(schema_id, s.catalog);
+  return s.catalog;
+}
+
+Result<Snapshot> Graph::MakeSnapshot(std::shared_ptr<const Commit> commit, std::optional<RefEntry> ref,
+                                     std::string branch) {
+  OG_ASSIGN_OR_RETURN(auto catalog, LoadCatalog(commit->schema_id));
+  return Snapshot(store_.get(), std::move(commit), std::move(catalog), std::move(ref),
+                  std::move(branch), table_cache_, manifests_);
+}
+
+Result<Snapshot> Graph::Head(std::string_view branch) {
+  OG_RETURN_IF_ERROR(ValidateBranchName(branch));
+  std::optional<RefEntry> known;
+  {
+    std::lock_guard lock(mu_);
+    auto it = known_heads_.find(std::string(branch));
+    if (it != known_heads_.end()) known = it->second;
+  }
+  std::optional<RefEntry> head;
+  if (known) {
+    OG_ASSIGN_OR_RETURN(head, refs_.ReadHeadAfter(branch, *known));
+  } else {
+    OG_ASSIGN_OR_RETURN(head, refs_.ReadHead(branch));
+  }
+  if (!head || head->op == RefOp::kDelete) {
+    return NotFoundError("branch '" + std::string(branch) + "' does not exist");
+  }
+  {
+    std::lock_guard lock(mu_);
+    known_heads_[std::string(branch)] = *head;
+  }
+  OG_ASSIGN_OR_RETURN(auto commit, LoadCommit(head->commit_id));
+  return MakeSnapshot(std::move(commit), head, std::string(branch));
+}
+
+Result<Snapshot> Graph::AtCommit(std::string_view commit_id) {
+  OG_ASSIGN_OR_RETURN(auto commit, LoadCommit(commit_id));
+  return MakeSnapshot(std::move(commit), std::nullopt, "");
+}
+
+Result<Snapshot> Graph::AtBranchVersion(std::string_view branch, uint64_t seq) {
+  OG_RETURN_IF_ERROR(ValidateBranchName(branch));
+  auto bytes = store_->Get(RefEntryKey(branch, seq));
+  if (!bytes.ok()) {
+    if (bytes.status().category() == StatusCode::kNotFound) {
+      return NotFoundError("branch '" + std::string(branch) + "' has no version " + std::to_string(seq));
+    }
+    return bytes.status();
+  }
+  OG_ASSIGN_OR_RETURN(RefEntry e, RefLog::Parse(*bytes, RefEntryKey(branch, seq)));
+  if (e.op == RefOp::kDelete) {
+    return NotFoundError("branch '" + std::string(branch) + "' was deleted at version " + std::to_string(seq));
+  }
+  OG_ASSIGN_OR_RETURN(auto commit, LoadCommit(e.commit_id));
+  return MakeSnapshot(std::move(commit), e, std::string(branch));
+}
+
+Result<std::vector<std::shared_ptr<const Commit>>> Graph::CommitLog(std::string_view branch, size_t limit) {
+  OG_ASSIGN_OR_RETURN(Snapshot head, Head(branch));
+  std::vector<std::shared_ptr<const Commit>> out;
+  std::shared_ptr<const Commit> c = head.shared_commit();
+  while (c && out.size() < limit) {
+    out.push_back(c);
+    if (c->parents.empty()) break;
+    OG_ASSIGN_OR_RETURN(c, LoadCommit(c->parents.front()));
+  }
+  return out;
+}
+
+Result<std::vector<std::string>> Graph::Branches() { return refs_.LiveBranches(); }
+
+Result<WriteResult> Graph::Write(const WriteRequest& req) {
+  if (options_.read_only) return PermissionDeniedError("the graph was opened read-only");
+  if (!req.prepare) return InvalidArgumentError("a write needs a prepare step");
+  std::lock_guard branch_lock(BranchMutex(req.branch));
+  OG_ASSIGN_OR_RETURN(Snapshot snap, Head(req.branch));
+  if (req.if_commit && snap.commit().id != *req.if_commit) {
+    return PreconditionFailedError("branch '" + req.branch + "' is at commit " + snap.commit().id +
+                                   ", not " + *req.if_commit);
+  }
+  std::optional<PreparedWrite> prepared;
+  // Effects are buffered while preparing and written in parallel just before the publish.
+  std::unique_ptr<io::StagingStore> staging;
+  for (int attempt = 1;; ++attempt) {
+    int64_t started = NowMicros();
+    if (!prepared) {
+      staging = std::make_unique<io::StagingStore>(*store_);
+      OG_ASSIGN_OR_RETURN(PreparedWrite w, req.prepare(snap.Rebind(staging.get())));
+      prepared = std::move(w);
+    }
+    if (prepared->empty()) {
+      return WriteResult{false, snap.commit(), snap.seq(), attempt};
+    }
+    if (NowMicros() - started > options_.cleanup_grace_us / 2) {
+      prepared.reset();  // its objects may be swept by a concurrent cleanup: start over
+      if (attempt > options_.constructive_retries) {
+        return ResourceExhaustedError("write to '" + req.branch + "' kept outliving the cleanup grace period");
+      }
+      continue;
+    }
+    Commit c;
+    c.id = NewUlidString();
+    c.parents = {snap.commit().id};
+    c.branch = req.branch;
+    c.actor = options_.actor;
+    c.timestamp_us = NowMicros();
+    c.operation = prepared->operation;
+    c.message = prepared->message;
+    c.schema_id = snap.commit().schema_id;
+    c.tables = snap.commit().tables;
+    for (const auto& [name, v] : prepared->tables) {
+      auto it = c.tables.find(name);
+      if (it == c.tables.end()) return InternalError("write staged unknown type '" + name + "'");
+      it->second.version_id = v.version_id();
+    }
+    c.summary = prepared->summary;
+    OG_RETURN_IF_ERROR(WriteCommit(*staging, c));
+    OG_RETURN_IF_ERROR(staging->Flush());  // one parallel round trip: fragments, manifests, commit
+    RefEntry entry;
+    entry.seq = snap.seq() + 1;
+    entry.op = RefOp::kAdvance;
+    entry.commit_id = c.id;
+    entry.incarnation = snap.ref() ? snap.ref()->incarnation : "";
+    entry.actor = options_.actor;
+    entry.time_us = c.timestamp_us;
+    Status s = refs_.Publish(req.branch, entry);
+    if (s.ok()) {
+      for (const auto& [name, v] : prepared->tables) {
+        manifests_->Put(c.tables.at(name).table_id + "/" + v.version_id(), v.shared_manifest());
+      }
+      std::lock_guard lock(mu_);
+      known_heads_[req.branch] = entry;
+      auto shared = std::make_shared<const Commit>(c);
+      commits_[c.id] = shared;
+      return WriteResult{true, std::move(c), entry.seq, attempt};
+    }
+    if (s.code() != ErrorCode::kReadSetConflict) return s;
+    // Lost the race to another writer (another process: our own are serialized above).
+    if (req.if_commit) {
+      return PreconditionFailedError("branch '" + req.branch + "' moved past commit " + *req.if_commit);
+    }
+    if (req.kind == WriteKind::kStrict) return s;
+    if (attempt >= options_.constructive_retries) {
+      return ResourceExhaustedError("write to '" + req.branch + "' lost " + std::to_string(attempt) +
+                                    " races in a row; try again");
+    }
+    // Jittered exponential backoff, so that competing writers do not starve one another.
+    {
+      static thread_local std::mt19937_64 rng{std::random_device{}()};
+      int64_t cap_us = std::min<int64_t>(int64_t{1000} << std::min(attempt, 7), 100'000);
+      std::this_thread::sleep_for(std::chrono::microseconds(rng() % static_cast<uint64_t>(cap_us)));
+    }
+    OG_ASSIGN_OR_RETURN(Snapshot newer, Head(req.branch));
+    // Reuse the staged versions when the tables they replace did not move.
+    bool reusable = newer.commit().schema_id == snap.commit().schema_id;
+    for (const auto& [name, v] : prepared->tables) {
+      auto a = snap.commit().tables.find(name);
+      auto b = newer.commit().tables.find(name);
+      if (b == newer.commit().tables.end() || !(a->second == b->second)) reusable = false;
+    }
+    if (!reusable) prepared.reset();
+    snap = std::move(newer);
+  }
+}
+
+}  // namespace omnigraph::engine

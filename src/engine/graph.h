@@ -1,0 +1,118 @@
+// A graph opened on an object store (ARCHITECTURE.md §4): init, open, snapshot resolution, commit
+// history, and the one write path every writer uses:
+//   capture (branch head) -> prepare + effects (the caller stages new table versions, invisible)
+//   -> commit object -> publish (put_if_absent of the next ref entry: the commit point).
+// Thread-safe: writers to one branch serialize on an in-process mutex; other processes are fenced
+// by the ref log itself.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/commit.h"
+#include "engine/ref_log.h"
+#include "engine/snapshot.h"
+#include "io/object_store.h"
+#include "table/table_cache.h"
+
+namespace omnigraph::engine {
+
+struct GraphOptions {
+  std::optional<std::string> actor;  // recorded on every commit
+  bool read_only = false;            // refuse every write (opens never write anyway)
+  int constructive_retries = 16;     // re-prepare budget for constructive writes after a lost race
+  // An attempt whose first effect is older than half of this is re-prepared, never published
+  // (cleanup's grace period; ARCHITECTURE.md §4 "Garbage collection").
+  int64_t cleanup_grace_us = int64_t{3600} * 1000000;
+};
+
+// What a writer's prepare step returns: the staged table versions that change, and counts.
+struct PreparedWrite {
+  std::map<std::string, table::TableVersion> tables;  // type name -> staged new version
+  std::map<std::string, ChangeCounts> summary;
+  std::string operation;   // recorded on the commit
+  std::string message;
+  // Set when the write changed nothing: no commit is published.
+  bool empty() const { return tables.empty(); }
+};
+
+enum class WriteKind {
+  kStrict,        // update, delete, overwrite, merge, schema apply: a lost race is an error
+  kConstructive,  // insert, append, merge-mode load: a lost race re-prepares on the new head
+};
+
+struct WriteRequest {
+  std::string branch = "main";
+  WriteKind kind = WriteKind::kStrict;
+  std::optional<std::string> if_commit;  // precondition: the branch head is this commit
+  // Builds and stages the change against a snapshot. Called again after a lost race for
+  // constructive writes whose touched tables moved. Must not publish anything.
+  std::function<Result<PreparedWrite>(const Snapshot&)> prepare;
+};
+
+struct WriteResult {
+  bool committed = false;  // false: nothing changed, nothing published
+  Commit commit;           // the new commit (or the unchanged head's commit)
+  uint64_t seq = 0;        // the branch version after the write
+  int attempts = 1;
+};
+
+class Graph {
+ public:
+  // Creates a graph at an empty root: format stamp, schema, one empty table per type, the genesis
+  // commit and the `main` ref (whose creation is the commit point). `already_initialized` if the
+  // root already holds a graph; `invalid_argument` if it holds objects that are not ours; the
+  // schema's compile errors as they are.
+  static Result<std::unique_ptr<Graph>> Init(std::shared_ptr<io::ObjectStore> store,
+                                             std::string_view schema_source,
+                                             GraphOptions options = {});
+  // Opens an existing graph; never writes. NotFound if there is none; format errors per stamp.
+  static Result<std::unique_ptr<Graph>> Open(std::shared_ptr<io::ObjectStore> store,
+                                             GraphOptions options = {});
+
+  io::ObjectStore& store() const { return *store_; }
+  const GraphOptions& options() const { return options_; }
+
+  // The head of a branch. NotFound for an unknown or deleted branch.
+  Result<Snapshot> Head(std::string_view branch = "main");
+  // A snapshot of any commit (not tied to a branch head).
+  Result<Snapshot> AtCommit(std::string_view commit_id);
+  // The branch as it was at ref sequence `seq` (<= head). NotFound otherwise.
+  Result<Snapshot> AtBranchVersion(std::string_view branch, uint64_t seq);
+
+  Result<std::shared_ptr<const Commit>> LoadCommit(std::string_view commit_id);
+  // Commits reachable from the branch head along first parents, newest first.
+  Result<std::vector<std::shared_ptr<const Commit>>> CommitLog(std::string_view branch,
+                                                               size_t limit = SIZE_MAX);
+  Result<std::vector<std::string>> Branches();
+
+  // The write path. `read_set_conflict` for a strict write that lost a race,
+  // `precondition_failure` when `if_commit` no longer names the head, `resource_limit` when a
+  // constructive write exhausted its retry budget.
+  Result<WriteResult> Write(const WriteRequest& request);
+
+ private:
+  Graph(std::shared_ptr<io::ObjectStore> store, GraphOptions options);
+  Result<Snapshot> MakeSnapshot(std::shared_ptr<const Commit> commit, std::optional<RefEntry> ref,
+                                std::string branch);
+  Result<std::shared_ptr<const compiler::Catalog>> LoadCatalog(const std::string& schema_id);
+  std::mutex& BranchMutex(const std::string& branch);
+
+  std::shared_ptr<io::ObjectStore> store_;
+  GraphOptions options_;
+  RefLog refs_;
+  std::shared_ptr<table::TableCache> table_cache_;
+  std::shared_ptr<ManifestCache> manifests_;
+  std::mutex mu_;  // guards the maps below
+  std::map<std::string, std::shared_ptr<const Commit>> commits_;
+  std::map<std::string, std::shared_ptr<const compiler::Catalog>> catalogs_;
+  std::map<std::string, RefEntry> known_heads_;  // warm head reads: one LIST
+  std::map<std::string, std::unique_ptr<std::mutex>> branch_mutexes_;
+};
+
+}  // namespace omnigraph::engine

@@ -1,0 +1,73 @@
+#include "engine/snapshot.h"
+
+#include "common/error_codes.h"
+#include "engine/graph_layout.h"
+
+namespace omnigraph::engine {
+
+std::shared_ptr<const table::Manifest> ManifestCache::Get(const std::string& key) const {
+  std::lock_guard lock(mu_);
+  auto it = map_.find(key);
+  return it == map_.end() ? nullptr : it->second;
+}
+
+void ManifestCache::Put(const std::string& key, std::shared_ptr<const table::Manifest> manifest) {
+  std::lock_guard lock(mu_);
+  map_[key] = std::move(manifest);
+}
+
+Snapshot::Snapshot(io::ObjectStore* store, std::shared_ptr<const Commit> commit,
+                   std::shared_ptr<const compiler::Catalog> catalog, std::optional<RefEntry> ref,
+                   std::string branch, std::shared_ptr<table::TableCache> cache,
+                   std::shared_ptr<ManifestCache> manifests)
+    : store_(store),
+      commit_(std::move(commit)),
+      catalog_(std::move(catalog)),
+      ref_(std::move(ref)),
+      branch_(std::move(branch)),
+      cache_(std::move(cache)),
+      manifests_(manifests ? std::move(manifests) : std::make_shared<ManifestCache>()),
+      tables_(std::make_shared<Tables>()) {}
+
+Snapshot Snapshot::Rebind(io::ObjectStore* store) const {
+  return Snapshot(store, commit_, catalog_, ref_, branch_, cache_, manifests_);
+}
+
+Result<table::TableVersion> Snapshot::Table(std::string_view type_name) const {
+  auto it = commit_->tables.find(std::string(type_name));
+  if (it == commit_->tables.end()) {
+    return NotFoundError("type '" + std::string(type_name) + "' is not in the schema of commit " +
+                         commit_->id);
+  }
+  {
+    std::lock_guard lock(tables_->mu);
+    auto open = tables_->open.find(type_name);
+    if (open != tables_->open.end()) return open->second;
+  }
+  const std::string cache_key = it->second.table_id + "/" + it->second.version_id;
+  std::optional<table::TableVersion> opened;
+  if (auto m = manifests_->Get(cache_key)) {
+    opened = table::TableVersion::FromManifest(*store_, TablePrefix(it->second.table_id), m, cache_);
+  } else {
+    OG_ASSIGN_OR_RETURN(table::TableVersion fresh,
+                        table::TableVersion::Open(*store_, TablePrefix(it->second.table_id),
+                                                  it->second.version_id, cache_));
+    manifests_->Put(cache_key, fresh.shared_manifest());
+    opened = std::move(fresh);
+  }
+  table::TableVersion v = std::move(*opened);
+  std::lock_guard lock(tables_->mu);
+  tables_->open.emplace(std::string(type_name), v);
+  return v;
+}
+
+Result<std::map<std::string, uint64_t>> Snapshot::RowCounts() const {
+  std::map<std::string, uint64_t> out;
+  for (const auto& [name, ref] : commit_->tables) {
+    OG_ASSIGN_OR_RETURN(table::TableVersion v, Table(name));
+    out[name] = v.row_count();
+  }
+  return out;
+}
+
+}  // namespace omnigraph::engine

@@ -1,0 +1,73 @@
+// A graph snapshot (ARCHITECTURE.md §4): one commit, with its schema and the table version of
+// every type, resolved from a branch head, a commit id, or a (branch, seq) pair. Immutable; cheap
+// to copy; tables open lazily and are cached per snapshot. Thread-safe.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include "compiler/catalog.h"
+#include "engine/commit.h"
+#include "engine/ref_log.h"
+#include "io/object_store.h"
+#include "table/table_cache.h"
+#include "table/table_version.h"
+
+namespace omnigraph::engine {
+
+// Table manifests by "<table_id>/<version_id>", shared by every snapshot of a graph: manifests are
+// immutable, so a warm process opens a table version without any request. Thread-safe.
+class ManifestCache {
+ public:
+  std::shared_ptr<const table::Manifest> Get(const std::string& key) const;
+  void Put(const std::string& key, std::shared_ptr<const table::Manifest> manifest);
+
+ private:
+  mutable std::mutex mu_;
+  std::map<std::string, std::shared_ptr<const table::Manifest>> map_;
+};
+
+class Snapshot {
+ public:
+  Snapshot(io::ObjectStore* store, std::shared_ptr<const Commit> commit,
+           std::shared_ptr<const compiler::Catalog> catalog, std::optional<RefEntry> ref,
+           std::string branch, std::shared_ptr<table::TableCache> cache,
+           std::shared_ptr<ManifestCache> manifests);
+
+  // The same snapshot reading and writing through another store (the write path's staging store).
+  Snapshot Rebind(io::ObjectStore* store) const;
+
+  // The branch it was resolved from (empty for a bare commit id) and its ref entry.
+  const std::string& branch() const { return branch_; }
+  const std::optional<RefEntry>& ref() const { return ref_; }
+  uint64_t seq() const { return ref_ ? ref_->seq : 0; }
+  const Commit& commit() const { return *commit_; }
+  const std::shared_ptr<const Commit>& shared_commit() const { return commit_; }
+  const compiler::Catalog& catalog() const { return *catalog_; }
+  const std::shared_ptr<const compiler::Catalog>& shared_catalog() const { return catalog_; }
+  io::ObjectStore& store() const { return *store_; }
+
+  // The table of a node or edge type at this snapshot. NotFound for an unknown type.
+  Result<table::TableVersion> Table(std::string_view type_name) const;
+  // Live rows per type name.
+  Result<std::map<std::string, uint64_t>> RowCounts() const;
+
+ private:
+  struct Tables {
+    std::mutex mu;
+    std::map<std::string, table::TableVersion, std::less<>> open;
+  };
+  io::ObjectStore* store_;
+  std::shared_ptr<const Commit> commit_;
+  std::shared_ptr<const compiler::Catalog> catalog_;
+  std::optional<RefEntry> ref_;
+  std::string branch_;
+  std::shared_ptr<table::TableCache> cache_;
+  std::shared_ptr<ManifestCache> manifests_;
+  std::shared_ptr<Tables> tables_;
+};
+
+}  // namespace omnigraph::engine

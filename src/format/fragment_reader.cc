@@ -1,0 +1,282 @@
+#include "format/fragment_reader.h"
+
+#include <algorithm>
+#include <functional>
+
+#include "common/error_codes.h"
+#include "common/hash.h"
+#include "format/byte_io.h"
+#include "format/column_builder.h"
+#include "format/fragment_format.h"
+#include "format/page_codec.h"
+
+namespace omnigraph::format {
+
+namespace {
+
+// A store range error on a file we sized ourselves means the object is shorter than recorded.
+Status MapRangeError(Status s, std::string_view key) {
+  if (!s.ok() && s.code() == ErrorCode::kRangeOutOfBounds) {
+    return CorruptError("fragment " + std::string(key) + " is shorter than expected: " + s.message());
+  }
+  return s;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<FragmentReader>> FragmentReader::Open(io::ObjectStore& store,
+                                                             std::string key,
+                                                             const FragmentOpenOptions& options) {
+  auto bad = [&](const std::string& what) {
+    return CorruptError("fragment " + key + ": " + what);
+  };
+  uint64_t size = 0;
+  if (options.file_size) {
+    size = *options.file_size;
+  } else {
+    OG_ASSIGN_OR_RETURN(io::ObjectMeta meta, store.Head(key));
+    size = meta.size;
+  }
+  if (size < kHeaderSize + kTrailerSize) {
+    return bad(std::to_string(size) + " bytes is too small for a fragment file");
+  }
+  uint64_t tail_len = std::min(size, std::max(options.tail_size_hint, kTrailerSize));
+  auto tail_r = store.GetRange(key, size - tail_len, tail_len);
+  if (!tail_r.ok()) return MapRangeError(tail_r.status(), key);
+  std::string tail = std::move(*tail_r);
+  if (tail.size() != tail_len) return bad("short read of the footer");
+  std::string_view trailer = std::string_view(tail).substr(tail_len - kTrailerSize);
+  internal::ByteReader tr(trailer);
+  uint64_t footer_len = 0, checksum = 0;
+  uint16_t version = 0, flags = 0;
+  std::string_view magic;
+  tr.U64(&footer_len);
+  tr.U64(&checksum);
+  tr.U16(&version);
+  tr.U16(&flags);
+  tr.Take(4, &magic);
+  if (magic != std::string_view(kFragmentMagic, 4)) return bad("bad trailer magic");
+  if (footer_len > size - kHeaderSize - kTrailerSize) return bad("footer length out of range");
+  uint64_t need = footer_len + kTrailerSize;
+  if (need > tail_len) {
+    auto more = store.GetRange(key, size - need, need - tail_len);
+    if (!more.ok()) return MapRangeError(more.status(), key);
+    if (more->size() != need - tail_len) return bad("short read of the footer");
+    tail = std::move(*more) + tail;
+    tail_len = need;
+  }
+  std::string covered = tail.substr(tail_len - need, footer_len);
+  std::string_view tl = std::string_view(tail).substr(tail_len - kTrailerSize);
+  covered.append(tl.substr(0, 8));
+  covered.append(tl.substr(16, 8));
+  if (XxHash64(covered) != checksum) return bad("footer checksum mismatch");
+  if (version != kFragmentFormatVersion) {
+    return Status(ErrorCode::kFormatTooNew, "fragment " + key + " has format version " +
+                                                std::to_string(version) + "; this build reads " +
+                                                std::to_string(kFragmentFormatVersion));
+  }
+  if (flags != 0) return bad("unknown trailer flags");
+  covered.resize(footer_len);
+  OG_ASSIGN_OR_RETURN(FragmentMetadata meta, FragmentMetadata::Parse(covered, size - need, key));
+  return std::unique_ptr<FragmentReader>(
+      new FragmentReader(store, std::move(key), size, std::move(meta)));
+}
+
+FragmentReader::FragmentReader(io::ObjectStore& store, std::string key, uint64_t file_size,
+                               FragmentMetadata metadata)
+    : store_(store),
+      key_(std::move(key)),
+      file_size_(file_size),
+      metadata_(std::move(metadata)),
+      last_page_(metadata_.columns.size()) {}
+
+Result<Column> FragmentReader::DecodePage(size_t col, size_t page, std::string_view stored) const {
+  const Field& f = metadata_.schema.field(col);
+  const PageInfo& p = metadata_.columns[col].pages[page];
+  auto ctx = [&](const Status& s) {
+    return CorruptError("fragment " + key_ + " column '" + f.name + "' (field " +
+                        std::to_string(f.id) + ") page " + std::to_string(page) + ": " +
+                        s.message());
+  };
+  if (stored.size() != p.stored_length) return ctx(CorruptError("short page"));
+  if (XxHash64(stored) != p.checksum) return ctx(CorruptError("page checksum mismatch"));
+  std::string decompressed;
+  std::string_view body = stored;  // uncompressed pages are decoded in place
+  if (p.compression != Compression::kNone) {
+    auto raw = internal::DecompressPage(p.compression, stored, p.raw_length);
+    if (!raw.ok()) return ctx(raw.status());
+    decompressed = std::move(*raw);
+    body = decompressed;
+  } else if (stored.size() != p.raw_length) {
+    return ctx(CorruptError("uncompressed page length mismatch"));
+  }
+  auto c = internal::DecodeColumnBody(body, f.type, p.row_count);
+  if (!c.ok()) return ctx(c.status());
+  if (c->null_count() != p.stats.null_count) return ctx(CorruptError("null count mismatch"));
+  if (!f.nullable && c->has_nulls()) return ctx(CorruptError("nulls in a non-nullable column"));
+  return c;
+}
+
+namespace {
+
+// Sorted, unique page indices -> decoded pages (same order); adjacent pages share one GetRange.
+Result<std::vector<Column>> FetchPages(io::ObjectStore& store, const std::string& key,
+                                       const ColumnChunkInfo& chunk,
+                                       const std::vector<size_t>& pages,
+                                       const std::function<Result<Column>(size_t, std::string_view)>& decode) {
+  std::vector<Column> out;
+  out.reserve(pages.size());
+  size_t i = 0;
+  while (i < pages.size()) {
+    size_t j = i + 1;
+    while (j < pages.size() && pages[j] == pages[j - 1] + 1 &&
+           chunk.pages[pages[j]].offset ==
+               chunk.pages[pages[j - 1]].offset + chunk.pages[pages[j - 1]].stored_length) {
+      ++j;
+    }
+    const PageInfo& a = chunk.pages[pages[i]];
+    const PageInfo& b = chunk.pages[pages[j - 1]];
+    uint64_t len = b.offset + b.stored_length - a.offset;
+    auto bytes = store.GetRange(key, a.offset, len);
+    if (!bytes.ok()) return MapRangeError(bytes.status(), key);
+    if (bytes->size() != len) return CorruptError("fragment " + key + ": short page read");
+    for (size_t k = i; k < j; ++k) {
+      const PageInfo& p = chunk.pages[pages[k]];
+      OG_ASSIGN_OR_RETURN(Column c, decode(pages[k], std::string_view(*bytes).substr(
+                                                         p.offset - a.offset, p.stored_length)));
+      out.push_back(std::move(c));
+    }
+    i = j;
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<std::vector<Column>> FragmentReader::LoadPages(size_t col,
+                                                      const std::vector<size_t>& pages) const {
+  std::vector<Column> out(pages.size());
+  std::vector<size_t> missing;
+  std::vector<size_t> missing_at;
+  {
+    std::lock_guard<std::mutex> lock(cache_mu_);
+    const CachedPage& cached = last_page_[col];
+    for (size_t i = 0; i < pages.size(); ++i) {
+      if (pages[i] == cached.page) {
+        out[i] = cached.column;
+      } else {
+        missing.push_back(pages[i]);
+        missing_at.push_back(i);
+      }
+    }
+  }
+  if (missing.empty()) return out;
+  OG_ASSIGN_OR_RETURN(std::vector<Column> fetched,
+                      FetchPages(store_, key_, metadata_.columns[col], missing,
+                                 [&](size_t p, std::string_view s) { return DecodePage(col, p, s); }));
+  for (size_t k = 0; k < missing.size(); ++k) out[missing_at[k]] = fetched[k];
+  std::lock_guard<std::mutex> lock(cache_mu_);
+  last_page_[col] = CachedPage{missing.back(), fetched.back()};
+  return out;
+}
+
+Result<Column> FragmentReader::ReadPages(size_t col, size_t first_page, size_t end_page) const {
+  if (col >= metadata_.columns.size()) return InvalidArgumentError("column index out of range");
+  const ColumnChunkInfo& chunk = metadata_.columns[col];
+  if (first_page >= end_page || end_page > chunk.pages.size()) {
+    return InvalidArgumentError("page span [" + std::to_string(first_page) + ", " +
+                                std::to_string(end_page) + ") is empty or out of range");
+  }
+  std::vector<size_t> pages;
+  for (size_t p = first_page; p < end_page; ++p) pages.push_back(p);
+  OG_ASSIGN_OR_RETURN(std::vector<Column> cols, LoadPages(col, pages));
+  return Column::Concat(cols);
+}
+
+Result<Batch> FragmentReader::Read(std::span<const FieldId> ids, uint64_t begin_row,
+                                   uint64_t end_row) const {
+  if (begin_row > end_row || end_row > num_rows()) {
+    return InvalidArgumentError("row range [" + std::to_string(begin_row) + ", " +
+                                std::to_string(end_row) + ") is outside fragment " + key_ +
+                                " of " + std::to_string(num_rows()) + " rows");
+  }
+  OG_ASSIGN_OR_RETURN(Schema out_schema, metadata_.schema.Select(ids));
+  std::vector<Column> cols;
+  cols.reserve(ids.size());
+  for (FieldId id : ids) {
+    size_t c = *ColumnIndex(id);
+    if (begin_row == end_row) {
+      cols.emplace_back(metadata_.schema.field(c).type);
+      continue;
+    }
+    size_t first = metadata_.PageForRow(c, begin_row);
+    size_t last = metadata_.PageForRow(c, end_row - 1);
+    OG_ASSIGN_OR_RETURN(Column col, ReadPages(c, first, last + 1));
+    uint64_t base = metadata_.columns[c].pages[first].first_row;
+    cols.push_back(col.Slice(begin_row - base, end_row - begin_row));
+  }
+  if (cols.empty()) return Batch::NoColumns(end_row - begin_row);
+  return Batch::Make(std::move(out_schema), std::move(cols));
+}
+
+Result<Batch> FragmentReader::ReadAll(std::span<const FieldId> ids) const {
+  return Read(ids, 0, num_rows());
+}
+
+Result<Batch> FragmentReader::Take(std::span<const FieldId> ids,
+                                   std::span<const uint64_t> rows) const {
+  for (uint64_t r : rows) {
+    if (r >= num_rows()) {
+      return InvalidArgumentError("row " + std::to_string(r) + " is outside fragment " + key_ +
+                                  " of " + std::to_string(num_rows()) + " rows");
+    }
+  }
+  OG_ASSIGN_OR_RETURN(Schema out_schema, metadata_.schema.Select(ids));
+  std::vector<Column> cols;
+  for (FieldId id : ids) {
+    size_t c = *ColumnIndex(id);
+    const ColumnChunkInfo& chunk = metadata_.columns[c];
+    std::vector<size_t> row_page(rows.size());
+    for (size_t i = 0; i < rows.size(); ++i) row_page[i] = metadata_.PageForRow(c, rows[i]);
+    std::vector<size_t> pages = row_page;
+    std::sort(pages.begin(), pages.end());
+    pages.erase(std::unique(pages.begin(), pages.end()), pages.end());
+    OG_ASSIGN_OR_RETURN(std::vector<Column> decoded, LoadPages(c, pages));
+    ColumnBuilder b(metadata_.schema.field(c).type);
+    b.Reserve(rows.size());
+    for (size_t i = 0; i < rows.size(); ++i) {
+      size_t k = static_cast<size_t>(std::lower_bound(pages.begin(), pages.end(), row_page[i]) -
+                                     pages.begin());
+      OG_RETURN_IF_ERROR(
+          b.AppendColumn(decoded[k], rows[i] - chunk.pages[row_page[i]].first_row, 1));
+    }
+    cols.push_back(b.Finish());
+  }
+  if (cols.empty()) return Batch::NoColumns(rows.size());
+  return Batch::Make(std::move(out_schema), std::move(cols));
+}
+
+Status FragmentReader::Verify() const {
+  OG_ASSIGN_OR_RETURN(std::string bytes, store_.Get(key_));
+  if (bytes.size() != file_size_) return CorruptError("fragment " + key_ + " changed size");
+  std::string header;
+  internal::ByteWriter hw(&header);
+  hw.Bytes(std::string_view(kFragmentMagic, 4));
+  hw.U16(kFragmentFormatVersion);
+  hw.U16(0);
+  hw.U64(0);
+  if (std::string_view(bytes).substr(0, kHeaderSize) != header) {
+    return CorruptError("fragment " + key_ + ": bad header");
+  }
+  for (size_t c = 0; c < metadata_.columns.size(); ++c) {
+    const auto& pages = metadata_.columns[c].pages;
+    for (size_t p = 0; p < pages.size(); ++p) {
+      OG_RETURN_IF_ERROR(
+          DecodePage(c, p, std::string_view(bytes).substr(pages[p].offset, pages[p].stored_length))
+              .status());
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace omnigraph::format

@@ -1,0 +1,95 @@
+// Reads a fragment file (.ogf, docs/format/fragment.md) through an ObjectStore: Open costs one
+// ranged read of the file tail (a second only if the footer is larger than the first guess, plus a
+// Head when the file size is not given); reads then fetch only the pages of the requested columns
+// and rows (adjacent pages of a column coalesced into one GetRange). ARCHITECTURE.md §5.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/check.h"
+#include "format/batch.h"
+#include "format/column.h"
+#include "format/fragment_metadata.h"
+#include "io/object_store.h"
+#include "omnigraph/result.h"
+
+namespace omnigraph::format {
+
+struct FragmentOpenOptions {
+  // The object's size (from the manifest's FragmentInfo::file_size); saves a Head request.
+  std::optional<uint64_t> file_size;
+  // Bytes to fetch from the end on open (FragmentInfo::tail_size reads the footer exactly); if the
+  // footer turns out larger, a second ranged read fetches the rest.
+  uint64_t tail_size_hint = 64 * 1024;
+};
+
+// Errors of every method: NotFound / Transient / Io from the store; Corrupt naming the file (and
+// the column and page) when a checksum, magic or structure check fails — corrupt bytes are never
+// returned as data. Thread-safe: after Open the reader is immutable (apart from an internal,
+// locked cache of the last decoded page per column); concurrent reads are fine.
+// The store must outlive the reader.
+class FragmentReader {
+ public:
+  static Result<std::unique_ptr<FragmentReader>> Open(io::ObjectStore& store, std::string key,
+                                                      const FragmentOpenOptions& options = {});
+
+  const std::string& key() const { return key_; }
+  const Schema& schema() const { return metadata_.schema; }
+  uint64_t num_rows() const { return metadata_.num_rows; }
+  uint64_t file_size() const { return file_size_; }
+  // Page index and statistics, for pruning: metadata().columns[i].pages[p].stats.
+  const FragmentMetadata& metadata() const { return metadata_; }
+  // Column position of a field id in schema(), or nullopt.
+  std::optional<size_t> ColumnIndex(FieldId id) const { return metadata_.schema.IndexOfId(id); }
+
+  // Rows [begin_row, end_row) of the fields `ids` (in that order; the batch schema is
+  // schema().Select(ids)). Reads only the pages overlapping the range. NotFound for an id not in
+  // the fragment; InvalidArgument if begin_row > end_row or end_row > num_rows().
+  Result<Batch> Read(std::span<const FieldId> ids, uint64_t begin_row, uint64_t end_row) const;
+  Result<Batch> ReadAll(std::span<const FieldId> ids) const;
+
+  // The rows at `rows` (any order, repeats allowed), in that order. Reads only pages holding at
+  // least one of them. InvalidArgument if a row is >= num_rows().
+  Result<Batch> Take(std::span<const FieldId> ids, std::span<const uint64_t> rows) const;
+
+  // Rows of pages [first_page, end_page) of column `col` (schema position), i.e. rows
+  // [pages[first_page].first_row, pages[end_page-1].end_row()). For page-pruned scans.
+  // InvalidArgument on an empty or out-of-range page span.
+  Result<Column> ReadPages(size_t col, size_t first_page, size_t end_page) const;
+
+  // Reads and checks every page of every column (and the header magic); Corrupt on the first bad one.
+  Status Verify() const;
+
+ private:
+  FragmentReader(io::ObjectStore& store, std::string key, uint64_t file_size,
+                 FragmentMetadata metadata);
+  // Decodes the page `page` of column `col` from its stored bytes.
+  Result<Column> DecodePage(size_t col, size_t page, std::string_view stored) const;
+  // Sorted unique page indices of column `col` -> decoded pages, from the cache or the store
+  // (adjacent missing pages share one GetRange).
+  Result<std::vector<Column>> LoadPages(size_t col, const std::vector<size_t>& pages) const;
+
+  struct CachedPage {
+    size_t page = SIZE_MAX;
+    Column column;
+  };
+
+  io::ObjectStore& store_;
+  std::string key_;
+  uint64_t file_size_ = 0;
+  FragmentMetadata metadata_;
+  // The last decoded page of each column, so consecutive range reads that share a page (batch
+  // boundaries inside pages) fetch and decode it once.
+  mutable std::mutex cache_mu_;
+  mutable std::vector<CachedPage> last_page_ OG_GUARDED_BY(cache_mu_);
+};
+
+}  // namespace omnigraph::format

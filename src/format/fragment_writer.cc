@@ -1,0 +1,186 @@
+#include "format/fragment_writer.h"
+
+#include <algorithm>
+
+#include "common/error_codes.h"
+#include "common/hash.h"
+#include "format/byte_io.h"
+#include "format/column_internal.h"
+#include "format/fragment_format.h"
+#include "format/page_codec.h"
+
+namespace omnigraph::format {
+
+using internal::ByteWriter;
+using internal::Phys;
+using internal::PhysOf;
+
+namespace {
+
+// Raw (unencoded) bytes of row i, for page cutting.
+size_t RowBytes(const Column& c, Phys p, size_t fixed, size_t i) {
+  if (p == Phys::kBytes) {
+    auto off = c.offsets();
+    return 4 + (off[i + 1] - off[i]);
+  }
+  if (p == Phys::kList) {
+    auto off = c.offsets();
+    const Column& e = c.list_elements();
+    size_t n = off[i + 1] - off[i];
+    size_t w = internal::FixedWidth(e.type());
+    if (w != 0) return 4 + n * w;
+    auto eo = e.offsets();
+    return 4 + 4 * n + (eo[off[i + 1]] - eo[off[i]]);
+  }
+  return fixed;
+}
+
+// Row counts of consecutive pages covering the column.
+Result<std::vector<uint32_t>> CutPages(const Column& c, const FragmentWriterOptions& o) {
+  std::vector<uint32_t> pages;
+  Phys p = PhysOf(c.type().kind);
+  size_t fixed = internal::FixedWidth(c.type());
+  size_t target = std::max<size_t>(o.target_page_bytes, 1);
+  uint32_t max_rows = std::clamp<uint32_t>(o.max_page_rows, 1, kMaxPageRows);
+  if (fixed != 0) {
+    size_t per = std::max<size_t>(1, std::min<size_t>(max_rows, (target + fixed - 1) / fixed));
+    for (size_t r = 0; r < c.length(); r += per) {
+      pages.push_back(static_cast<uint32_t>(std::min(per, c.length() - r)));
+    }
+    return pages;
+  }
+  size_t acc = 0;
+  uint64_t elems = 0;
+  uint32_t rows = 0;
+  for (size_t i = 0; i < c.length(); ++i) {
+    uint64_t n = p == Phys::kList ? c.offsets()[i + 1] - c.offsets()[i] : 0;
+    if (n > kMaxListElementsPerPage) {
+      return InvalidArgumentError("row " + std::to_string(i) + " holds a list of " +
+                                  std::to_string(n) + " elements; the limit is " +
+                                  std::to_string(kMaxListElementsPerPage));
+    }
+    if (rows > 0 && elems + n > kMaxListElementsPerPage) {
+      pages.push_back(rows);
+      acc = elems = rows = 0;
+    }
+    acc += RowBytes(c, p, fixed, i);
+    elems += n;
+    ++rows;
+    if (acc >= target || rows == max_rows) {
+      pages.push_back(rows);
+      acc = elems = rows = 0;
+    }
+  }
+  if (rows) pages.push_back(rows);
+  return pages;
+}
+
+}  // namespace
+
+FragmentWriter::FragmentWriter(Schema schema, FragmentWriterOptions options)
+    : schema_(std::move(schema)), options_(std::move(options)), pending_(schema_.num_fields()) {}
+
+Status FragmentWriter::Append(const Batch& batch) {
+  if (finished_) return InvalidArgumentError("FragmentWriter::Append after Finish");
+  if (!(batch.schema() == schema_)) {
+    return InvalidArgumentError("batch schema " + batch.schema().ToString() +
+                                " differs from the fragment schema " + schema_.ToString());
+  }
+  if (batch.num_rows() > kMaxFragmentRows - num_rows_) {
+    return InvalidArgumentError("a fragment holds at most " + std::to_string(kMaxFragmentRows) +
+                                " rows");
+  }
+  if (batch.num_rows() == 0) return Status::Ok();
+  for (size_t c = 0; c < batch.num_columns(); ++c) pending_[c].push_back(batch.column(c));
+  num_rows_ += batch.num_rows();
+  return Status::Ok();
+}
+
+Result<std::string> FragmentWriter::Finish(FragmentInfo* info) {
+  if (finished_) return InvalidArgumentError("FragmentWriter::Finish called twice");
+  finished_ = true;
+  std::string out;
+  ByteWriter w(&out);
+  w.Bytes(std::string_view(kFragmentMagic, 4));
+  w.U16(kFragmentFormatVersion);
+  w.U16(0);
+  w.U64(0);
+  FragmentMetadata meta;
+  meta.schema = schema_;
+  meta.num_rows = num_rows_;
+  meta.columns.resize(schema_.num_fields());
+  internal::EncodeOptions eopt{options_.allow_encodings, options_.force_encoding};
+  std::string raw, packed;
+  for (size_t c = 0; c < schema_.num_fields(); ++c) {
+    Column col(schema_.field(c).type);
+    if (!pending_[c].empty()) {
+      OG_ASSIGN_OR_RETURN(col, Column::Concat(pending_[c]));
+    }
+    pending_[c].clear();
+    ColumnChunkInfo& chunk = meta.columns[c];
+    uint64_t first = 0;
+    OG_ASSIGN_OR_RETURN(std::vector<uint32_t> cuts, CutPages(col, options_));
+    for (uint32_t rows : cuts) {
+      Column slice = col.Slice(first, rows);
+      raw.clear();
+      PageInfo p;
+      p.encoding = internal::EncodeColumnBody(slice, eopt, &raw);
+      p.raw_length = raw.size();
+      std::string_view stored = raw;
+      if (internal::CompressPage(options_.compression, options_.zstd_level, raw, &packed)) {
+        p.compression = options_.compression;
+        stored = packed;
+      }
+      p.offset = out.size();
+      p.stored_length = stored.size();
+      p.first_row = first;
+      p.row_count = rows;
+      p.checksum = XxHash64(stored);
+      p.stats = ComputeColumnStats(slice);
+      out.append(stored);
+      chunk.stats.Merge(p.stats);
+      chunk.pages.push_back(std::move(p));
+      first += rows;
+    }
+  }
+  std::string footer = meta.Serialize();
+  uint64_t footer_len = footer.size();
+  out.append(footer);
+  std::string covered = std::move(footer);
+  std::string tail_fields;
+  ByteWriter tw(&tail_fields);
+  tw.U64(footer_len);
+  tw.U16(kFragmentFormatVersion);
+  tw.U16(0);
+  tw.Bytes(std::string_view(kFragmentMagic, 4));
+  covered.append(tail_fields);
+  uint64_t checksum = XxHash64(covered);
+  w.U64(footer_len);
+  w.U64(checksum);
+  w.Bytes(std::string_view(tail_fields).substr(8));
+  if (info != nullptr) {
+    info->num_rows = num_rows_;
+    info->file_size = out.size();
+    info->tail_size = footer_len + kTrailerSize;
+    info->field_ids = schema_.field_ids();
+    info->stats.clear();
+    for (const auto& chunk : meta.columns) info->stats.push_back(chunk.stats);
+  }
+  return out;
+}
+
+Result<FragmentInfo> FragmentWriter::WriteTo(io::ObjectStore& store, std::string_view key) {
+  FragmentInfo info;
+  OG_ASSIGN_OR_RETURN(std::string bytes, Finish(&info));
+  OG_RETURN_IF_ERROR(store.PutIfAbsent(key, bytes));
+  return info;
+}
+
+Result<FragmentInfo> WriteFragment(io::ObjectStore& store, std::string_view key, const Batch& batch,
+                                   const FragmentWriterOptions& options) {
+  FragmentWriter w(batch.schema(), options);
+  OG_RETURN_IF_ERROR(w.Append(batch));
+  return w.WriteTo(store, key);
+}
+
+}  // namespace omnigraph::format

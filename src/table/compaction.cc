@@ -1,0 +1,110 @@
+#include "table/compaction.h"
+
+#include <set>
+
+#include "common/error_codes.h"
+#include "table/batch_util.h"
+#include "table/id_index.h"
+
+namespace omnigraph::table {
+
+Result<CompactResult> Compact(const TableVersion& base, const CompactOptions& options) {
+  if (options.target_rows_per_fragment == 0)
+    return InvalidArgumentError("compact: target_rows_per_fragment must be >= 1");
+  const Manifest& bm = base.manifest();
+  std::vector<const FragmentMeta*> candidates;
+  bool any_deletes = false;
+  for (const FragmentMeta& f : bm.fragments) {
+    const bool small = f.live_rows() < options.small_fragment_rows;
+    const bool heavy = f.physical_rows > 0 &&
+                       static_cast<double>(f.deleted_rows) >=
+                           options.max_deleted_fraction * static_cast<double>(f.physical_rows) &&
+                       f.deleted_rows > 0;
+    if (small || heavy) {
+      candidates.push_back(&f);
+      any_deletes |= f.deleted_rows > 0;
+    }
+  }
+  CompactResult result{false, base, 0, 0, 0};
+  if (candidates.empty() || (candidates.size() < options.min_candidates && !any_deletes))
+    return result;
+
+  // Read the live rows of every candidate, in fragment order, with every current column.
+  const std::vector<Field>& fields = bm.schema.fields;
+  std::vector<format::Batch> rows;
+  std::set<uint32_t> removed;
+  for (const FragmentMeta* f : candidates) {
+    removed.insert(f->id);
+    OG_ASSIGN_OR_RETURN(auto reader, base.OpenFragment(*f));
+    OG_ASSIGN_OR_RETURN(auto dv, base.LoadDeletion(*f));
+    std::vector<FieldId> ids;
+    for (const Field& fl : fields) {
+      if (reader->ColumnIndex(fl.id)) ids.push_back(fl.id);
+    }
+    std::vector<uint64_t> live;
+    live.reserve(f->live_rows());
+    for (uint64_t r = 0; r < f->physical_rows; ++r) {
+      if (!dv->Contains(static_cast<uint32_t>(r))) live.push_back(r);
+    }
+    if (live.empty()) continue;
+    format::Batch fb = format::Batch::NoColumns(live.size());
+    if (!ids.empty()) {
+      if (live.size() == f->physical_rows) {
+        OG_ASSIGN_OR_RETURN(fb, reader->ReadAll(ids));
+      } else {
+        OG_ASSIGN_OR_RETURN(fb, reader->Take(ids, live));
+      }
+    }
+    OG_ASSIGN_OR_RETURN(format::Batch b, FromFileBatch(fb, fields, live.size(), reader->key()));
+    result.rows_rewritten += b.num_rows();
+    rows.push_back(std::move(b));
+  }
+
+  Manifest m;
+  m.schema = bm.schema;
+  m.next_fragment_id = bm.next_fragment_id;
+  std::set<uint32_t> kept;
+  for (const FragmentMeta& f : bm.fragments) {
+    if (!removed.count(f.id)) {
+      m.fragments.push_back(f);
+      kept.insert(f.id);
+    }
+  }
+  for (const IndexSegmentMeta& s : bm.indexes) {
+    IndexSegmentMeta ns = s;
+    ns.fragment_ids.clear();
+    for (uint32_t fid : s.fragment_ids) {
+      if (kept.count(fid)) ns.fragment_ids.push_back(fid);
+    }
+    if (!ns.fragment_ids.empty()) m.indexes.push_back(std::move(ns));
+  }
+  const bool keyed = m.schema.key_field_id != 0;
+  std::vector<std::pair<std::string, uint64_t>> id_entries;
+  OG_ASSIGN_OR_RETURN(std::vector<PlannedFragment> fresh,
+                      PlanFragments(base, rows, options.target_rows_per_fragment,
+                                    &m.next_fragment_id, keyed ? &id_entries : nullptr));
+  std::vector<std::function<Status()>> effects;
+  for (PlannedFragment& f : fresh) {
+    effects.push_back([&] { return WritePlannedFragment(base, options.fragment, &f); });
+  }
+  if (keyed && !fresh.empty()) {
+    std::vector<uint32_t> ids;
+    for (const PlannedFragment& f : fresh) ids.push_back(f.meta.id);
+    effects.push_back([&, ids]() mutable {
+      return WriteMergedIdSegment(base, m.schema.key_field_id, kept, std::move(id_entries),
+                                  std::move(ids), &m.indexes);
+    });
+  }
+  OG_RETURN_IF_ERROR(RunEffects(effects));
+  for (PlannedFragment& f : fresh) m.fragments.push_back(std::move(f.meta));
+  m.operation.kind = "compact";
+  m.operation.note =
+      std::to_string(removed.size()) + " fragments -> " + std::to_string(fresh.size());
+  result.fragments_removed = removed.size();
+  result.fragments_written = fresh.size();
+  OG_ASSIGN_OR_RETURN(result.version, StageManifest(base, std::move(m)));
+  result.changed = true;
+  return result;
+}
+
+}  // namespace omnigraph::table

@@ -1,0 +1,38 @@
+// Compaction (ARCHITECTURE.md §5; docs/format/table.md "Compaction"): rewrites small or
+// deletion-heavy fragments into few large ones as a new staged version with the same logical
+// rows (operation "compact"). Rewritten rows get new row addresses; untouched fragments, their
+// deletion vectors and id segments are reused as they are.
+#pragma once
+
+#include <cstdint>
+
+#include "omnigraph/result.h"
+#include "table/table_version.h"
+#include "table/table_writer.h"
+
+namespace omnigraph::table {
+
+struct CompactOptions {
+  // Output fragments hold up to this many rows.
+  uint64_t target_rows_per_fragment = uint64_t{1} << 20;
+  // A fragment is rewritten if it has fewer live rows than this ...
+  uint64_t small_fragment_rows = uint64_t{1} << 19;
+  // ... or if at least this fraction of its rows is deleted.
+  double max_deleted_fraction = 0.2;
+  // Candidates are rewritten only if there are at least this many, or any has deletions.
+  size_t min_candidates = 2;
+  format::FragmentWriterOptions fragment;
+};
+
+struct CompactResult {
+  bool changed = false;  // false: nothing worth rewriting; `version` is the base
+  TableVersion version;
+  uint64_t fragments_removed = 0;
+  uint64_t fragments_written = 0;
+  uint64_t rows_rewritten = 0;
+};
+
+// Thread-safe (reads `base`, writes only new objects).
+Result<CompactResult> Compact(const TableVersion& base, const CompactOptions& options = {});
+
+}  // namespace omnigraph::table

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# 4 processes x 50 appends of distinct keys to `main` of one local graph, through the real binary.
+# Every acknowledged load must be present, and the history must be one linear chain holding every
+# acknowledged commit. Usage: multiprocess_load.sh <omnigraph binary>
+set -euo pipefail
+og="$1"
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+printf 'node Person { name: String @key }\n' > "$dir/schema.pg"
+"$og" init --schema "$dir/schema.pg" "$dir/g.omni" >/dev/null
+for p in 1 2 3 4; do
+  (
+    for i in $(seq 1 50); do
+      printf '{"type":"Person","data":{"name":"p%s-%s"}}\n' "$p" "$i" > "$dir/row-$p.ndjson"
+      out=$(OMNIGRAPH_FSYNC=0 "$og" load --data "$dir/row-$p.ndjson" --mode append --store "$dir/g.omni" --json)
+      echo "$out" | grep -o '"commit":"[0-9A-Z]*"' | cut -d'"' -f4 >> "$dir/acked-$p"
+    done
+  ) &
+done
+wait
+acked=$(cat "$dir"/acked-* | sort -u | wc -l)
+rows=$("$og" snapshot --store "$dir/g.omni" --json | grep -o '"entity_count":[0-9]*' | cut -d: -f2)
+"$og" commit list --store "$dir/g.omni" --json | grep -o '"graph_commit_id":"[0-9A-Z]*"' | cut -d'"' -f4 | sort > "$dir/chain"
+chain=$(wc -l < "$dir/chain")
+missing=$(cat "$dir"/acked-* | sort -u | comm -23 - "$dir/chain" | wc -l)
+echo "acknowledged=$acked rows=$rows commits=$chain missing=$missing"
+[ "$acked" = 200 ] && [ "$rows" = 200 ] && [ "$chain" = 201 ] && [ "$missing" = 0 ]

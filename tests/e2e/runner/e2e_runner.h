@@ -1,0 +1,65 @@
+// Runs one end-to-end test file under one configuration (CONVENTIONS.md "Tests"):
+//   memory        a MemoryStore
+//   local         a LocalStore in a fresh temporary folder
+//   restart-each  memory, reopening the graph from storage after every record
+//   fault-sweep   memory; every write record is also run with the store crashing at each of its
+//                 requests in turn (before and after the request lands); after each crash the
+//                 graph, reopened, must equal exactly the state before or after the record, and a
+//                 retry from the before state must succeed.
+// Directives: schema [error CODE] | schema file PATH; load MODE [branch B] [error CODE [line N]] |
+// load MODE file PATH; counts [at LABEL]; export [TYPE...]; commits; snapshot LABEL; restart.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "e2e_file.h"
+#include "engine/graph.h"
+#include "io/memory_store.h"
+
+namespace omnigraph::e2e {
+
+enum class Config { kMemory, kLocal, kRestartEach, kFaultSweep };
+Result<Config> ParseConfig(std::string_view name);
+
+struct RunReport {
+  int records = 0;
+  int failures = 0;
+  int fault_runs = 0;   // fault-sweep: crashed runs checked
+  std::vector<std::string> messages;
+};
+
+class Runner {
+ public:
+  Runner(Config config, bool rewrite) : config_(config), rewrite_(rewrite) {}
+  // Runs every record; failures are reported, not thrown. With rewrite, fills in missing expected
+  // outputs of `file`.
+  RunReport Run(TestFile& file);
+
+ private:
+  Status SetUp();
+  Status RunRecord(TestFile& file, Record& r);
+  Status RunWrite(const TestFile& file, const Record& r, io::ObjectStore& store, bool* committed);
+  Status Sweep(const TestFile& file, const Record& r);
+  Result<std::vector<std::string>> Query(const Record& r);
+  Status Reopen();
+  Status Fail(const Record& r, const std::string& what);
+
+  Config config_;
+  bool rewrite_;
+  std::shared_ptr<io::ObjectStore> store_;
+  std::shared_ptr<io::MemoryStore> memory_;  // for the memory-based configurations
+  std::string local_dir_;
+  std::unique_ptr<engine::Graph> graph_;
+  std::map<std::string, std::string> labels_;  // snapshot label -> commit id
+  RunReport report_;
+};
+
+// The comparable state of a store: export of main with generated ids masked, plus the number of
+// commits on main; "<no graph>" when there is none.
+std::string Fingerprint(std::shared_ptr<io::ObjectStore> store);
+std::shared_ptr<io::MemoryStore> CloneStore(io::MemoryStore& from);
+
+}  // namespace omnigraph::e2e
