@@ -1,3 +1,6 @@
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <set>
 #include <thread>
 #include <vector>
@@ -46,6 +49,28 @@ TEST(UlidTest, UniqueAcrossThreads) {
   std::set<std::string> all;
   for (auto& v : out) all.insert(v.begin(), v.end());
   EXPECT_EQ(all.size(), 20000u);
+}
+
+// A forked child must not continue the parent's sequence: both would produce the same ids.
+TEST(UlidTest, ForkedChildDoesNotRepeatTheParentsIds) {
+  (void)Ulid::Generate();
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    std::string id = NewUlidString();
+    ssize_t n = ::write(fds[1], id.data(), id.size());
+    ::_exit(n == 26 ? 0 : 1);
+  }
+  std::string mine = NewUlidString();
+  char buf[26];
+  ASSERT_EQ(::read(fds[0], buf, 26), 26);
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  EXPECT_NE(std::string(buf, 26), mine);
+  ::close(fds[0]);
+  ::close(fds[1]);
 }
 
 TEST(UlidTest, ParseRejectsBadInput) {

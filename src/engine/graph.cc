@@ -249,6 +249,7 @@ Result<WriteResult> Graph::Write(const WriteRequest& req) {
     return PreconditionFailedError("branch '" + req.branch + "' is at commit " + snap.commit().id +
                                    ", not " + *req.if_commit);
   }
+  const int64_t deadline = NowMicros() + options_.constructive_retry_deadline_us;
   std::optional<PreparedWrite> prepared;
   // Effects are buffered while preparing and written in parallel just before the publish.
   std::unique_ptr<io::StagingStore> staging;
@@ -264,7 +265,7 @@ Result<WriteResult> Graph::Write(const WriteRequest& req) {
     }
     if (NowMicros() - started > options_.cleanup_grace_us / 2) {
       prepared.reset();  // its objects may be swept by a concurrent cleanup: start over
-      if (attempt > options_.constructive_retries) {
+      if (NowMicros() > deadline) {
         return ResourceExhaustedError("write to '" + req.branch + "' kept outliving the cleanup grace period");
       }
       continue;
@@ -311,14 +312,14 @@ Result<WriteResult> Graph::Write(const WriteRequest& req) {
       return PreconditionFailedError("branch '" + req.branch + "' moved past commit " + *req.if_commit);
     }
     if (req.kind == WriteKind::kStrict) return s;
-    if (attempt >= options_.constructive_retries) {
+    if (NowMicros() > deadline) {
       return ResourceExhaustedError("write to '" + req.branch + "' lost " + std::to_string(attempt) +
-                                    " races in a row; try again");
+                                    " races in a row to other writers; try again");
     }
     // Jittered exponential backoff, so that competing writers do not starve one another.
     {
       static thread_local std::mt19937_64 rng{std::random_device{}()};
-      int64_t cap_us = std::min<int64_t>(int64_t{1000} << std::min(attempt, 7), 100'000);
+      int64_t cap_us = std::min<int64_t>(int64_t{1000} << std::min(attempt, 8), 250'000);
       std::this_thread::sleep_for(std::chrono::microseconds(rng() % static_cast<uint64_t>(cap_us)));
     }
     OG_ASSIGN_OR_RETURN(Snapshot newer, Head(req.branch));

@@ -25,7 +25,9 @@ namespace omnigraph::engine {
 struct GraphOptions {
   std::optional<std::string> actor;  // recorded on every commit
   bool read_only = false;            // refuse every write (opens never write anyway)
-  int constructive_retries = 16;     // re-prepare budget for constructive writes after a lost race
+  // A constructive write that keeps losing races to other processes retries (with jittered
+  // exponential backoff) until this deadline, then fails with `resource_limit`.
+  int64_t constructive_retry_deadline_us = int64_t{30} * 1000000;
   // An attempt whose first effect is older than half of this is re-prepared, never published
   // (cleanup's grace period; ARCHITECTURE.md §4 "Garbage collection").
   int64_t cleanup_grace_us = int64_t{3600} * 1000000;

@@ -126,6 +126,11 @@ Status LocalStore::ProbeHardLinks() {
   std::string linked = root_ + "/" + std::string(kTempPrefix) + "probe-" + NewUlidString();
   int rc = ::link(tmp.c_str(), linked.c_str());
   int err = errno;
+  if (rc == 0 && !OG_FAILPOINT("io.local.link_probe").ok()) {
+    ::unlink(linked.c_str());
+    rc = -1;
+    err = EPERM;  // as a filesystem without hard links answers
+  }
   ::unlink(tmp.c_str());
   if (rc == 0) {
     ::unlink(linked.c_str());

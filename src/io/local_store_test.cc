@@ -109,6 +109,19 @@ TEST_F(LocalStoreTest, CrashBetweenTempWriteAndPublishLeavesNoVisibleObject) {
   EXPECT_TRUE(store_->PutIfAbsent("commits/c1.json", "after").ok());
 }
 
+TEST_F(LocalStoreTest, RefusesWritesWithoutHardLinks) {
+  ScopedFailpoints scope;
+  ASSERT_TRUE(FailpointRegistry::Global().ArmError("io.local.link_probe", IoError("no links")).ok());
+  auto s = LocalStore::Open(dir_, LocalStoreOptions{});
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.status().code(), ErrorCode::kStoreUnsupported);
+  EXPECT_NE(s.status().message().find("hard links"), std::string::npos);
+  LocalStoreOptions read_only;
+  read_only.writable = false;
+  EXPECT_TRUE(LocalStore::Open(dir_, read_only).ok());  // reading needs no links
+  EXPECT_EQ(CountTempFiles(), 0u);
+}
+
 TEST_F(LocalStoreTest, FailedWriteCleansUpItsTempFile) {
   ScopedFailpoints scope;
   ASSERT_TRUE(FailpointRegistry::Global()
