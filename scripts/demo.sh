@@ -27,6 +27,10 @@ if "$og" load --data "$bad" --mode append --store "$graph"; then echo "unexpecte
 rm -f "$bad"
 step "snapshot of main" "$og" snapshot "$graph"
 step "commit history" "$og" commit list --store "$graph"
+step "who is in the storage team" "$og" query team_members --query examples/org.gq --params '{"team":"storage"}' --store "$graph"
+step "the busiest projects" "$og" query busiest_projects --query examples/org.gq --store "$graph"
+step "an ad-hoc query: idle people per team (negation + aggregate)" "$og" query --store "$graph" -e \
+  'query idle() { match { $p: Person $p memberOf $t not { $p worksOn $_ } } return { $t.name, count($p) as idle } order { idle desc } limit 5 }'
 printf '\n== export (first 3 of %s lines)\n' "$("$og" export "$graph" | wc -l)"
 "$og" export "$graph" --type Team | head -3
-printf '\nDone. The graph is in %s. Queries (omnigraph query) are not implemented yet: see docs/status.md.\n' "$graph"
+printf '\nDone. The graph is in %s. Mutations, branches and search come next: see docs/status.md.\n' "$graph"

@@ -32,5 +32,6 @@ void AddInitCommand(CLI::App& app, CommandAction* run);
 void AddLoadCommand(CLI::App& app, CommandAction* run);
 void AddReadCommands(CLI::App& app, CommandAction* run);  // export, snapshot, commit list/show
 void AddLintCommand(CLI::App& app, CommandAction* run);
+void AddQueryCommand(CLI::App& app, CommandAction* run);
 
 }  // namespace omnigraph::cli

@@ -14,6 +14,7 @@ int main(int argc, char** argv) {
   AddLoadCommand(app, &run);
   AddReadCommands(app, &run);
   AddLintCommand(app, &run);
+  AddQueryCommand(app, &run);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

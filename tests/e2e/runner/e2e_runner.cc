@@ -7,7 +7,10 @@
 #include "common/error_codes.h"
 #include "common/ulid.h"
 #include "engine/exporter.h"
+#include "compiler/params.h"
+#include "compiler/type_checker.h"
 #include "engine/loader.h"
+#include "engine/reference_eval.h"
 #include "io/fault_store.h"
 #include "io/local_store.h"
 
@@ -210,6 +213,32 @@ Status Runner::Sweep(const TestFile& file, const Record& r) {
   return Status::Ok();
 }
 
+std::string CellText(const Value& v) {
+  if (v.is_null()) return "NULL";
+  if (v.kind() == TypeKind::kString) return v.string_value();
+  return v.ToString();
+}
+
+Result<std::vector<std::string>> Runner::RunQuery(const Record& r) {
+  if (graph_ == nullptr) return InvalidArgumentError("no graph yet (add a `schema` record first)");
+  OG_ASSIGN_OR_RETURN(engine::Snapshot snap, graph_->Head());
+  OG_ASSIGN_OR_RETURN(auto queries, compiler::CompileQueries(snap.catalog(), r.body));
+  if (queries.empty()) return InvalidArgumentError("no query in the record");
+  const compiler::IrQuery& q = queries.front();
+  OG_ASSIGN_OR_RETURN(auto bound, compiler::BindParamsJson(q.params, params_));
+  params_.clear();
+  OG_ASSIGN_OR_RETURN(engine::QueryResult res, engine::EvaluateReference(snap, q, bound, 0));
+  std::vector<std::string> out;
+  for (const auto& row : res.rows) {
+    std::string line;
+    for (size_t c = 0; c < row.size(); ++c) line += (c ? "\t" : "") + CellText(row[c]);
+    out.push_back(line);
+  }
+  bool ordered = std::find(r.words.begin(), r.words.end(), "ordered") != r.words.end();
+  if (!ordered) std::sort(out.begin(), out.end());
+  return out;
+}
+
 Result<std::vector<std::string>> Runner::Query(const Record& r) {
   const std::string& d = r.words[0];
   std::vector<std::string> out;
@@ -282,6 +311,28 @@ Status Runner::RunRecord(TestFile& file, Record& r) {
     if (*got != *r.expected) {
       return Fail(r, "output differs.\nexpected:\n" + Join(*r.expected) + "got:\n" + Join(*got));
     }
+  } else if (d == "params") {
+    params_ = r.directive.substr(std::string("params").size());
+  } else if (d == "run") {
+    Expectation e = ParseExpectation(r, 1);
+    auto got = RunQuery(r);
+    if (e.error) {
+      Status outcome = CheckOutcome(got.status(), e);
+      if (!outcome.ok()) return Fail(r, outcome.message());
+      return Status::Ok();
+    }
+    if (!got.ok()) return Fail(r, got.status().ToString());
+    if (!r.expected) {
+      if (rewrite_) {
+        r.expected = *got;
+        return Status::Ok();
+      }
+      return Fail(r, "no expected output (run with --rewrite to fill it in):\n" + Join(*got));
+    }
+    std::vector<std::string> want = *r.expected;
+    bool ordered = std::find(r.words.begin(), r.words.end(), "ordered") != r.words.end();
+    if (!ordered) std::sort(want.begin(), want.end());
+    if (*got != want) return Fail(r, "rows differ.\nexpected:\n" + Join(want) + "got:\n" + Join(*got));
   } else if (d == "snapshot") {
     if (r.words.size() < 2) return Fail(r, "snapshot needs a label");
     auto head = graph_->Head();
@@ -291,7 +342,7 @@ Status Runner::RunRecord(TestFile& file, Record& r) {
     OG_RETURN_IF_ERROR(Reopen());
   } else {
     return Fail(r, "unknown or not yet supported directive '" + d +
-                       "' (run/branch/merge need the query and branch issues)");
+                       "' (branch/merge/use need the branch issue)");
   }
   if (config_ == Config::kRestartEach && graph_ != nullptr) OG_RETURN_IF_ERROR(Reopen());
   return Status::Ok();

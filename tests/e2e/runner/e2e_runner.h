@@ -7,7 +7,8 @@
 //                 graph, reopened, must equal exactly the state before or after the record, and a
 //                 retry from the before state must succeed.
 // Directives: schema [error CODE] | schema file PATH; load MODE [branch B] [error CODE [line N]] |
-// load MODE file PATH; counts [at LABEL]; export [TYPE...]; commits; snapshot LABEL; restart.
+// load MODE file PATH; counts [at LABEL]; export [TYPE...]; commits; snapshot LABEL; restart;
+// params {json}; run [ordered] | run error CODE (body: a read query).
 #pragma once
 
 #include <map>
@@ -44,6 +45,9 @@ class Runner {
   Status RunWrite(const TestFile& file, const Record& r, io::ObjectStore& store, bool* committed);
   Status Sweep(const TestFile& file, const Record& r);
   Result<std::vector<std::string>> Query(const Record& r);
+  // `run [ordered]`: the body is a read query, run on the reference evaluator; rows print
+  // tab-separated with NULL for nulls; compared as a sorted multiset unless `ordered`.
+  Result<std::vector<std::string>> RunQuery(const Record& r);
   Status Reopen();
   Status Fail(const Record& r, const std::string& what);
 
@@ -54,6 +58,7 @@ class Runner {
   std::string local_dir_;
   std::unique_ptr<engine::Graph> graph_;
   std::map<std::string, std::string> labels_;  // snapshot label -> commit id
+  std::string params_;                          // JSON for the next `run`
   RunReport report_;
 };
 

@@ -1,0 +1,214 @@
+// `omnigraph query [NAME] (--query F.gq | -e SRC) [--params JSON | --params-file F]
+//  [--branch B | --snapshot COMMIT] [--format table|json|jsonl|csv|kv] [--json] --store URI`.
+// Runs on the reference evaluator (engine/reference_eval.h) until the query executor exists.
+#include <cmath>
+#include <cstdio>
+
+#include "cli/cli_graph.h"
+#include "cli/cli_util.h"
+#include "common/clock.h"
+#include "common/error_codes.h"
+#include "common/json.h"
+#include "compiler/diagnostic.h"
+#include "compiler/params.h"
+#include "compiler/type_checker.h"
+#include "engine/reference_eval.h"
+
+namespace omnigraph::cli {
+namespace {
+
+Json CellJson(const Value& v) {
+  if (v.is_null()) return nullptr;
+  switch (v.kind()) {
+    case TypeKind::kBool: return v.bool_value();
+    case TypeKind::kI32: return v.int_value();
+    case TypeKind::kI64:
+      if (std::llabs(v.int_value()) > (int64_t{1} << 53)) return std::to_string(v.int_value());
+      return v.int_value();
+    case TypeKind::kU32: return v.uint_value();
+    case TypeKind::kU64:
+      if (v.uint_value() > (uint64_t{1} << 53)) return std::to_string(v.uint_value());
+      return v.uint_value();
+    case TypeKind::kF32:
+    case TypeKind::kF64:
+      if (std::isnan(v.float_value())) return "NaN";
+      if (std::isinf(v.float_value())) return v.float_value() > 0 ? "Infinity" : "-Infinity";
+      return v.kind() == TypeKind::kF32 ? Json(static_cast<float>(v.float_value())) : Json(v.float_value());
+    case TypeKind::kDate: return FormatIsoDate(static_cast<int32_t>(v.int_value()));
+    case TypeKind::kDateTime: return FormatIsoDateTimeMillis(v.int_value());
+    case TypeKind::kString: return v.string_value();
+    case TypeKind::kBlob: return "<blob>";
+    case TypeKind::kVector: {
+      Json a = Json::array();
+      for (float f : v.vector_value()) a.push_back(f);
+      return a;
+    }
+    case TypeKind::kList: {
+      Json a = Json::array();
+      for (const auto& x : v.list_value()) a.push_back(CellJson(x));
+      return a;
+    }
+  }
+  return nullptr;
+}
+
+std::string CellText(const Value& v) {
+  if (v.is_null()) return "";
+  if (v.kind() == TypeKind::kString) return v.string_value();
+  Json j = CellJson(v);
+  return j.is_string() ? j.get<std::string>() : j.dump();
+}
+
+std::string CsvField(const std::string& s) {
+  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+void Print(const engine::QueryResult& r, const std::string& format, const Json& meta) {
+  if (format == "json") {
+    Json rows = Json::array();
+    for (const auto& row : r.rows) {
+      Json o = Json::object();
+      for (size_t c = 0; c < r.columns.size(); ++c) o[r.columns[c]] = CellJson(row[c]);
+      rows.push_back(o);
+    }
+    Json j = meta;
+    j["columns"] = r.columns;
+    j["rows"] = rows;
+    std::printf("%s\n", j.dump(2).c_str());
+  } else if (format == "jsonl") {
+    Json m = meta;
+    m.erase("graph_commit_id");
+    m["kind"] = "metadata";
+    std::printf("%s\n", m.dump().c_str());
+    for (const auto& row : r.rows) {
+      Json o = Json::object();
+      for (size_t c = 0; c < r.columns.size(); ++c) o[r.columns[c]] = CellJson(row[c]);
+      std::printf("%s\n", o.dump().c_str());
+    }
+  } else if (format == "csv") {
+    for (size_t c = 0; c < r.columns.size(); ++c) std::printf("%s%s", c ? "," : "", CsvField(r.columns[c]).c_str());
+    std::printf("\n");
+    for (const auto& row : r.rows) {
+      for (size_t c = 0; c < row.size(); ++c) std::printf("%s%s", c ? "," : "", CsvField(CellText(row[c])).c_str());
+      std::printf("\n");
+    }
+  } else if (format == "kv") {
+    for (size_t i = 0; i < r.rows.size(); ++i) {
+      if (i) std::printf("\n");
+      for (size_t c = 0; c < r.columns.size(); ++c) {
+        std::printf("%s: %s\n", r.columns[c].c_str(), CellText(r.rows[i][c]).c_str());
+      }
+    }
+  } else {  // table, cells truncated at 80 characters
+    std::vector<size_t> width(r.columns.size());
+    auto cell = [](std::string s) { return s.size() > 80 ? s.substr(0, 77) + "..." : s; };
+    for (size_t c = 0; c < r.columns.size(); ++c) width[c] = r.columns[c].size();
+    for (const auto& row : r.rows) {
+      for (size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], cell(CellText(row[c])).size());
+    }
+    for (size_t c = 0; c < r.columns.size(); ++c) std::printf("%s%-*s", c ? "  " : "", static_cast<int>(width[c]), r.columns[c].c_str());
+    std::printf("\n");
+    for (size_t c = 0; c < r.columns.size(); ++c) std::printf("%s%s", c ? "  " : "", std::string(width[c], '-').c_str());
+    std::printf("\n");
+    for (const auto& row : r.rows) {
+      for (size_t c = 0; c < row.size(); ++c) {
+        std::printf("%s%-*s", c ? "  " : "", static_cast<int>(width[c]), cell(CellText(row[c])).c_str());
+      }
+      std::printf("\n");
+    }
+    std::printf("(%zu row%s)\n", r.rows.size(), r.rows.size() == 1 ? "" : "s");
+  }
+}
+
+struct QueryFlags {
+  GraphFlags graph;
+  std::string name, file, source, params, params_file, branch, snapshot, format;
+};
+
+int RunQuery(const QueryFlags& f) {
+  bool json_errors = f.graph.json || f.format == "json";
+  if (f.file.empty() == f.source.empty()) {
+    return ReportError(InvalidArgumentError("give the query as --query FILE or -e SOURCE (exactly one)"), json_errors);
+  }
+  if (!f.params.empty() && !f.params_file.empty()) {
+    return ReportError(InvalidArgumentError("--params and --params-file exclude each other"), json_errors);
+  }
+  if (!f.branch.empty() && !f.snapshot.empty()) {
+    return ReportError(InvalidArgumentError("--branch and --snapshot exclude each other"), json_errors);
+  }
+  std::string format = f.graph.json ? "json" : (f.format.empty() ? "table" : f.format);
+  if (format != "table" && format != "json" && format != "jsonl" && format != "csv" && format != "kv") {
+    return ReportError(InvalidArgumentError("unknown --format '" + format + "' (table, json, jsonl, csv, kv)"), json_errors);
+  }
+  std::string source = f.source;
+  if (!f.file.empty()) {
+    auto s = ReadFile(f.file, "query file");
+    if (!s.ok()) return ReportError(s.status(), json_errors);
+    source = *s;
+  }
+  std::string params = f.params;
+  if (!f.params_file.empty()) {
+    auto p = ReadFile(f.params_file, "params file");
+    if (!p.ok()) return ReportError(p.status(), json_errors);
+    params = *p;
+  }
+  auto g = OpenGraph(f.graph, /*writable=*/false);
+  if (!g.ok()) return ReportError(g.status(), json_errors);
+  std::string branch = f.branch.empty() ? "main" : f.branch;
+  auto snap = f.snapshot.empty() ? (*g)->Head(branch) : (*g)->AtCommit(f.snapshot);
+  if (!snap.ok()) return ReportError(snap.status(), json_errors);
+  auto queries = compiler::CompileQueries(snap->catalog(), source);
+  if (!queries.ok()) {
+    if (!json_errors && queries.status().span()) {
+      std::fprintf(stderr, "%s", compiler::RenderDiagnostic(queries.status(), source, f.file).c_str());
+      return ExitCodeFor(queries.status());
+    }
+    return ReportError(queries.status(), json_errors);
+  }
+  const compiler::IrQuery* q = nullptr;
+  if (!f.name.empty()) {
+    for (const auto& c : *queries) {
+      if (c.name == f.name) q = &c;
+    }
+    if (q == nullptr) return ReportError(NotFoundError("no query named '" + f.name + "' in the source"), json_errors);
+  } else if (queries->size() == 1) {
+    q = &queries->front();
+  } else {
+    return ReportError(InvalidArgumentError("the source has " + std::to_string(queries->size()) +
+                                            " queries; name the one to run"), json_errors);
+  }
+  if (q->is_mutation) {
+    return ReportError(InvalidArgumentError("'" + q->name + "' is a mutation: run it with `omnigraph mutate`"), json_errors);
+  }
+  auto bound = compiler::BindParamsJson(q->params, params);
+  if (!bound.ok()) return ReportError(bound.status(), json_errors);
+  auto result = engine::EvaluateReference(*snap, *q, *bound, NowMicros() / 1000);
+  if (!result.ok()) return ReportError(result.status(), json_errors);
+  Json target = f.snapshot.empty() ? Json{{"branch", branch}} : Json{{"snapshot", f.snapshot}};
+  Json meta = {{"query_name", q->name}, {"target", target}, {"row_count", result->rows.size()},
+               {"graph_commit_id", snap->commit().id}};
+  Print(*result, format, meta);
+  return kExitOk;
+}
+
+}  // namespace
+
+void AddQueryCommand(CLI::App& app, CommandAction* run) {
+  auto* cmd = app.add_subcommand("query", "Run a read query");
+  auto f = std::make_shared<QueryFlags>();
+  cmd->add_option("name", f->name, "Query to run when the source holds several");
+  cmd->add_option("--query", f->file, "Query file (.gq)");
+  cmd->add_option("-e,--query-string", f->source, "Query source text");
+  cmd->add_option("--params", f->params, "Parameters as a JSON object");
+  cmd->add_option("--params-file", f->params_file, "Parameters from a JSON file");
+  cmd->add_option("--branch", f->branch, "Branch (default main)");
+  cmd->add_option("--snapshot", f->snapshot, "Commit id to read at");
+  cmd->add_option("--format", f->format, "table | json | jsonl | csv | kv");
+  AddGraphFlags(cmd, &f->graph, /*positional=*/false);
+  cmd->callback([=] { *run = [=] { return RunQuery(*f); }; });
+}
+
+}  // namespace omnigraph::cli

@@ -1,0 +1,26 @@
+// The reference evaluator of read queries (LANGUAGE.md §2): naive nested loops over whole tables,
+// written for obviousness, not speed. It serves `omnigraph query` until the planner/executor of
+// issue 6 exists, and then stays as the independent oracle of its differential tests.
+// Search functions (nearest, bm25, rrf, search, fuzzy, match_text) are `unimplemented`.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "compiler/params.h"
+#include "compiler/query_ir.h"
+#include "engine/snapshot.h"
+
+namespace omnigraph::engine {
+
+struct QueryResult {
+  std::vector<std::string> columns;
+  std::vector<compiler::IrType> types;
+  std::vector<std::vector<Value>> rows;
+};
+
+// Evaluates a checked read query at `snap`. `now_ms` is the value of now().
+Result<QueryResult> EvaluateReference(const Snapshot& snap, const compiler::IrQuery& query,
+                                      const compiler::ParamValues& params, int64_t now_ms);
+
+}  // namespace omnigraph::engine
