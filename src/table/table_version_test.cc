@@ -324,6 +324,27 @@ TEST_F(TableVersionTest, OpenIsOneGetWhateverTheHistory) {
   EXPECT_EQ(o.row_count(), 180u - 6u);
 }
 
+TEST_F(TableVersionTest, SharedCacheOutlivesAShortLivedStore) {
+  auto base = std::make_shared<io::MemoryStore>();
+  auto cache = std::make_shared<TableCache>();
+  std::string id;
+  {
+    OG_ASSERT_OK_AND_ASSIGN(TableVersion v0, TableVersion::Create(*base, "tables/t", SimpleSchema()));
+    OG_ASSERT_OK_AND_ASSIGN(TableVersion v1, AppendRows(v0, BatchOf(v0.schema(), SimpleRows(0, 9))));
+    OG_ASSERT_OK_AND_ASSIGN(TableVersion v2, DeleteWhere(v1, Predicate::Lt("age", Value::I64(2))));
+    id = v2.version_id();
+    auto wrapper = std::make_unique<io::CountingStore>(base);
+    OG_ASSERT_OK_AND_ASSIGN(TableVersion through, TableVersion::Open(*wrapper, "tables/t", id, cache));
+    EXPECT_EQ(AllRows(through).size(), 7u);  // fills the shared cache through `wrapper`
+  }  // wrapper destroyed
+  io::CountingStore counting(base);
+  OG_ASSERT_OK_AND_ASSIGN(TableVersion again, TableVersion::Open(counting, "tables/t", id, cache));
+  counting.Reset();
+  EXPECT_EQ(AllRows(again).size(), 7u);
+  EXPECT_EQ(counting.counts().of(io::StoreOp::kGet), 0u);  // the deletion vector came from the cache
+  EXPECT_GT(counting.counts().of(io::StoreOp::kGetRange), 0u);  // readers are bound to their store
+}
+
 TEST_F(TableVersionTest, ReferencedKeysCoverEverythingWritten) {
   OG_ASSERT_OK_AND_ASSIGN(TableVersion v0,
                           TableVersion::Create(store_, "tables/t", SimpleSchema()));
