@@ -222,7 +222,8 @@ std::string Value::ToString() const {
     case TypeKind::kF64: return ShortestDouble(float_value());
     case TypeKind::kDate: return FormatIsoDate(static_cast<int32_t>(int_value()));
     case TypeKind::kDateTime: return FormatIsoDateTimeMillis(int_value());
-    case TypeKind::kString: return Json(string_value()).dump();
+    case TypeKind::kString:  // invalid UTF-8 is replaced, never thrown
+      return Json(string_value()).dump(-1, ' ', false, Json::error_handler_t::replace);
     case TypeKind::kBlob: return "<blob " + std::to_string(string_value().size()) + " bytes>";
     case TypeKind::kVector: {
       std::string out = "[";
