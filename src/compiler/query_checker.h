@@ -74,8 +74,10 @@ class QueryChecker {
 
   // Values and comparisons (query_checker_values.cc).
   // Types a binding/mutation value (literal, $param or now()) against a property.
+  // `compare` (binding values, where): any numeric parameter matches a numeric property, and
+  // Date/DateTime match each other; otherwise the parameter must be assignable (widening only).
   Result<IrExpr> CheckValue(const Expr& e, const PropInfo& target, ErrorCode mismatch,
-                            ErrorCode undeclared, std::string_view what);
+                            ErrorCode undeclared, std::string_view what, bool compare = false);
   // Checks `lhs op rhs`, converting literal operands to the other side's type.
   Status CheckComparison(IrExpr* lhs, const Expr& lhs_ast, CompareOp op, IrExpr* rhs,
                          const Expr& rhs_ast, const SourceSpan& span);

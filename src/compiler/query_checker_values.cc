@@ -269,7 +269,8 @@ Result<IrExpr> QueryChecker::ParamExpr(const Expr& e, ErrorCode undeclared) {
 }
 
 Result<IrExpr> QueryChecker::CheckValue(const Expr& e, const PropInfo& target, ErrorCode mismatch,
-                                        ErrorCode undeclared, std::string_view what) {
+                                        ErrorCode undeclared, std::string_view what,
+                                        bool compare) {
   IrExpr out;
   switch (e.kind) {
     case ExprKind::kVariable: {
@@ -280,7 +281,8 @@ Result<IrExpr> QueryChecker::CheckValue(const Expr& e, const PropInfo& target, E
       }
       OG_ASSIGN_OR_RETURN(out, ParamExpr(e, undeclared));
       const DataType& pt = out.type.data;
-      if (!Assignable(pt, target.type)) {
+      bool comparable = compare && pt.is_scalar() && Comparable(pt, target.type);
+      if (!comparable && !Assignable(pt, target.type)) {
         return Err(mismatch, e.span,
                    "parameter $" + e.name + " has type " + pt.ToString() + " but " +
                        std::string(what) + " has type " + target.type.ToString());
@@ -511,7 +513,7 @@ Status QueryChecker::CheckMutation(const Mutation& m, IrMutation* out) {
   OG_ASSIGN_OR_RETURN(out->where_value,
                       CheckValue(m.where_value, target, ErrorCode::kTypeIncompatible,
                                  ErrorCode::kTypeUndeclaredMutationVar,
-                                 "`" + m.where_property + "`"));
+                                 "`" + m.where_property + "`", /*compare=*/true));
   return Status::Ok();
 }
 

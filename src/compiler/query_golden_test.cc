@@ -2,7 +2,7 @@
 // a `// schema: <file>` line (schemas/<file>). Valid cases compile and their IR dump must equal
 // `<case>.ir`; invalid ones start with `// error: <code> <line>:<col>` and must fail with exactly
 // that code at that position. Every valid case also round-trips: print -> parse -> same IR.
-// Set OG_REWRITE=1 to (re)write missing or stale `.ir` files for review.
+// Set OG_REWRITE=1 (or OG_REWRITE_GOLDEN=1) to (re)write missing or stale `.ir` files for review.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -68,7 +68,7 @@ TEST(QueryGolden, CorpusHasEnoughCases) {
 }
 
 TEST(QueryGolden, AllCases) {
-  bool rewrite = std::getenv("OG_REWRITE") != nullptr;
+  bool rewrite = std::getenv("OG_REWRITE") != nullptr || std::getenv("OG_REWRITE_GOLDEN") != nullptr;
   std::vector<fs::path> cases = Cases();
   ASSERT_FALSE(cases.empty());
   for (const fs::path& path : cases) {

@@ -227,7 +227,8 @@ Result<IrClause> QueryChecker::CheckBinding(const Clause& c) {
     eq.property = pv.property;
     OG_ASSIGN_OR_RETURN(eq.value, CheckValue(pv.value, *info, ErrorCode::kTypeBindingValue,
                                              ErrorCode::kTypeUnboundName,
-                                             "property `" + pv.property + "`"));
+                                             "property `" + pv.property + "`",
+                                             /*compare=*/true));
     ic.equalities.push_back(std::move(eq));
   }
   return ic;

@@ -83,6 +83,9 @@ TEST_F(TypeCheckerTest, ParameterWideningAndMismatch) {
               "parameter $a has type I64");
   ExpectError("query q($a: String) { match { $p: Person { age: $a } } return { $p.name } }", "T3",
               "has type String");
+  // Matching and where compare values: any numeric parameter fits a numeric property.
+  EXPECT_TRUE(Check("query q($a: F64) { match { $p: Person { age: $a } } return { $p.name } }").ok());
+  EXPECT_TRUE(Check("query q($a: I64) { delete Person where age > $a }").ok());
   ExpectError("query q() { insert Person { name: now() } }", "T7", "now() is a DateTime");
 }
 
