@@ -15,6 +15,7 @@
 
 #include "omnigraph/result.h"
 #include "omnigraph/status.h"
+#include "omnigraph/value.h"
 
 namespace omnigraph {
 
@@ -59,6 +60,22 @@ struct LoadSummary {
   uint64_t records = 0;
 };
 
+struct MutationSummary {
+  std::string query_name;
+  std::string branch;
+  uint64_t affected_nodes = 0;  // node rows inserted + updated + deleted
+  uint64_t affected_edges = 0;  // edge rows inserted + updated + deleted
+  bool committed = false;       // false when the mutation changed nothing (no commit)
+  std::string commit_id;        // the new commit; empty when nothing changed
+  uint64_t version = 0;         // the branch version after the mutation
+};
+
+// The rows of a read query: one column name per projection, rows in the query's total order.
+struct QueryRows {
+  std::vector<std::string> columns;
+  std::vector<std::vector<Value>> rows;
+};
+
 class Database {
  public:
   // Creates a graph at `uri` (a path, file://, or memory://) from .pg schema source. Errors:
@@ -75,6 +92,24 @@ class Database {
   // One NDJSON document = one atomic commit, validated in full first (LANGUAGE.md §3). A rejected
   // load's Status carries every error (line, code, message) as JSON in details().
   Result<LoadSummary> Load(std::string_view ndjson, LoadMode mode, std::string_view branch = "main");
+  // Runs one mutation query (.gq `insert`/`update`/`delete`, LANGUAGE.md §2) as one atomic
+  // commit. `params_json` is a JSON object (empty = none); `query_name` picks a query of a
+  // multi-query source. Errors: compile errors (Q000, T-codes, with spans), parameter errors,
+  // `key_immutable`, the load_* validation codes (details() lists every error by statement),
+  // `read_set_conflict` when an update/delete lost a race, `precondition_failure` for a stale
+  // `if_commit`.
+  Result<MutationSummary> Mutate(std::string_view source, std::string_view params_json = {},
+                                 std::string_view branch = "main",
+                                 std::optional<std::string> query_name = {},
+                                 std::optional<std::string> if_commit = {});
+  // Runs one read query (.gq `match ... return`, LANGUAGE.md §2) on the head of `branch` with the
+  // query executor. `params_json` is a JSON object (empty = none); `query_name` picks a query of a
+  // multi-query source. Compiled queries (per schema and source) and the executor's derived
+  // structures (ordinals, columns, CSR adjacency per table version) are cached on this Database,
+  // so repeated calls do no recompilation and no rescans. Errors: compile errors (Q000, T-codes,
+  // with spans), parameter errors, `invalid_argument` for a mutation, `unimplemented` for search.
+  Result<QueryRows> Query(std::string_view source, std::string_view params_json = {},
+                          std::string_view branch = "main", std::optional<std::string> query_name = {});
   // Export as NDJSON lines, one call per line (without the newline).
   Status Export(const std::function<Status(std::string_view line)>& sink, std::string_view branch = "main",
                 const std::vector<std::string>& types = {});

@@ -25,6 +25,12 @@ int ReportError(const Status& status, bool json) {
                             {"line", status.span()->line},
                             {"column", status.span()->column}};
     }
+    if (!status.details().empty()) {  // structured data of the error, e.g. merge_conflicts
+      auto d = ParseJson(status.details(), "error details");
+      if (d.ok() && d->is_object()) {
+        for (auto it = d->begin(); it != d->end(); ++it) j[it.key()] = it.value();
+      }
+    }
     std::printf("%s\n", CanonicalJson(j).c_str());
   } else {
     std::fprintf(stderr, "error[%.*s]: %s\n", static_cast<int>(status.code_string().size()),

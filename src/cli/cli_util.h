@@ -33,5 +33,9 @@ void AddLoadCommand(CLI::App& app, CommandAction* run);
 void AddReadCommands(CLI::App& app, CommandAction* run);  // export, snapshot, commit list/show
 void AddLintCommand(CLI::App& app, CommandAction* run);
 void AddQueryCommand(CLI::App& app, CommandAction* run);
+void AddMutateCommand(CLI::App& app, CommandAction* run);
+void AddBranchCommands(CLI::App& app, CommandAction* run);   // branch create/list/delete/merge
+void AddChangesCommands(CLI::App& app, CommandAction* run);  // changes poll, diff
+void AddCommitChangesCommand(CLI::App* commit, CommandAction* run);  // commit changes
 
 }  // namespace omnigraph::cli

@@ -43,6 +43,8 @@ void AddLoadCommand(CLI::App& app, CommandAction* run) {
   cmd->add_option("--mode", *mode, "append | merge | overwrite")->required();
   cmd->add_option("--branch", *branch, "Branch to load into (default main)");
   cmd->add_option("--if-commit", *if_commit, "Only load if the branch head is this commit");
+  auto from = std::make_shared<std::string>();
+  cmd->add_option("--from", *from, "Create --branch from this branch first when it does not exist");
   AddGraphFlags(cmd, flags.get(), /*positional=*/true);
   cmd->callback([=] {
     *run = [=]() -> int {
@@ -52,6 +54,13 @@ void AddLoadCommand(CLI::App& app, CommandAction* run) {
       if (!g.ok()) return ReportError(g.status(), flags->json);
       auto text = ReadFile(*data, "data file");
       if (!text.ok()) return ReportError(text.status(), flags->json);
+      if (!from->empty()) {
+        auto created = (*g)->CreateBranch(*branch, *from);
+        if (!created.ok() && created.status().category() != StatusCode::kAlreadyExists) {
+          return ReportError(created.status(), flags->json);
+        }
+        if (created.ok() && !flags->json) std::fprintf(stderr, "created branch %s from %s\n", branch->c_str(), from->c_str());
+      }
       engine::LoadOptions o;
       o.mode = *m;
       o.branch = *branch;

@@ -1,6 +1,6 @@
 // `omnigraph query [NAME] (--query F.gq | -e SRC) [--params JSON | --params-file F]
 //  [--branch B | --snapshot COMMIT] [--format table|json|jsonl|csv|kv] [--json] --store URI`.
-// Runs on the reference evaluator (engine/reference_eval.h) until the query executor exists.
+// Runs on the query executor (engine/executor.h).
 #include <cmath>
 #include <cstdio>
 
@@ -12,45 +12,14 @@
 #include "compiler/diagnostic.h"
 #include "compiler/params.h"
 #include "compiler/type_checker.h"
-#include "engine/reference_eval.h"
+#include "engine/entity_diff.h"
+#include "engine/executor.h"
 
 namespace omnigraph::cli {
 namespace {
 
-Json CellJson(const Value& v) {
-  if (v.is_null()) return nullptr;
-  switch (v.kind()) {
-    case TypeKind::kBool: return v.bool_value();
-    case TypeKind::kI32: return v.int_value();
-    case TypeKind::kI64:
-      if (std::llabs(v.int_value()) > (int64_t{1} << 53)) return std::to_string(v.int_value());
-      return v.int_value();
-    case TypeKind::kU32: return v.uint_value();
-    case TypeKind::kU64:
-      if (v.uint_value() > (uint64_t{1} << 53)) return std::to_string(v.uint_value());
-      return v.uint_value();
-    case TypeKind::kF32:
-    case TypeKind::kF64:
-      if (std::isnan(v.float_value())) return "NaN";
-      if (std::isinf(v.float_value())) return v.float_value() > 0 ? "Infinity" : "-Infinity";
-      return v.kind() == TypeKind::kF32 ? Json(static_cast<float>(v.float_value())) : Json(v.float_value());
-    case TypeKind::kDate: return FormatIsoDate(static_cast<int32_t>(v.int_value()));
-    case TypeKind::kDateTime: return FormatIsoDateTimeMillis(v.int_value());
-    case TypeKind::kString: return v.string_value();
-    case TypeKind::kBlob: return "<blob>";
-    case TypeKind::kVector: {
-      Json a = Json::array();
-      for (float f : v.vector_value()) a.push_back(f);
-      return a;
-    }
-    case TypeKind::kList: {
-      Json a = Json::array();
-      for (const auto& x : v.list_value()) a.push_back(CellJson(x));
-      return a;
-    }
-  }
-  return nullptr;
-}
+// Query results use the same JSON spelling as change images (engine/entity_diff.h).
+Json CellJson(const Value& v) { return engine::ValueToJson(v); }
 
 std::string CellText(const Value& v) {
   if (v.is_null()) return "";
@@ -158,7 +127,7 @@ int RunQuery(const QueryFlags& f) {
   auto g = OpenGraph(f.graph, /*writable=*/false);
   if (!g.ok()) return ReportError(g.status(), json_errors);
   std::string branch = f.branch.empty() ? "main" : f.branch;
-  auto snap = f.snapshot.empty() ? (*g)->Head(branch) : (*g)->AtCommit(f.snapshot);
+  auto snap = f.snapshot.empty() ? (*g)->Head(branch) : (*g)->AtSnapshotId(f.snapshot);
   if (!snap.ok()) return ReportError(snap.status(), json_errors);
   auto queries = compiler::CompileQueries(snap->catalog(), source);
   if (!queries.ok()) {
@@ -185,7 +154,7 @@ int RunQuery(const QueryFlags& f) {
   }
   auto bound = compiler::BindParamsJson(q->params, params);
   if (!bound.ok()) return ReportError(bound.status(), json_errors);
-  auto result = engine::EvaluateReference(*snap, *q, *bound, NowMicros() / 1000);
+  auto result = engine::ExecuteQuery(*snap, *q, *bound, NowMicros() / 1000);
   if (!result.ok()) return ReportError(result.status(), json_errors);
   Json target = f.snapshot.empty() ? Json{{"branch", branch}} : Json{{"snapshot", f.snapshot}};
   Json meta = {{"query_name", q->name}, {"target", target}, {"row_count", result->rows.size()},
@@ -205,7 +174,7 @@ void AddQueryCommand(CLI::App& app, CommandAction* run) {
   cmd->add_option("--params", f->params, "Parameters as a JSON object");
   cmd->add_option("--params-file", f->params_file, "Parameters from a JSON file");
   cmd->add_option("--branch", f->branch, "Branch (default main)");
-  cmd->add_option("--snapshot", f->snapshot, "Commit id to read at");
+  cmd->add_option("--snapshot,--commit", f->snapshot, "Snapshot id (BRANCH@VERSION@INCARNATION) or commit id to read at");
   cmd->add_option("--format", f->format, "table | json | jsonl | csv | kv");
   AddGraphFlags(cmd, &f->graph, /*positional=*/false);
   cmd->callback([=] { *run = [=] { return RunQuery(*f); }; });

@@ -65,11 +65,13 @@ int RunSnapshot(const GraphFlags& flags, const std::string& branch) {
                        {"entity_count", counts->at(name)}});
     }
     Json j = {{"graph_branch", branch}, {"graph_manifest_version", snap->seq()},
-              {"graph_commit_id", c.id}, {"schema_id", c.schema_id}, {"datasets", types}};
+              {"graph_commit_id", c.id}, {"schema_id", c.schema_id}, {"datasets", types},
+              {"snapshot_id", engine::Graph::SnapshotId(*snap)}};
     std::printf("%s\n", CanonicalJson(j).c_str());
   } else {
-    std::printf("branch %s, version %llu, commit %s\nschema %s\n", branch.c_str(),
-                static_cast<unsigned long long>(snap->seq()), c.id.c_str(), c.schema_id.c_str());
+    std::printf("branch %s, version %llu, commit %s\nsnapshot %s\nschema %s\n", branch.c_str(),
+                static_cast<unsigned long long>(snap->seq()), c.id.c_str(),
+                engine::Graph::SnapshotId(*snap).c_str(), c.schema_id.c_str());
     for (const auto& [name, ref] : c.tables) {
       std::printf("  %-24s %s %10llu\n", name.c_str(), std::string(engine::EntityKindName(ref.kind)).c_str(),
                   static_cast<unsigned long long>(counts->at(name)));
@@ -164,6 +166,7 @@ void AddReadCommands(CLI::App& app, CommandAction* run) {
     show->add_option("id", *id, "Commit id")->required();
     AddGraphFlags(show, sflags.get(), false);
     show->callback([=] { *run = [=] { return RunCommitShow(*sflags, *id); }; });
+    AddCommitChangesCommand(commit, run);
   }
 }
 

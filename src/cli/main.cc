@@ -15,6 +15,9 @@ int main(int argc, char** argv) {
   AddReadCommands(app, &run);
   AddLintCommand(app, &run);
   AddQueryCommand(app, &run);
+  AddMutateCommand(app, &run);
+  AddBranchCommands(app, &run);
+  AddChangesCommands(app, &run);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

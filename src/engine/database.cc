@@ -1,15 +1,28 @@
 // The public embedded API (include/omnigraph/omnigraph.h) over the engine.
 #include "omnigraph/omnigraph.h"
 
+#include <map>
+#include <mutex>
+
+#include "common/clock.h"
+#include "common/error_codes.h"
+#include "compiler/params.h"
+#include "compiler/type_checker.h"
+#include "engine/executor.h"
 #include "engine/exporter.h"
 #include "engine/graph.h"
 #include "engine/loader.h"
+#include "engine/mutation.h"
 #include "io/store_uri.h"
 
 namespace omnigraph {
 
 struct Database::Impl {
   std::unique_ptr<engine::Graph> graph;
+  engine::GraphReadCache read_cache;  // executor structures per table version
+  std::mutex query_mu;                // guards `queries`
+  // (schema id, source) -> compiled queries; bounded by clearing when full.
+  std::map<std::pair<std::string, std::string>, std::shared_ptr<const std::vector<compiler::IrQuery>>> queries;
 };
 
 Database::Database(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -65,6 +78,53 @@ Result<LoadSummary> Database::Load(std::string_view ndjson, LoadMode mode, std::
   o.branch = std::string(branch);
   OG_ASSIGN_OR_RETURN(engine::LoadResult r, engine::LoadNdjson(*impl_->graph, ndjson, o));
   return LoadSummary{r.write.committed, r.write.commit.id, r.write.seq, r.records};
+}
+
+Result<MutationSummary> Database::Mutate(std::string_view source, std::string_view params_json,
+                                         std::string_view branch, std::optional<std::string> query_name,
+                                         std::optional<std::string> if_commit) {
+  engine::MutationOptions o;
+  o.branch = std::string(branch);
+  o.query_name = std::move(query_name);
+  o.if_commit = std::move(if_commit);
+  OG_ASSIGN_OR_RETURN(engine::MutationResult r, engine::RunMutation(*impl_->graph, source, params_json, o));
+  return MutationSummary{r.query_name,       o.branch,           r.affected_nodes, r.affected_edges,
+                         r.write.committed, r.write.committed ? r.write.commit.id : "", r.write.seq};
+}
+
+Result<QueryRows> Database::Query(std::string_view source, std::string_view params_json, std::string_view branch,
+                                 std::optional<std::string> query_name) {
+  OG_ASSIGN_OR_RETURN(engine::Snapshot snap, impl_->graph->Head(branch));
+  std::shared_ptr<const std::vector<compiler::IrQuery>> compiled;
+  auto key = std::make_pair(snap.commit().schema_id, std::string(source));
+  {
+    std::lock_guard<std::mutex> l(impl_->query_mu);
+    auto it = impl_->queries.find(key);
+    if (it != impl_->queries.end()) compiled = it->second;
+  }
+  if (compiled == nullptr) {
+    OG_ASSIGN_OR_RETURN(auto qs, compiler::CompileQueries(snap.catalog(), source));
+    compiled = std::make_shared<const std::vector<compiler::IrQuery>>(std::move(qs));
+    std::lock_guard<std::mutex> l(impl_->query_mu);
+    if (impl_->queries.size() >= 256) impl_->queries.clear();
+    impl_->queries.emplace(std::move(key), compiled);
+  }
+  const compiler::IrQuery* q = nullptr;
+  if (query_name) {
+    for (const auto& c : *compiled) {
+      if (c.name == *query_name) q = &c;
+    }
+    if (q == nullptr) return NotFoundError("no query named '" + *query_name + "' in the source");
+  } else if (compiled->size() == 1) {
+    q = &compiled->front();
+  } else {
+    return InvalidArgumentError("the source has " + std::to_string(compiled->size()) + " queries; name the one to run");
+  }
+  if (q->is_mutation) return InvalidArgumentError("'" + q->name + "' is a mutation: run it with Mutate");
+  OG_ASSIGN_OR_RETURN(compiler::ParamValues params, compiler::BindParamsJson(q->params, params_json));
+  OG_ASSIGN_OR_RETURN(engine::QueryResult r,
+                      engine::ExecuteQuery(snap, *q, params, NowMicros() / 1000, &impl_->read_cache));
+  return QueryRows{std::move(r.columns), std::move(r.rows)};
 }
 
 Status Database::Export(const std::function<Status(std::string_view)>& sink, std::string_view branch,

@@ -273,6 +273,7 @@ Result<WriteResult> Graph::Write(const WriteRequest& req) {
     Commit c;
     c.id = NewUlidString();
     c.parents = {snap.commit().id};
+    if (prepared->merged_parent) c.parents.push_back(*prepared->merged_parent);
     c.branch = req.branch;
     c.actor = options_.actor;
     c.timestamp_us = NowMicros();
@@ -323,6 +324,10 @@ Result<WriteResult> Graph::Write(const WriteRequest& req) {
       std::this_thread::sleep_for(std::chrono::microseconds(rng() % static_cast<uint64_t>(cap_us)));
     }
     OG_ASSIGN_OR_RETURN(Snapshot newer, Head(req.branch));
+    if (newer.ref() && snap.ref() && newer.ref()->incarnation != snap.ref()->incarnation) {
+      return Status(ErrorCode::kReadSetConflict,
+                    "branch '" + req.branch + "' was deleted and re-created during the write");
+    }
     // Reuse the staged versions when the tables they replace did not move.
     bool reusable = newer.commit().schema_id == snap.commit().schema_id;
     for (const auto& [name, v] : prepared->tables) {

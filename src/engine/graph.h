@@ -39,8 +39,10 @@ struct PreparedWrite {
   std::map<std::string, ChangeCounts> summary;
   std::string operation;   // recorded on the commit
   std::string message;
+  // A merge's second parent (the source head); the first parent is always the captured head.
+  std::optional<std::string> merged_parent;
   // Set when the write changed nothing: no commit is published.
-  bool empty() const { return tables.empty(); }
+  bool empty() const { return tables.empty() && !merged_parent; }
 };
 
 enum class WriteKind {
@@ -92,6 +94,24 @@ class Graph {
   Result<std::vector<std::shared_ptr<const Commit>>> CommitLog(std::string_view branch,
                                                                size_t limit = SIZE_MAX);
   Result<std::vector<std::string>> Branches();
+
+  // Branches (ARCHITECTURE.md §4, branches.cc). Create writes one ref entry naming the head commit
+  // of `from`: `already_exists` if `name` is live (also for the loser of a concurrent create),
+  // `invalid_argument` for `main` or a bad name, NotFound for a missing `from`. A deleted name
+  // starts a new incarnation.
+  Result<RefEntry> CreateBranch(std::string_view name, std::string_view from = "main");
+  // Writes a delete entry. NotFound if not live; `invalid_argument` for `main`.
+  Result<RefEntry> DeleteBranch(std::string_view name);
+  // Moves `branch` from head `expected_seq` to an existing commit (a fast-forward): one ref entry.
+  // `read_set_conflict` if the branch moved.
+  Result<RefEntry> AdvanceBranch(std::string_view branch, const RefEntry& expected, std::string commit_id);
+
+  // Snapshot ids `<branch>@<seq>@<incarnation>` (ARCHITECTURE.md §4): the id of a branch snapshot,
+  // or the commit id for a bare commit snapshot.
+  static std::string SnapshotId(const Snapshot& snap);
+  // Resolves a snapshot id or a commit id. `stale_incarnation` when the branch was deleted and
+  // re-created since the id was made; NotFound for unknown ids.
+  Result<Snapshot> AtSnapshotId(std::string_view id);
 
   // The write path. `read_set_conflict` for a strict write that lost a race,
   // `precondition_failure` when `if_commit` no longer names the head, `resource_limit` when a

@@ -103,9 +103,10 @@ Status LoadChecker::CheckIds(const std::vector<TypeGroup>& groups) {
     auto found = idx.LookupMany(ids);
     for (size_t i = 0; i < ids.size(); ++i) {
       if (!found[i]) continue;
-      if (mode_ == LoadMode::kAppend) {
+      if (mode_ == LoadMode::kAppend || g.records[i]->strict) {
         Add(g.records[i]->line, ErrorCode::kKeyConflict,
-            g.name + " id " + Quote(ids[i]) + " already exists (use --mode merge to update it)");
+            g.name + " id " + Quote(ids[i]) + " already exists" +
+                (g.records[i]->strict ? "" : " (use --mode merge to update it)"));
       } else {
         replaced_ids_[g.name].insert(ids[i]);
       }

@@ -386,6 +386,103 @@ Result<LoadRecord> ParseRecord(dom::element doc, const compiler::Catalog& catalo
 
 }  // namespace
 
+namespace {
+
+// One scalar converted to `kind` (same kind, or a widening / temporal conversion).
+Result<Value> ConformScalar(const Value& v, TypeKind kind, const std::string& what) {
+  if (v.kind() == kind) return v;
+  auto mismatch = [&] {
+    return Err(ErrorCode::kLoadTypeMismatch, what + " must be " +
+                                                 std::string(TypeKindName(kind)) + ", got " +
+                                                 std::string(TypeKindName(v.kind())));
+  };
+  bool from_signed = v.kind() == TypeKind::kI32 || v.kind() == TypeKind::kI64;
+  bool from_unsigned = v.kind() == TypeKind::kU32 || v.kind() == TypeKind::kU64;
+  switch (kind) {
+    case TypeKind::kI64:
+      if (from_signed) return Value::I64(v.int_value());
+      if (from_unsigned) {
+        if (v.uint_value() > static_cast<uint64_t>(INT64_MAX)) return Err(ErrorCode::kLoadTypeMismatch, what + " is out of range");
+        return Value::I64(static_cast<int64_t>(v.uint_value()));
+      }
+      return mismatch();
+    case TypeKind::kU64:
+      if (from_unsigned) return Value::U64(v.uint_value());
+      if (from_signed) {
+        if (v.int_value() < 0) return Err(ErrorCode::kLoadTypeMismatch, what + " must not be negative");
+        return Value::U64(static_cast<uint64_t>(v.int_value()));
+      }
+      return mismatch();
+    case TypeKind::kF64:
+      if (from_signed) return Value::F64(static_cast<double>(v.int_value()));
+      if (from_unsigned) return Value::F64(static_cast<double>(v.uint_value()));
+      if (v.kind() == TypeKind::kF32) return Value::F64(v.float_value());
+      return mismatch();
+    case TypeKind::kDateTime:
+      if (v.kind() == TypeKind::kDate) return Value::DateTime(v.int_value() * int64_t{86400000});
+      return mismatch();
+    case TypeKind::kDate:
+      if (v.kind() == TypeKind::kDateTime) {
+        int64_t ms = v.int_value();
+        int64_t days = ms / 86400000 - (ms % 86400000 < 0 ? 1 : 0);
+        if (days < INT32_MIN || days > INT32_MAX) return Err(ErrorCode::kLoadTypeMismatch, what + " is out of range");
+        return Value::Date(static_cast<int32_t>(days));
+      }
+      return mismatch();
+    default: return mismatch();
+  }
+}
+
+}  // namespace
+
+Result<Value> ConformValue(const Value& v, const Property& p) {
+  std::string what = "property '" + p.name + "'";
+  if (v.is_null()) {
+    if (!p.nullable) return Err(ErrorCode::kLoadMissingProperty, what + " is not nullable");
+    return Value::Null(p.type);
+  }
+  if (p.type.kind == TypeKind::kVector) {
+    if (v.kind() != TypeKind::kVector) return Err(ErrorCode::kLoadTypeMismatch, what + " must be a vector");
+    if (v.vector_value().size() != p.type.dimension) {
+      return Err(ErrorCode::kLoadTypeMismatch, what + " must have " + std::to_string(p.type.dimension) +
+                                                   " elements, got " + std::to_string(v.vector_value().size()));
+    }
+    return v;
+  }
+  if (p.type.kind == TypeKind::kList) {
+    if (v.kind() != TypeKind::kList) return Err(ErrorCode::kLoadTypeMismatch, what + " must be a list");
+    std::vector<Value> items;
+    for (const Value& x : v.list_value()) {
+      if (x.is_null()) return Err(ErrorCode::kLoadTypeMismatch, what + " must not contain null elements");
+      OG_ASSIGN_OR_RETURN(Value item, ConformScalar(x, p.type.element, what + " element"));
+      items.push_back(std::move(item));
+    }
+    return Value::List(p.type.element, std::move(items));
+  }
+  OG_ASSIGN_OR_RETURN(Value out, ConformScalar(v, p.type.kind, what));
+  if (p.is_enum() && !std::binary_search(p.enum_values.begin(), p.enum_values.end(), out.string_value())) {
+    std::string allowed;
+    for (const auto& e : p.enum_values) allowed += (allowed.empty() ? "" : ", ") + e;
+    return Err(ErrorCode::kLoadEnumValue, what + " value " + Quote(out.string_value()) + " is not one of: " + allowed);
+  }
+  return out;
+}
+
+struct RecordRules::Impl {
+  Rules rules;
+};
+
+RecordRules::RecordRules(const compiler::Catalog& catalog) : impl_(std::make_unique<Impl>()) {
+  impl_->rules = BuildRules(catalog);
+}
+RecordRules::~RecordRules() = default;
+
+Status RecordRules::Check(const LoadRecord& r) const {
+  if (r.is_edge) return Status::Ok();
+  auto it = impl_->rules.by_type.find(r.node->name);
+  return CheckConstraints(r, it == impl_->rules.by_type.end() ? nullptr : &it->second);
+}
+
 ParsedLoad ParseLoad(std::string_view ndjson, const compiler::Catalog& catalog, size_t max_errors) {
   // Split into lines (1-based numbers), skipping blank ones.
   struct Line {

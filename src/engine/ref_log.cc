@@ -94,7 +94,7 @@ Result<std::optional<RefEntry>> RefLog::ReadHead(std::string_view branch) const 
   return std::optional<RefEntry>(std::move(e));
 }
 
-Status RefLog::Publish(std::string_view branch, const RefEntry& entry) const {
+Status RefLog::Publish(std::string_view branch, const RefEntry& entry, bool update_hint) const {
   OG_RETURN_IF_ERROR(ValidateBranchName(branch));
   if (entry.seq == 0) return InvalidArgumentError("ref entries start at sequence 1");
   std::string bytes = Serialize(entry);
@@ -107,6 +107,7 @@ Status RefLog::Publish(std::string_view branch, const RefEntry& entry) const {
     }
     return s;
   }
+  if (!update_hint) return Status::Ok();
   Status hint = store_->Put(RefHeadHintKey(branch), bytes);
   if (!hint.ok()) LogWarn("could not update HEAD hint of '" + std::string(branch) + "': " + hint.ToString());
   return Status::Ok();

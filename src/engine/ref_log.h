@@ -41,7 +41,8 @@ class RefLog {
   // The commit point: creates entry `entry.seq` (which must be previous head + 1, or 1 for a new
   // branch). `read_set_conflict` (Conflict) if another writer created that entry first. Then
   // updates the HEAD hint, best effort (its failure is logged, never reported).
-  Status Publish(std::string_view branch, const RefEntry& entry) const;
+  // `update_hint` = false skips the hint (a branch create: readers list the folder anyway).
+  Status Publish(std::string_view branch, const RefEntry& entry, bool update_hint = true) const;
 
   // Every entry of the branch, oldest first.
   Result<std::vector<RefEntry>> Entries(std::string_view branch) const;

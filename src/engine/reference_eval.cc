@@ -164,6 +164,7 @@ Result<std::vector<Binding>> Evaluator::Traverse(const IrClause& c, std::vector<
     for (size_t s : sources) {
       auto emit = [&](size_t dst, int64_t edge_row) {
         if (b[c.dst] >= 0 && static_cast<size_t>(b[c.dst]) != dst) return;
+        if (c.src == c.dst && dst != s) return;  // `$a knows $a`: one variable, one node
         Binding nb = b;
         nb[c.src] = static_cast<int64_t>(s);
         nb[c.dst] = static_cast<int64_t>(dst);
@@ -188,14 +189,21 @@ Result<std::vector<Binding>> Evaluator::Traverse(const IrClause& c, std::vector<
       };
       std::set<size_t> visited{s}, produced;
       std::vector<size_t> frontier{s};
-      if (c.min_hops == 0) {
+      // Row indexes of two different tables never denote the same node: across tables only the
+      // first hop exists (its targets have no edges of this type) and hop 0 produces nothing.
+      const bool hetero = e->from_type != e->to_type;
+      if (c.min_hops == 0 && !hetero) {
         produced.insert(s);
         emit(s, -1);
       }
-      for (uint32_t h = 1; !frontier.empty() && (!c.max_hops || h <= *c.max_hops); ++h) {
+      for (uint32_t h = 1; !frontier.empty() && (!c.max_hops || h <= *c.max_hops) && (!hetero || h == 1); ++h) {
         std::vector<size_t> next;
         for (size_t n : frontier) {
           for (size_t d : neighbours(n)) {
+            if (hetero) {
+              if (h >= c.min_hops && produced.insert(d).second) emit(d, -1);
+              continue;
+            }
             if (d == n) {  // self-loop: produce n at hop h without re-entering the frontier
               if (h >= c.min_hops && produced.insert(n).second) emit(n, -1);
               continue;
@@ -267,8 +275,14 @@ Result<std::vector<Binding>> Evaluator::Apply(const IrClause& c, std::vector<Bin
 }
 
 Result<std::vector<Binding>> Evaluator::Eval(const std::vector<IrClause>& clauses, std::vector<Binding> rows) {
-  for (const IrClause& c : clauses) {
-    OG_ASSIGN_OR_RETURN(rows, Apply(c, std::move(rows)));
+  // Bindings and traversals first, then filters and negations: the type checker lets a filter
+  // mention a variable that a later clause binds, so source order alone would see it unbound.
+  for (int pass = 0; pass < 2; ++pass) {
+    for (const IrClause& c : clauses) {
+      bool binds = c.kind == IrClauseKind::kBinding || c.kind == IrClauseKind::kTraversal;
+      if (binds != (pass == 0)) continue;
+      OG_ASSIGN_OR_RETURN(rows, Apply(c, std::move(rows)));
+    }
   }
   return rows;
 }

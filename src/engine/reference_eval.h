@@ -1,6 +1,6 @@
 // The reference evaluator of read queries (LANGUAGE.md §2): naive nested loops over whole tables,
-// written for obviousness, not speed. It serves `omnigraph query` until the planner/executor of
-// issue 6 exists, and then stays as the independent oracle of its differential tests.
+// written for obviousness, not speed. It is the independent oracle of the executor's (executor.h)
+// differential tests (differential_test.cc).
 // Search functions (nearest, bm25, rrf, search, fuzzy, match_text) are `unimplemented`.
 #pragma once
 

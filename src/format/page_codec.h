@@ -20,6 +20,9 @@ struct EncodeOptions {
 
 // Appends the body of all rows of `column` to *out; returns the top-level encoding chosen.
 Encoding EncodeColumnBody(const Column& column, const EncodeOptions& options, std::string* out);
+// An upper bound of the bytes EncodeColumnBody appends for `column` under any options (the writer
+// reserves a fragment's buffer once with it; an underestimate would only cost a reallocation).
+size_t EncodedBodyBound(const Column& column);
 
 // Decodes a body of `rows` rows of `type`, which must consume all of `body`.
 Result<Column> DecodeColumnBody(std::string_view body, const DataType& type, size_t rows);

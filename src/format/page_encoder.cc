@@ -235,6 +235,31 @@ Encoding EncodeColumnBody(const Column& c, const EncodeOptions& opt, std::string
   }
 }
 
+size_t EncodedBodyBound(const Column& c) {
+  const size_t n = c.length();
+  const size_t validity = 1 + (n + 7) / 8;
+  // Integer-like: the largest of plain (<= 8n), bit-packed (9 + 8n) and RLE (4 + 12n), + 1 tag.
+  auto integers = [](size_t rows) { return 14 + 12 * rows; };
+  Phys p = PhysOf(c.type().kind);
+  if (IsIntegerLike(p)) return validity + integers(n);
+  switch (p) {
+    case Phys::kF32:
+    case Phys::kF64:
+    case Phys::kVector: return validity + 1 + n * FixedWidth(c.type());
+    case Phys::kBytes: {
+      // Plain: 4n + data; dictionary (even forced): 4 + 4e + data + 1 + <= 4n with e <= n.
+      auto off = c.offsets();
+      return validity + 6 + 8 * n + (off[n] - off[0]);
+    }
+    case Phys::kList: {
+      auto off = c.offsets();
+      Column elems = c.list_elements().Slice(off[0], off[n] - off[0]);
+      return validity + 1 + integers(n) + EncodedBodyBound(elems);
+    }
+    default: OG_UNREACHABLE();
+  }
+}
+
 bool CompressPage(Compression c, int zstd_level, std::string_view raw, std::string* out) {
   out->clear();
   if (c == Compression::kNone || raw.empty()) return false;

@@ -10,136 +10,6 @@
 #include "table/table_layout.h"
 
 namespace omnigraph::table {
-namespace {
-
-constexpr char kMagic[8] = {'O', 'G', 'I', 'D', 'X', 'S', 'G', '1'};
-constexpr uint32_t kSegmentVersion = 1;
-
-void PutU64(std::string& out, uint64_t v) {
-  for (int i = 0; i < 8; ++i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
-}
-void PutU32(std::string& out, uint32_t v) {
-  for (int i = 0; i < 4; ++i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
-}
-void PutVarint(std::string& out, uint64_t v) {
-  while (v >= 0x80) {
-    out.push_back(static_cast<char>((v & 0x7f) | 0x80));
-    v >>= 7;
-  }
-  out.push_back(static_cast<char>(v));
-}
-uint64_t GetU64(const char* p) {
-  uint64_t v = 0;
-  for (int i = 7; i >= 0; --i) v = (v << 8) | static_cast<unsigned char>(p[i]);
-  return v;
-}
-uint32_t GetU32(const char* p) {
-  uint32_t v = 0;
-  for (int i = 3; i >= 0; --i) v = (v << 8) | static_cast<unsigned char>(p[i]);
-  return v;
-}
-// False on truncation or a varint longer than `max_bits` allows.
-bool GetVarint(std::string_view in, size_t* pos, int max_bits, uint64_t* out) {
-  uint64_t v = 0;
-  for (int shift = 0; shift < max_bits + 7; shift += 7) {
-    if (*pos >= in.size()) return false;
-    const auto b = static_cast<unsigned char>(in[(*pos)++]);
-    v |= static_cast<uint64_t>(b & 0x7f) << shift;
-    if ((b & 0x80) == 0) {
-      if (max_bits < 64 && (v >> max_bits) != 0) return false;
-      *out = v;
-      return true;
-    }
-  }
-  return false;
-}
-
-}  // namespace
-
-IdSegment IdSegment::Build(std::vector<std::pair<std::string, uint64_t>> entries) {
-  std::sort(entries.begin(), entries.end());
-  IdSegment s;
-  size_t bytes = 0;
-  for (const auto& e : entries) bytes += e.first.size();
-  s.keys_.reserve(bytes);
-  s.offsets_.reserve(entries.size() + 1);
-  s.addresses_.reserve(entries.size());
-  for (const auto& e : entries) {
-    s.keys_.append(e.first);
-    s.offsets_.push_back(s.keys_.size());
-    s.addresses_.push_back(e.second);
-  }
-  return s;
-}
-
-std::string IdSegment::Serialize() const {
-  std::string body;
-  body.reserve(keys_.size() + addresses_.size() * 6);
-  for (size_t i = 0; i < addresses_.size(); ++i) {
-    PutVarint(body, offsets_[i + 1] - offsets_[i]);
-    body.append(keys_, offsets_[i], offsets_[i + 1] - offsets_[i]);
-    PutVarint(body, RowAddressFragment(addresses_[i]));
-    PutVarint(body, RowAddressOffset(addresses_[i]));
-  }
-  std::string out;
-  out.reserve(body.size() + 40);
-  out.append(kMagic, 8);
-  PutU32(out, kSegmentVersion);
-  PutU32(out, 0);
-  PutU64(out, addresses_.size());
-  PutU64(out, body.size());
-  out.append(body);
-  PutU64(out, XxHash64(out));
-  return out;
-}
-
-Result<IdSegment> IdSegment::Parse(std::string_view bytes, std::string_view what) {
-  auto bad = [&](std::string_view why) {
-    return CorruptError(std::string(what) + ": id segment " + std::string(why));
-  };
-  if (bytes.size() < 40) return bad("is truncated");
-  if (std::memcmp(bytes.data(), kMagic, 8) != 0) return bad("has a bad magic");
-  const uint64_t sum = GetU64(bytes.data() + bytes.size() - 8);
-  if (XxHash64(bytes.substr(0, bytes.size() - 8)) != sum) return bad("checksum mismatch");
-  if (GetU32(bytes.data() + 8) != kSegmentVersion) return bad("has an unknown version");
-  if (GetU32(bytes.data() + 12) != 0) return bad("has unknown flags");
-  const uint64_t count = GetU64(bytes.data() + 16);
-  const uint64_t body_len = GetU64(bytes.data() + 24);
-  if (body_len != bytes.size() - 40 || count > body_len / 3) return bad("has inconsistent lengths");
-  std::string_view body = bytes.substr(32, body_len);
-  IdSegment s;
-  s.offsets_.reserve(count + 1);
-  s.addresses_.reserve(count);
-  s.keys_.reserve(body_len);
-  size_t pos = 0;
-  for (uint64_t i = 0; i < count; ++i) {
-    uint64_t len = 0, frag = 0, off = 0;
-    if (!GetVarint(body, &pos, 32, &len) || len > body.size() - pos) return bad("has a bad entry");
-    s.keys_.append(body.substr(pos, len));
-    pos += len;
-    if (!GetVarint(body, &pos, 32, &frag) || !GetVarint(body, &pos, 32, &off))
-      return bad("has a bad entry");
-    s.offsets_.push_back(s.keys_.size());
-    s.addresses_.push_back(MakeRowAddress(static_cast<uint32_t>(frag), static_cast<uint32_t>(off)));
-    if (i > 0 && s.key(i - 1) > s.key(i)) return bad("is not sorted");
-  }
-  if (pos != body.size()) return bad("has trailing bytes");
-  return s;
-}
-
-std::pair<size_t, size_t> IdSegment::EqualRange(std::string_view key) const {
-  size_t lo = 0, hi = size();
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (this->key(mid) < key)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  size_t end = lo;
-  while (end < size() && this->key(end) == key) ++end;
-  return {lo, end};
-}
 
 Result<IndexSegmentMeta> WriteIdSegment(const TableVersion& version, FieldId key_field,
                                         std::vector<uint32_t> fragment_ids,
@@ -152,7 +22,7 @@ Result<IndexSegmentMeta> WriteIdSegment(const TableVersion& version, FieldId key
   meta.entries = segment->size();
   meta.keys.push_back(NewIndexDir() + std::string(kIdSegmentFile));
   OG_RETURN_IF_ERROR(
-      version.store().PutIfAbsent(version.AbsoluteKey(meta.keys[0]), segment->Serialize()));
+      version.store().PutIfAbsent(version.AbsoluteKey(meta.keys[0]), segment->bytes()));
   version.cache()->PutIdSegment(meta.keys[0], std::move(segment));
   return meta;
 }
@@ -163,7 +33,7 @@ Result<std::shared_ptr<const IdSegment>> LoadSegment(const TableVersion& v,
   if (auto seg = v.cache()->GetIdSegment(rel)) return seg;
   const std::string key = v.AbsoluteKey(rel);
   OG_ASSIGN_OR_RETURN(std::string bytes, v.store().Get(key));
-  OG_ASSIGN_OR_RETURN(IdSegment parsed, IdSegment::Parse(bytes, key));
+  OG_ASSIGN_OR_RETURN(IdSegment parsed, IdSegment::Parse(std::move(bytes), key));
   auto seg = std::make_shared<const IdSegment>(std::move(parsed));
   v.cache()->PutIdSegment(rel, seg);
   return seg;
@@ -176,20 +46,32 @@ Status WriteMergedIdSegment(const TableVersion& base, FieldId key_field,
                             std::vector<uint32_t> fragment_ids,
                             std::vector<IndexSegmentMeta>* indexes, uint64_t max_merged_entries) {
   uint64_t total = entries.size();
+  // New entries sorted by (hash, key, address); each merged segment is already in that order, so
+  // it is merged in linearly. Keys are views into `entries` and the merged segments (kept alive).
+  std::vector<IdSegment::Ref> refs;
+  refs.reserve(entries.size());
+  for (const auto& [key, address] : entries)
+    refs.push_back(IdSegment::Ref{IdSegment::KeyHash(key), key, address});
+  std::sort(refs.begin(), refs.end(), IdSegment::RefLess);
+  std::vector<std::shared_ptr<const IdSegment>> merged;
   while (!indexes->empty()) {
     const IndexSegmentMeta& prev = indexes->back();
     if (prev.kind != "id" || prev.field_id != key_field) break;
     if (prev.entries > 2 * total || total + prev.entries > max_merged_entries) break;
     OG_ASSIGN_OR_RETURN(auto seg, LoadSegment(base, prev.keys[0]));
+    const size_t mid = refs.size();
     for (size_t i = 0; i < seg->size(); ++i) {
       if (present.count(RowAddressFragment(seg->address(i))))
-        entries.emplace_back(std::string(seg->key(i)), seg->address(i));
+        refs.push_back(IdSegment::Ref{seg->hash(i), seg->key(i), seg->address(i)});
     }
+    std::inplace_merge(refs.begin(), refs.begin() + static_cast<ptrdiff_t>(mid), refs.end(),
+                       IdSegment::RefLess);
+    merged.push_back(std::move(seg));
     fragment_ids.insert(fragment_ids.end(), prev.fragment_ids.begin(), prev.fragment_ids.end());
     total += prev.entries;
     indexes->pop_back();
   }
-  auto seg = std::make_shared<const IdSegment>(IdSegment::Build(std::move(entries)));
+  auto seg = std::make_shared<const IdSegment>(IdSegment::BuildSorted(refs));
   OG_ASSIGN_OR_RETURN(IndexSegmentMeta meta,
                       WriteIdSegment(base, key_field, std::move(fragment_ids), seg));
   indexes->push_back(std::move(meta));
@@ -242,22 +124,27 @@ bool IdIndex::IsLive(uint64_t addr) const {
   return !it->deletion->Contains(RowAddressOffset(addr));
 }
 
+void IdIndex::Probe(const IdSegment& seg, std::string_view id, uint64_t hash,
+                    std::optional<uint64_t>* best) const {
+  auto [lo, hi] = seg.EqualRange(id, hash);
+  for (size_t i = lo; i < hi; ++i) {
+    const uint64_t a = seg.address(i);
+    if ((!*best || a > **best) && IsLive(a)) *best = a;
+  }
+}
+
 std::optional<uint64_t> IdIndex::Lookup(std::string_view id) const {
   std::optional<uint64_t> best;
-  for (const auto& seg : segments_) {
-    auto [lo, hi] = seg->EqualRange(id);
-    for (size_t i = lo; i < hi; ++i) {
-      uint64_t a = seg->address(i);
-      if ((!best || a > *best) && IsLive(a)) best = a;
-    }
-  }
+  const uint64_t h = IdSegment::KeyHash(id);
+  for (const auto& seg : segments_) Probe(*seg, id, h, &best);
   return best;
 }
 
 std::vector<uint64_t> IdIndex::LookupAll(std::string_view id) const {
   std::vector<uint64_t> out;
+  const uint64_t h = IdSegment::KeyHash(id);
   for (const auto& seg : segments_) {
-    auto [lo, hi] = seg->EqualRange(id);
+    auto [lo, hi] = seg->EqualRange(id, h);
     for (size_t i = lo; i < hi; ++i) {
       if (IsLive(seg->address(i))) out.push_back(seg->address(i));
     }
@@ -268,9 +155,32 @@ std::vector<uint64_t> IdIndex::LookupAll(std::string_view id) const {
 }
 
 std::vector<std::optional<uint64_t>> IdIndex::LookupMany(std::span<const std::string> ids) const {
-  std::vector<std::optional<uint64_t>> out;
-  out.reserve(ids.size());
-  for (const std::string& id : ids) out.push_back(Lookup(id));
+  std::vector<std::optional<uint64_t>> out(ids.size());
+  // (hash, position) in ascending hash order: each segment is then probed in ascending bucket
+  // order, so its bucket, hash, key and address arrays are read front to back instead of at
+  // random. For large batches a counting sort on the top 16 hash bits gives that locality in
+  // linear time.
+  std::vector<std::pair<uint64_t, size_t>> order(ids.size());
+  constexpr size_t kBinBits = 16;
+  if (ids.size() < (size_t{1} << kBinBits)) {
+    for (size_t i = 0; i < ids.size(); ++i) order[i] = {IdSegment::KeyHash(ids[i]), i};
+    std::sort(order.begin(), order.end());
+  } else {
+    std::vector<uint64_t> hashes(ids.size());
+    std::vector<size_t> bins((size_t{1} << kBinBits) + 1, 0);
+    for (size_t i = 0; i < ids.size(); ++i) {
+      hashes[i] = IdSegment::KeyHash(ids[i]);
+      ++bins[(hashes[i] >> (64 - kBinBits)) + 1];
+    }
+    for (size_t b = 1; b < bins.size(); ++b) bins[b] += bins[b - 1];
+    for (size_t i = 0; i < ids.size(); ++i)
+      order[bins[hashes[i] >> (64 - kBinBits)]++] = {hashes[i], i};
+  }
+  for (const auto& seg : segments_) {
+    for (const auto& [h, i] : order) {
+      if (seg->HasHash(h)) Probe(*seg, ids[i], h, &out[i]);
+    }
+  }
   return out;
 }
 

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <optional>
 #include <set>
@@ -22,27 +23,77 @@
 
 namespace omnigraph::table {
 
-// One sorted run of (key, row address) entries. Immutable; thread-safe.
+// One immutable run of (key, row address) entries in its serialized form (docs/format/table.md
+// "Id-index segment", version 2): entries ordered by (xxhash64(key), key, address), a bucket
+// directory over the top hash bits, so a lookup reads one bucket (about 1.5 entries) and verifies
+// the key. The object's bytes are held as read (no per-entry decoding). Thread-safe.
 class IdSegment {
  public:
-  // Sorts `entries` by key (then address).
-  static IdSegment Build(std::vector<std::pair<std::string, uint64_t>> entries);
-  // Corrupt naming `what` on a bad magic, version, length or checksum.
-  static Result<IdSegment> Parse(std::string_view bytes, std::string_view what);
-  std::string Serialize() const;
+  // The on-disk versions this build reads (1: sorted keys; 2: hashed) and the one it writes.
+  static constexpr uint32_t kOldestReadVersion = 1;
+  static constexpr uint32_t kWriteVersion = 2;
 
-  size_t size() const { return addresses_.size(); }
+  // Orders `entries` by (hash, key, address). At most 2^32 - 1 entries.
+  static IdSegment Build(std::vector<std::pair<std::string, uint64_t>> entries);
+  // Takes the object's bytes. Corrupt naming `what` on a bad magic, length, checksum or structure;
+  // format_too_new naming the version for a version newer than kWriteVersion. Version-1 segments
+  // are converted (re-ordered by hash) in memory.
+  static Result<IdSegment> Parse(std::string bytes, std::string_view what);
+  // The serialized (version 2) bytes.
+  const std::string& bytes() const { return bytes_; }
+  std::string Serialize() const { return bytes_; }
+
+  size_t size() const { return count_; }
   std::string_view key(size_t i) const {
-    return std::string_view(keys_).substr(offsets_[i], offsets_[i + 1] - offsets_[i]);
+    const uint64_t begin = i == 0 ? 0 : U64At(key_ends_ + 8 * (i - 1));
+    return std::string_view(bytes_).substr(keys_ + begin, U64At(key_ends_ + 8 * i) - begin);
   }
-  uint64_t address(size_t i) const { return addresses_[i]; }
-  // Index range [first, last) of entries equal to `key`.
+  uint64_t address(size_t i) const { return U64At(addresses_ + 8 * i); }
+  uint64_t hash(size_t i) const { return U64At(hashes_ + 8 * i); }
+  // Index range [first, last) of entries equal to `key` (adjacent, ascending address); `hash`
+  // must be KeyHash(key).
   std::pair<size_t, size_t> EqualRange(std::string_view key) const;
+  std::pair<size_t, size_t> EqualRange(std::string_view key, uint64_t hash) const;
+
+  // Whether some entry has exactly this hash (no key bytes read): a cheap pre-check that lets a
+  // batch touch its query key only where the segment may hold it.
+  bool HasHash(uint64_t hash) const;
+
+  static uint64_t KeyHash(std::string_view key);
+
+  // A key, its hash and its address (keys are views; for merging segments).
+  struct Ref {
+    uint64_t hash;
+    std::string_view key;
+    uint64_t address;
+  };
+  // Builds from refs already ordered by (hash, key, address) (see RefLess).
+  static IdSegment BuildSorted(std::span<const Ref> refs);
+  static bool RefLess(const Ref& a, const Ref& b) {
+    if (a.hash != b.hash) return a.hash < b.hash;
+    if (a.key != b.key) return a.key < b.key;
+    return a.address < b.address;
+  }
 
  private:
-  std::string keys_;
-  std::vector<uint64_t> offsets_{0};
-  std::vector<uint64_t> addresses_;
+  uint64_t U64At(size_t off) const {
+    uint64_t v;
+    std::memcpy(&v, bytes_.data() + off, 8);
+    return v;
+  }
+  uint32_t U32At(size_t off) const {
+    uint32_t v;
+    std::memcpy(&v, bytes_.data() + off, 4);
+    return v;
+  }
+  // Sets the section offsets from the header of bytes_ (lengths already validated).
+  void Layout();
+  static Result<IdSegment> ParseV1(std::string_view bytes, std::string_view what);
+
+  std::string bytes_;
+  size_t count_ = 0;
+  uint32_t bucket_bits_ = 0;
+  size_t hashes_ = 0, addresses_ = 0, key_ends_ = 0, buckets_ = 0, keys_ = 0;
 };
 
 // The file name of an id segment inside its idx/<ulid>/ folder.
@@ -80,7 +131,8 @@ class IdIndex {
   std::optional<uint64_t> Lookup(std::string_view id) const;
   // Every live row with this id, ascending.
   std::vector<uint64_t> LookupAll(std::string_view id) const;
-  // One result per id, in order.
+  // One result per id, in order. Probes each segment with the ids sorted by hash (sequential
+  // passes over each segment's hash and bucket arrays).
   std::vector<std::optional<uint64_t>> LookupMany(std::span<const std::string> ids) const;
 
   size_t segment_count() const { return segments_.size(); }
@@ -92,6 +144,10 @@ class IdIndex {
     std::shared_ptr<const format::DeletionVector> deletion;
   };
   bool IsLive(uint64_t addr) const;
+
+  // Applies one segment's matches for `id` to *best (highest live address).
+  void Probe(const IdSegment& seg, std::string_view id, uint64_t hash,
+             std::optional<uint64_t>* best) const;
 
   std::vector<std::shared_ptr<const IdSegment>> segments_;
   std::vector<FragmentState> fragments_;  // sorted by id

@@ -1,57 +1,211 @@
-// Tests of the id-index segment format: round trip, lookups of equal keys, and detection of every
-// flipped byte.
+// Tests of the id-index segment format: round trip, lookups of equal keys, version-1 segments
+// (still read), a newer version (format_too_new), detection of every flipped byte, structural
+// checks behind a valid checksum, and hashed lookups against a model.
 #include "table/id_index.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <random>
+
+#include "common/error_codes.h"
+#include "common/hash.h"
 #include "table/table_test_util.h"
 
 namespace omnigraph::table {
 namespace {
 
-IdSegment Sample() {
-  return IdSegment::Build({{"b", MakeRowAddress(1, 7)},
-                           {"a", MakeRowAddress(0, 0)},
-                           {"", MakeRowAddress(2, 1)},
-                           {"b", MakeRowAddress(0, 3)},
-                           {"\xf0\x9f\x98\x80 long key " + std::string(300, 'z'),
-                            MakeRowAddress(UINT32_MAX - 1, UINT32_MAX)}});
+const std::string kLongKey = "\xf0\x9f\x98\x80 long key " + std::string(300, 'z');
+
+std::vector<std::pair<std::string, uint64_t>> SampleEntries() {
+  return {{"b", MakeRowAddress(1, 7)},
+          {"a", MakeRowAddress(0, 0)},
+          {"", MakeRowAddress(2, 1)},
+          {"b", MakeRowAddress(0, 3)},
+          {kLongKey, MakeRowAddress(UINT32_MAX - 1, UINT32_MAX)}};
+}
+IdSegment Sample() { return IdSegment::Build(SampleEntries()); }
+
+// A version-1 segment, encoded here from docs/format/table.md independently of the reader:
+// entries sorted by key bytes then address, varint key length, key, varint fragment, varint offset.
+std::string EncodeV1(std::vector<std::pair<std::string, uint64_t>> entries, uint32_t version = 1) {
+  std::sort(entries.begin(), entries.end());
+  auto varint = [](std::string& out, uint64_t v) {
+    while (v >= 0x80) {
+      out.push_back(static_cast<char>((v & 0x7f) | 0x80));
+      v >>= 7;
+    }
+    out.push_back(static_cast<char>(v));
+  };
+  auto u64 = [](std::string& out, uint64_t v) { out.append(reinterpret_cast<const char*>(&v), 8); };
+  auto u32 = [](std::string& out, uint32_t v) { out.append(reinterpret_cast<const char*>(&v), 4); };
+  std::string body;
+  for (const auto& [k, a] : entries) {
+    varint(body, k.size());
+    body += k;
+    varint(body, RowAddressFragment(a));
+    varint(body, RowAddressOffset(a));
+  }
+  std::string out = "OGIDXSG1";
+  u32(out, version);
+  u32(out, 0);
+  u64(out, entries.size());
+  u64(out, body.size());
+  out += body;
+  u64(out, XxHash64(out));
+  return out;
+}
+
+void ExpectSameAsSample(const IdSegment& p) {
+  ASSERT_EQ(p.size(), 5u);
+  auto [lo, hi] = p.EqualRange("b");
+  ASSERT_EQ(hi - lo, 2u);
+  EXPECT_EQ(p.key(lo), "b");
+  EXPECT_EQ(p.address(lo), MakeRowAddress(0, 3));
+  EXPECT_EQ(p.address(lo + 1), MakeRowAddress(1, 7));
+  auto [elo, ehi] = p.EqualRange("");
+  ASSERT_EQ(ehi - elo, 1u);
+  EXPECT_EQ(p.address(elo), MakeRowAddress(2, 1));
+  auto [llo, lhi] = p.EqualRange(kLongKey);
+  ASSERT_EQ(lhi - llo, 1u);
+  EXPECT_EQ(p.address(llo), MakeRowAddress(UINT32_MAX - 1, UINT32_MAX));
+  auto [mlo, mhi] = p.EqualRange("c");
+  EXPECT_EQ(mlo, mhi);
+  for (size_t i = 1; i < p.size(); ++i) EXPECT_LE(p.hash(i - 1), p.hash(i));
+  for (size_t i = 0; i < p.size(); ++i) EXPECT_EQ(p.hash(i), XxHash64(p.key(i)));
 }
 
 TEST(IdSegmentTest, RoundTripAndEqualRange) {
   IdSegment s = Sample();
+  ExpectSameAsSample(s);
   OG_ASSERT_OK_AND_ASSIGN(IdSegment p, IdSegment::Parse(s.Serialize(), "seg"));
-  ASSERT_EQ(p.size(), 5u);
+  EXPECT_EQ(p.bytes(), s.bytes());
+  ExpectSameAsSample(p);
   for (size_t i = 0; i < p.size(); ++i) {
     EXPECT_EQ(p.key(i), s.key(i));
     EXPECT_EQ(p.address(i), s.address(i));
   }
-  auto [lo, hi] = p.EqualRange("b");
-  ASSERT_EQ(hi - lo, 2u);
-  EXPECT_EQ(p.address(lo), MakeRowAddress(0, 3));
-  EXPECT_EQ(p.address(lo + 1), MakeRowAddress(1, 7));
-  auto [elo, ehi] = p.EqualRange("");
-  EXPECT_EQ(ehi - elo, 1u);
-  auto [mlo, mhi] = p.EqualRange("c");
-  EXPECT_EQ(mlo, mhi);
-  EXPECT_EQ(p.address(4), MakeRowAddress(UINT32_MAX - 1, UINT32_MAX));
   OG_ASSERT_OK_AND_ASSIGN(IdSegment empty,
                           IdSegment::Parse(IdSegment::Build({}).Serialize(), "seg"));
   EXPECT_EQ(empty.size(), 0u);
+  auto [lo, hi] = empty.EqualRange("x");
+  EXPECT_EQ(lo, hi);
+  OG_ASSERT_OK_AND_ASSIGN(IdSegment one,
+                          IdSegment::Parse(IdSegment::Build({{"x", 5}}).Serialize(), "seg"));
+  EXPECT_EQ(one.EqualRange("x"), (std::pair<size_t, size_t>{0, 1}));
+}
+
+TEST(IdSegmentTest, ReadsVersion1Segments) {
+  OG_ASSERT_OK_AND_ASSIGN(IdSegment p, IdSegment::Parse(EncodeV1(SampleEntries()), "old.seg"));
+  ExpectSameAsSample(p);
+  EXPECT_EQ(p.bytes(), Sample().bytes());  // converted to the version written today
+  OG_ASSERT_OK_AND_ASSIGN(IdSegment empty, IdSegment::Parse(EncodeV1({}), "old.seg"));
+  EXPECT_EQ(empty.size(), 0u);
+}
+
+TEST(IdSegmentTest, NewerVersionIsFormatTooNew) {
+  std::string v3 = EncodeV1(SampleEntries(), /*version=*/3);
+  auto r = IdSegment::Parse(v3, "new.seg");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), ErrorCode::kFormatTooNew);
+  EXPECT_NE(r.status().message().find("format version 3"), std::string::npos)
+      << r.status().ToString();
+  EXPECT_NE(r.status().message().find("new.seg"), std::string::npos);
+  // Version 0 was never written.
+  EXPECT_EQ(IdSegment::Parse(EncodeV1(SampleEntries(), 0), "x").status().category(),
+            StatusCode::kCorrupt);
 }
 
 TEST(IdSegmentTest, EveryFlippedByteIsCorrupt) {
-  std::string bytes = Sample().Serialize();
-  for (size_t i = 0; i < bytes.size(); ++i) {
-    std::string bad = bytes;
-    bad[i] = static_cast<char>(bad[i] ^ 0x01);
-    auto r = IdSegment::Parse(bad, "seg");
-    ASSERT_FALSE(r.ok()) << "byte " << i;
-    EXPECT_EQ(r.status().category(), StatusCode::kCorrupt);
+  for (const std::string& bytes : {Sample().Serialize(), EncodeV1(SampleEntries())}) {
+    for (size_t i = 0; i < bytes.size(); ++i) {
+      std::string bad = bytes;
+      bad[i] = static_cast<char>(bad[i] ^ 0x01);
+      auto r = IdSegment::Parse(bad, "seg");
+      ASSERT_FALSE(r.ok()) << "byte " << i;
+      EXPECT_EQ(r.status().category(), StatusCode::kCorrupt);
+    }
+    for (size_t n : {size_t{0}, size_t{39}, bytes.size() - 1}) {
+      EXPECT_EQ(IdSegment::Parse(bytes.substr(0, n), "seg").status().category(),
+                StatusCode::kCorrupt);
+    }
   }
-  for (size_t n : {size_t{0}, size_t{39}, bytes.size() - 1}) {
-    EXPECT_EQ(IdSegment::Parse(bytes.substr(0, n), "seg").status().category(),
-              StatusCode::kCorrupt);
+}
+
+// Bytes changed and the checksum recomputed (a buggy or hostile writer): the structural checks
+// still reject every inconsistency instead of reading out of bounds or answering wrongly.
+TEST(IdSegmentTest, StructureIsCheckedBehindAValidChecksum) {
+  const std::string good = Sample().Serialize();
+  const size_t n = 5, hashes = 40, addresses = hashes + 8 * n, ends = addresses + 8 * n;
+  const size_t buckets = ends + 8 * n;  // bucket bits 2: 5 bucket entries
+  auto reseal = [](std::string s) {
+    uint64_t sum = XxHash64(std::string_view(s).substr(0, s.size() - 8));
+    std::memcpy(s.data() + s.size() - 8, &sum, 8);
+    return s;
+  };
+  auto patch64 = [&](size_t off, uint64_t v) {
+    std::string s = good;
+    std::memcpy(s.data() + off, &v, 8);
+    return reseal(s);
+  };
+  auto patch32 = [&](size_t off, uint32_t v) {
+    std::string s = good;
+    std::memcpy(s.data() + off, &v, 4);
+    return reseal(s);
+  };
+  uint64_t h0, h1, e3;
+  std::memcpy(&h0, good.data() + hashes, 8);
+  std::memcpy(&h1, good.data() + hashes + 8, 8);
+  std::memcpy(&e3, good.data() + ends + 24, 8);
+  const std::vector<std::string> bad = {
+      patch64(16, 6),                       // entry count
+      patch64(16, uint64_t{1} << 40),       // huge entry count
+      patch32(24, 3),                       // bucket bits
+      patch32(28, 1),                       // reserved
+      patch64(32, 1),                       // key bytes
+      patch64(hashes, h1 + 1),              // hashes out of order / wrong bucket
+      patch64(hashes + 8, h0 ^ (uint64_t{1} << 63)),
+      patch64(ends + 24, e3 + 10'000),      // key end past the keys
+      patch64(ends, 1'000),                 // key ends decreasing
+      patch32(buckets, 1),                  // first bucket not at 0
+      patch32(buckets + 4, 9),              // bucket past the end
+      patch32(buckets + 16, 4),             // last bucket end != count
+  };
+  for (size_t i = 0; i < bad.size(); ++i) {
+    auto r = IdSegment::Parse(bad[i], "seg");
+    ASSERT_FALSE(r.ok()) << "case " << i;
+    EXPECT_EQ(r.status().category(), StatusCode::kCorrupt) << "case " << i;
+  }
+}
+
+TEST(IdSegmentTest, HashedLookupsMatchAModel) {
+  std::mt19937_64 rng(7);
+  for (size_t n : {size_t{2}, size_t{3}, size_t{100}, size_t{5000}}) {
+    std::vector<std::pair<std::string, uint64_t>> entries;
+    std::multimap<std::string, uint64_t> model;
+    for (size_t i = 0; i < n; ++i) {
+      std::string k = "k" + std::to_string(rng() % (n / 2 + 1));  // many duplicates
+      uint64_t a = MakeRowAddress(static_cast<uint32_t>(rng() % 4), static_cast<uint32_t>(i));
+      entries.emplace_back(k, a);
+      model.emplace(k, a);
+    }
+    OG_ASSERT_OK_AND_ASSIGN(IdSegment s, IdSegment::Parse(IdSegment::Build(entries).bytes(), "s"));
+    ASSERT_EQ(s.size(), n);
+    for (size_t q = 0; q < n / 2 + 10; ++q) {
+      std::string k = "k" + std::to_string(q);
+      auto [lo, hi] = s.EqualRange(k);
+      std::vector<uint64_t> got, want;
+      for (size_t i = lo; i < hi; ++i) {
+        EXPECT_EQ(s.key(i), k);
+        got.push_back(s.address(i));
+      }
+      for (auto [it, end] = model.equal_range(k); it != end; ++it) want.push_back(it->second);
+      std::sort(want.begin(), want.end());
+      EXPECT_EQ(got, want) << k;  // ascending addresses
+      EXPECT_EQ(s.HasHash(IdSegment::KeyHash(k)), !want.empty()) << k;
+    }
   }
 }
 

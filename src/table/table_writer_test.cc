@@ -209,6 +209,15 @@ TEST_F(TableWriterTest, IdIndexLookupsAndReuse) {
               MakeRowAddress(static_cast<uint32_t>(i / 30000), static_cast<uint32_t>(i % 30000)));
   }
   EXPECT_EQ(hits, 99998u);
+  // A small batch (sorted by hash instead of binned), with misses and a repeated id.
+  auto few = idx.LookupMany(std::vector<std::string>{"late", "nope", "id-5", "id-30001", "late"});
+  ASSERT_EQ(few.size(), 5u);
+  EXPECT_EQ(few[0], MakeRowAddress(4, 0));
+  EXPECT_FALSE(few[1].has_value());
+  EXPECT_FALSE(few[2].has_value());
+  EXPECT_EQ(few[3], MakeRowAddress(1, 1));
+  EXPECT_EQ(few[4], MakeRowAddress(4, 0));
+  EXPECT_TRUE(idx.LookupMany({}).empty());
 
   // Warm: the next version's index reuses cached segments (only the new one is read).
   OG_ASSERT_OK_AND_ASSIGN(TableVersion v4, AppendRows(cold, BatchOf(v2.schema(), {R("later", 2)})));

@@ -9,7 +9,10 @@
 #include "engine/exporter.h"
 #include "compiler/params.h"
 #include "compiler/type_checker.h"
+#include "engine/change_feed.h"
 #include "engine/loader.h"
+#include "engine/merge.h"
+#include "engine/mutation.h"
 #include "engine/reference_eval.h"
 #include "io/fault_store.h"
 #include "io/local_store.h"
@@ -59,11 +62,6 @@ std::string Join(const std::vector<std::string>& lines) {
 }
 
 // `... error CODE [line N]` at position `at` of the words.
-struct Expectation {
-  bool error = false;
-  std::string code;
-  std::optional<uint64_t> line;
-};
 Expectation ParseExpectation(const Record& r, size_t at) {
   Expectation e;
   if (r.words.size() > at && r.words[at] == "error") {
@@ -91,6 +89,60 @@ Status CheckOutcome(const Status& s, const Expectation& e) {
 
 }  // namespace
 
+// `mutate [branch B] [if-commit LABEL] [params {JSON}] [error CODE]` (JSON may hold spaces).
+Result<MutateSpec> ParseMutate(const Record& r) {
+  MutateSpec spec;
+  std::string_view rest = std::string_view(r.directive).substr(std::string_view("mutate").size());
+  auto word = [&]() {
+    size_t b = rest.find_first_not_of(' ');
+    if (b == std::string_view::npos) b = rest.size();
+    rest.remove_prefix(b);
+    size_t e = std::min(rest.find(' '), rest.size());
+    std::string w(rest.substr(0, e));
+    rest.remove_prefix(e);
+    return w;
+  };
+  for (std::string w = word(); !w.empty(); w = word()) {
+    if (w == "branch" || w == "if-commit") {
+      std::string v = word();
+      if (v.empty()) return InvalidArgumentError("`" + w + "` needs a value");
+      if (w == "branch") {
+        spec.branch = v;
+      } else {
+        spec.if_commit_label = v;
+      }
+    } else if (w == "params") {
+      size_t b = rest.find_first_not_of(' ');
+      if (b == std::string_view::npos || rest[b] != '{') return InvalidArgumentError("`params` needs a JSON object");
+      int depth = 0;
+      bool in_string = false;
+      size_t e = b;
+      for (; e < rest.size(); ++e) {
+        char c = rest[e];
+        if (in_string) {
+          if (c == '\\') ++e;
+          else if (c == '"') in_string = false;
+        } else if (c == '"') {
+          in_string = true;
+        } else if (c == '{') {
+          ++depth;
+        } else if (c == '}' && --depth == 0) {
+          break;
+        }
+      }
+      if (e >= rest.size()) return InvalidArgumentError("unbalanced `params` JSON");
+      spec.params = std::string(rest.substr(b, e + 1 - b));
+      rest.remove_prefix(e + 1);
+    } else if (w == "error") {
+      spec.expect.error = true;
+      spec.expect.code = word();
+    } else {
+      return InvalidArgumentError("unknown mutate option '" + w + "'");
+    }
+  }
+  return spec;
+}
+
 Result<Config> ParseConfig(std::string_view name) {
   if (name == "memory") return Config::kMemory;
   if (name == "local") return Config::kLocal;
@@ -110,16 +162,21 @@ std::shared_ptr<io::MemoryStore> CloneStore(io::MemoryStore& from) {
 std::string Fingerprint(std::shared_ptr<io::ObjectStore> store) {
   auto g = engine::Graph::Open(store);
   if (!g.ok()) return g.status().category() == StatusCode::kNotFound ? "<no graph>" : "<error " + g.status().ToString() + ">";
-  auto snap = (*g)->Head();
-  if (!snap.ok()) return "<error " + snap.status().ToString() + ">";
+  auto branches = (*g)->Branches();
+  if (!branches.ok()) return "<error " + branches.status().ToString() + ">";
   std::string out;
-  Status s = engine::ExportNdjson(*snap, {}, [&](std::string_view l) {
-    out += MaskUlids(std::string(l)) + "\n";
-    return Status::Ok();
-  });
-  if (!s.ok()) return "<error " + s.ToString() + ">";
-  auto log = (*g)->CommitLog("main");
-  out += "commits " + std::to_string(log.ok() ? log->size() : 0) + "\n";
+  for (const auto& b : *branches) {  // every live branch: its rows and its history length
+    auto snap = (*g)->Head(b);
+    if (!snap.ok()) return "<error " + snap.status().ToString() + ">";
+    out += "branch " + b + "\n";
+    Status s = engine::ExportNdjson(*snap, {}, [&](std::string_view l) {
+      out += MaskUlids(std::string(l)) + "\n";
+      return Status::Ok();
+    });
+    if (!s.ok()) return "<error " + s.ToString() + ">";
+    auto log = (*g)->CommitLog(b);
+    out += "commits " + std::to_string(log.ok() ? log->size() : 0) + "\n";
+  }
   return out;
 }
 
@@ -158,6 +215,70 @@ Status Runner::RunWrite(const TestFile& file, const Record& r, io::ObjectStore& 
     auto g = engine::Graph::Init(shared, src);
     OG_RETURN_IF_ERROR(g.status());
     *committed = true;
+    return Status::Ok();
+  }
+  if (r.words[0] == "mutate") {
+    OG_ASSIGN_OR_RETURN(MutateSpec spec, ParseMutate(r));
+    engine::MutationOptions o;
+    o.branch = spec.branch;
+    o.now_ms = 0;  // as `run`: reruns (restart, fault sweep) must write the same values
+    if (spec.if_commit_label) {
+      auto it = labels_.find(*spec.if_commit_label);
+      if (it == labels_.end()) return NotFoundError("unknown snapshot label " + *spec.if_commit_label);
+      o.if_commit = it->second;
+    }
+    OG_ASSIGN_OR_RETURN(auto g, engine::Graph::Open(shared));
+    OG_ASSIGN_OR_RETURN(engine::MutationResult res,
+                        engine::RunMutation(*g, r.body, spec.params ? *spec.params : params_, o));
+    *committed = res.write.committed;
+    mutation_output_ = res.write.committed ? "affected_nodes " + std::to_string(res.affected_nodes) +
+                                                 " affected_edges " + std::to_string(res.affected_edges)
+                                           : "no change";
+    return Status::Ok();
+  }
+  if (r.words[0] == "branch") {  // branch create NAME [from B] | branch delete NAME
+    if (r.words.size() < 3) return InvalidArgumentError("branch needs create|delete and a name");
+    OG_ASSIGN_OR_RETURN(auto g, engine::Graph::Open(shared));
+    if (r.words[1] == "create") {
+      std::string from = r.words.size() > 4 && r.words[3] == "from" ? r.words[4] : "main";
+      OG_RETURN_IF_ERROR(g->CreateBranch(r.words[2], from).status());
+    } else if (r.words[1] == "delete") {
+      OG_RETURN_IF_ERROR(g->DeleteBranch(r.words[2]).status());
+    } else {
+      return InvalidArgumentError("branch " + r.words[1] + ": use create or delete");
+    }
+    *committed = true;
+    return Status::Ok();
+  }
+  if (r.words[0] == "merge") {  // merge SOURCE [into T] [delete-branch] [error CODE]
+    if (r.words.size() < 2) return InvalidArgumentError("merge needs a source branch");
+    engine::MergeOptions o;
+    o.source = r.words[1];
+    for (size_t i = 2; i < r.words.size(); ++i) {
+      if (r.words[i] == "into" && i + 1 < r.words.size()) o.target = r.words[++i];
+      else if (r.words[i] == "delete-branch") o.delete_source = true;
+      else if (r.words[i] == "error") break;
+    }
+    OG_ASSIGN_OR_RETURN(auto g, engine::Graph::Open(shared));
+    auto res = engine::MergeBranches(*g, o);
+    if (!res.ok()) {
+      mutation_output_.clear();
+      auto d = ParseJson(res.status().details(), "merge conflicts");
+      if (d.ok() && d->contains("merge_conflicts")) {
+        for (const auto& c : (*d)["merge_conflicts"]) {
+          mutation_output_ += (mutation_output_.empty() ? "" : "\n") + c["kind"].get<std::string>() + " " +
+                              c["entity_kind"].get<std::string>() + " " + c["type_name"].get<std::string>() + " " +
+                              MaskUlids(c["entity_id"].get<std::string>());
+        }
+      }
+      return res.status();
+    }
+    *committed = res->outcome != engine::MergeOutcome::kAlreadyUpToDate || res->branch_deleted;
+    mutation_output_ = std::string(engine::MergeOutcomeName(res->outcome));
+    for (const auto& [name, n] : res->summary) {
+      mutation_output_ += " " + name + " +" + std::to_string(n.inserted) + " ~" + std::to_string(n.updated) + " -" +
+                          std::to_string(n.deleted);
+    }
     return Status::Ok();
   }
   // load MODE [branch B] ...
@@ -221,7 +342,11 @@ std::string CellText(const Value& v) {
 
 Result<std::vector<std::string>> Runner::RunQuery(const Record& r) {
   if (graph_ == nullptr) return InvalidArgumentError("no graph yet (add a `schema` record first)");
-  OG_ASSIGN_OR_RETURN(engine::Snapshot snap, graph_->Head());
+  std::string branch = "main";
+  for (size_t i = 0; i + 1 < r.words.size(); ++i) {
+    if (r.words[i] == "on") branch = r.words[i + 1];
+  }
+  OG_ASSIGN_OR_RETURN(engine::Snapshot snap, graph_->Head(branch));
   OG_ASSIGN_OR_RETURN(auto queries, compiler::CompileQueries(snap.catalog(), r.body));
   if (queries.empty()) return InvalidArgumentError("no query in the record");
   const compiler::IrQuery& q = queries.front();
@@ -243,13 +368,19 @@ Result<std::vector<std::string>> Runner::Query(const Record& r) {
   const std::string& d = r.words[0];
   std::vector<std::string> out;
   if (graph_ == nullptr) return InvalidArgumentError("no graph yet (add a `schema` record first)");
+  std::string branch = "main";
+  std::vector<std::string> words;  // without `on BRANCH`
+  for (size_t i = 0; i < r.words.size(); ++i) {
+    if (r.words[i] == "on" && i + 1 < r.words.size()) branch = r.words[++i];
+    else words.push_back(r.words[i]);
+  }
   auto snap_or = [&]() -> Result<engine::Snapshot> {
-    if (r.words.size() >= 3 && r.words[1] == "at") {
-      auto it = labels_.find(r.words[2]);
-      if (it == labels_.end()) return NotFoundError("unknown snapshot label " + r.words[2]);
+    if (words.size() >= 3 && words[1] == "at") {
+      auto it = labels_.find(words[2]);
+      if (it == labels_.end()) return NotFoundError("unknown snapshot label " + words[2]);
       return graph_->AtCommit(it->second);
     }
-    return graph_->Head();
+    return graph_->Head(branch);
   }();
   OG_RETURN_IF_ERROR(snap_or.status());
   const engine::Snapshot& snap = *snap_or;
@@ -258,22 +389,31 @@ Result<std::vector<std::string>> Runner::Query(const Record& r) {
     for (const auto& [name, n] : counts) out.push_back(name + "\t" + std::to_string(n));
   } else if (d == "export") {
     std::vector<std::string> types;
-    for (size_t i = 1; i < r.words.size(); ++i) {
-      if (r.words[i] == "at") break;
-      types.push_back(r.words[i]);
+    for (size_t i = 1; i < words.size(); ++i) {
+      if (words[i] == "at") break;
+      types.push_back(words[i]);
     }
     OG_RETURN_IF_ERROR(engine::ExportNdjson(snap, types, [&](std::string_view l) {
       out.push_back(MaskUlids(std::string(l)));
       return Status::Ok();
     }));
   } else if (d == "commits") {
-    OG_ASSIGN_OR_RETURN(auto log, graph_->CommitLog("main"));
+    OG_ASSIGN_OR_RETURN(auto log, graph_->CommitLog(branch));
     for (const auto& c : log) {
       std::string line = c->operation;
       for (const auto& [name, n] : c->summary) {
         line += "\t" + name + " +" + std::to_string(n.inserted) + " ~" + std::to_string(n.updated) +
                 " -" + std::to_string(n.deleted);
       }
+      out.push_back(line);
+    }
+  } else if (d == "changes") {  // the changes of the snapshot's commit against its first parent
+    OG_ASSIGN_OR_RETURN(engine::ChangeBlock b, engine::CommitChanges(*graph_, snap.commit().id));
+    for (const auto& c : b.changes) {
+      Json j = engine::ChangeToJson(snap.catalog(), c);
+      std::string line = std::string(engine::ChangeOpName(c.op)) + "\t" + c.type_name + "\t" + MaskUlids(c.id);
+      if (j.contains("before")) line += "\tbefore=" + MaskUlids(CanonicalJson(j["before"]));
+      if (j.contains("after")) line += "\tafter=" + MaskUlids(CanonicalJson(j["after"]));
       out.push_back(line);
     }
   }
@@ -298,7 +438,61 @@ Status Runner::RunRecord(TestFile& file, Record& r) {
       return Fail(r, "a rejected write left objects behind");
     }
     if (d == "schema" && !e.error) OG_RETURN_IF_ERROR(Reopen());
-  } else if (d == "counts" || d == "export" || d == "commits") {
+  } else if (d == "mutate") {
+    auto spec = ParseMutate(r);
+    if (!spec.ok()) return Fail(r, spec.status().message());
+    uint64_t objects_before = memory_ ? memory_->object_count() : 0;
+    if (config_ == Config::kFaultSweep && !spec->expect.error) {
+      Status s = Sweep(file, r);
+      if (!s.ok()) return Fail(r, s.message());
+    }
+    bool committed = false;
+    mutation_output_.clear();
+    Status s = RunWrite(file, r, *store_, &committed);
+    params_.clear();
+    Status outcome = CheckOutcome(s, spec->expect);
+    if (!outcome.ok()) return Fail(r, outcome.message());
+    if (spec->expect.error) {
+      if (memory_ && memory_->object_count() != objects_before) return Fail(r, "a rejected write left objects behind");
+    } else if (!r.expected) {
+      if (!rewrite_) return Fail(r, "no expected output (run with --rewrite to fill it in):\n" + mutation_output_);
+      r.expected = std::vector<std::string>{mutation_output_};
+    } else if (*r.expected != std::vector<std::string>{mutation_output_}) {
+      return Fail(r, "output differs.\nexpected:\n" + Join(*r.expected) + "got:\n" + mutation_output_ + "\n");
+    }
+  } else if (d == "branch" || d == "merge") {
+    Expectation e;
+    for (size_t i = 1; i + 1 < r.words.size(); ++i) {
+      if (r.words[i] == "error") {
+        e = ParseExpectation(r, i);
+        break;
+      }
+    }
+    uint64_t objects_before = memory_ ? memory_->object_count() : 0;
+    if (config_ == Config::kFaultSweep && !e.error) {
+      Status s = Sweep(file, r);
+      if (!s.ok()) return Fail(r, s.message());
+    }
+    bool committed = false;
+    mutation_output_.clear();
+    Status s = RunWrite(file, r, *store_, &committed);
+    Status outcome = CheckOutcome(s, e);
+    if (!outcome.ok()) return Fail(r, outcome.message());
+    if (e.error && memory_ && memory_->object_count() != objects_before) {
+      return Fail(r, "a rejected write left objects behind");
+    }
+    if (d == "merge") {
+      std::vector<std::string> got;
+      std::istringstream lines(mutation_output_);
+      for (std::string l; std::getline(lines, l);) got.push_back(l);
+      if (!r.expected) {
+        if (!rewrite_) return Fail(r, "no expected output (run with --rewrite to fill it in):\n" + Join(got));
+        r.expected = got;
+      } else if (*r.expected != got) {
+        return Fail(r, "output differs.\nexpected:\n" + Join(*r.expected) + "got:\n" + Join(got));
+      }
+    }
+  } else if (d == "counts" || d == "export" || d == "commits" || d == "changes") {
     auto got = Query(r);
     if (!got.ok()) return Fail(r, got.status().ToString());
     if (!r.expected) {
@@ -335,14 +529,14 @@ Status Runner::RunRecord(TestFile& file, Record& r) {
     if (*got != want) return Fail(r, "rows differ.\nexpected:\n" + Join(want) + "got:\n" + Join(*got));
   } else if (d == "snapshot") {
     if (r.words.size() < 2) return Fail(r, "snapshot needs a label");
-    auto head = graph_->Head();
+    auto head = graph_->Head(r.words.size() > 3 && r.words[2] == "on" ? r.words[3] : "main");
     if (!head.ok()) return Fail(r, head.status().ToString());
     labels_[r.words[1]] = head->commit().id;
   } else if (d == "restart") {
     OG_RETURN_IF_ERROR(Reopen());
   } else {
     return Fail(r, "unknown or not yet supported directive '" + d +
-                       "' (branch/merge/use need the branch issue)");
+                       "'");
   }
   if (config_ == Config::kRestartEach && graph_ != nullptr) OG_RETURN_IF_ERROR(Reopen());
   return Status::Ok();

@@ -8,11 +8,14 @@
 //                 retry from the before state must succeed.
 // Directives: schema [error CODE] | schema file PATH; load MODE [branch B] [error CODE [line N]] |
 // load MODE file PATH; counts [at LABEL]; export [TYPE...]; commits; snapshot LABEL; restart;
-// params {json}; run [ordered] | run error CODE (body: a read query).
+// params {json}; run [ordered] | run error CODE (body: a read query);
+// mutate [branch B] [if-commit LABEL] [params {json}] [error CODE] (body: a mutation query;
+// expected output `affected_nodes N affected_edges M` or `no change`).
 #pragma once
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,6 +24,22 @@
 #include "io/memory_store.h"
 
 namespace omnigraph::e2e {
+
+// `... error CODE [line N]` of a write record.
+struct Expectation {
+  bool error = false;
+  std::string code;
+  std::optional<uint64_t> line;
+};
+
+// The options of a `mutate` record.
+struct MutateSpec {
+  std::string branch = "main";
+  std::optional<std::string> if_commit_label;  // a `snapshot` label
+  std::optional<std::string> params;           // JSON; else the pending `params` record
+  Expectation expect;
+};
+Result<MutateSpec> ParseMutate(const Record& r);
 
 enum class Config { kMemory, kLocal, kRestartEach, kFaultSweep };
 Result<Config> ParseConfig(std::string_view name);
@@ -58,7 +77,8 @@ class Runner {
   std::string local_dir_;
   std::unique_ptr<engine::Graph> graph_;
   std::map<std::string, std::string> labels_;  // snapshot label -> commit id
-  std::string params_;                          // JSON for the next `run`
+  std::string params_;                          // JSON for the next `run` / `mutate`
+  std::string mutation_output_;                 // the last mutate's result line
   RunReport report_;
 };
 

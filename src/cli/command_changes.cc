@@ -1,0 +1,173 @@
+// Change listing: `commit changes ID`, `changes poll`, `diff FROM TO` (docs/cli.md;
+// engine/change_feed.h, engine/entity_diff.h).
+#include <cstdio>
+
+#include "cli/cli_graph.h"
+#include "cli/cli_util.h"
+#include "common/error_codes.h"
+#include "common/json.h"
+#include "engine/change_feed.h"
+
+namespace omnigraph::cli {
+namespace {
+
+struct FilterFlags {
+  std::string kind, op;
+  std::vector<std::string> types;
+  Result<engine::ChangeFilter> Build() const {
+    engine::ChangeFilter f;
+    if (!kind.empty()) { OG_ASSIGN_OR_RETURN(f.kind, engine::ParseEntityKind(kind)); }
+    if (!op.empty()) { OG_ASSIGN_OR_RETURN(f.op, engine::ParseChangeOp(op)); }
+    f.types.insert(types.begin(), types.end());
+    return f;
+  }
+};
+
+void AddFilterFlags(CLI::App* cmd, FilterFlags* f) {
+  cmd->add_option("--kind", f->kind, "Only node or edge changes");
+  cmd->add_option("--type", f->types, "Only this type (repeatable)");
+  cmd->add_option("--op", f->op, "Only insert, update or delete");
+}
+
+void PrintChangesText(const compiler::Catalog& catalog, const std::vector<engine::EntityChange>& changes) {
+  for (const auto& c : changes) {
+    Json j = engine::ChangeToJson(catalog, c);
+    std::string images;
+    if (j.contains("before")) images += " before=" + CanonicalJson(j["before"]);
+    if (j.contains("after")) images += " after=" + CanonicalJson(j["after"]);
+    std::printf("  %-6s %s %s %s%s\n", std::string(engine::ChangeOpName(c.op)).c_str(),
+                std::string(engine::EntityKindName(c.kind)).c_str(), c.type_name.c_str(), c.id.c_str(), images.c_str());
+  }
+}
+
+Json ChangesJson(const compiler::Catalog& catalog, const std::vector<engine::EntityChange>& changes) {
+  Json a = Json::array();
+  for (const auto& c : changes) a.push_back(engine::ChangeToJson(catalog, c));
+  return a;
+}
+
+int RunCommitChanges(const GraphFlags& flags, const std::string& id, const FilterFlags& ff) {
+  auto filter = ff.Build();
+  if (!filter.ok()) return ReportError(filter.status(), flags.json);
+  auto g = OpenGraph(flags, /*writable=*/false);
+  if (!g.ok()) return ReportError(g.status(), flags.json);
+  auto block = engine::CommitChanges(**g, id, *filter);
+  if (!block.ok()) return ReportError(block.status(), flags.json);
+  auto snap = (*g)->AtCommit(id);
+  if (!snap.ok()) return ReportError(snap.status(), flags.json);
+  if (flags.json) {
+    std::printf("%s\n", CanonicalJson(Json{{"cause", engine::CauseJson(*block->commit)},
+                                           {"changes", ChangesJson(snap->catalog(), block->changes)}})
+                            .c_str());
+  } else {
+    std::printf("commit %s (%s), %zu change(s)\n", id.c_str(), block->commit->operation.c_str(), block->changes.size());
+    PrintChangesText(snap->catalog(), block->changes);
+  }
+  return kExitOk;
+}
+
+int RunPoll(const GraphFlags& flags, engine::PollOptions o, const std::string& cursor, const FilterFlags& ff) {
+  auto filter = ff.Build();
+  if (!filter.ok()) return ReportError(filter.status(), flags.json);
+  o.filter = *filter;
+  if (!cursor.empty()) o.cursor = cursor;
+  auto g = OpenGraph(flags, /*writable=*/false);
+  if (!g.ok()) return ReportError(g.status(), flags.json);
+  auto r = engine::PollChanges(**g, o);
+  if (!r.ok()) return ReportError(r.status(), flags.json);
+  auto head = (*g)->Head(o.branch);
+  if (!head.ok()) return ReportError(head.status(), flags.json);
+  if (flags.json) {
+    Json blocks = Json::array();
+    for (const auto& b : r->blocks) {
+      blocks.push_back({{"cause", engine::CauseJson(*b.commit)}, {"changes", ChangesJson(head->catalog(), b.changes)}});
+    }
+    std::printf("%s\n", CanonicalJson(Json{{"blocks", blocks}, {"cursor", r->cursor}, {"caught_up", r->caught_up}}).c_str());
+  } else {
+    for (const auto& b : r->blocks) {
+      std::printf("commit %s (%s), %zu change(s)\n", b.commit->id.c_str(), b.commit->operation.c_str(), b.changes.size());
+      PrintChangesText(head->catalog(), b.changes);
+    }
+    std::printf("cursor %s%s\n", r->cursor.c_str(), r->caught_up ? "" : " (more to come: poll again)");
+  }
+  return kExitOk;
+}
+
+// A snapshot id, a commit id, or a branch name (its head).
+Result<engine::Snapshot> Resolve(engine::Graph& g, const std::string& what) {
+  if (what.find('@') != std::string::npos) return g.AtSnapshotId(what);
+  auto c = g.AtCommit(what);
+  if (c.ok() || c.status().category() != StatusCode::kNotFound) return c;
+  auto h = g.Head(what);
+  if (h.ok()) return h;
+  return NotFoundError("'" + what + "' is neither a snapshot id, a commit id nor a branch");
+}
+
+int RunDiff(const GraphFlags& flags, const std::string& from, const std::string& to, const FilterFlags& ff) {
+  auto filter = ff.Build();
+  if (!filter.ok()) return ReportError(filter.status(), flags.json);
+  auto g = OpenGraph(flags, /*writable=*/false);
+  if (!g.ok()) return ReportError(g.status(), flags.json);
+  auto a = Resolve(**g, from);
+  if (!a.ok()) return ReportError(a.status(), flags.json);
+  auto b = Resolve(**g, to);
+  if (!b.ok()) return ReportError(b.status(), flags.json);
+  auto changes = engine::DiffSnapshots(*a, *b, *filter);
+  if (!changes.ok()) return ReportError(changes.status(), flags.json);
+  if (flags.json) {
+    std::printf("%s\n", CanonicalJson(Json{{"from_commit_id", a->commit().id}, {"to_commit_id", b->commit().id},
+                                           {"changes", ChangesJson(b->catalog(), *changes)}})
+                            .c_str());
+  } else {
+    std::printf("%s -> %s, %zu change(s)\n", a->commit().id.c_str(), b->commit().id.c_str(), changes->size());
+    PrintChangesText(b->catalog(), *changes);
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+void AddCommitChangesCommand(CLI::App* commit, CommandAction* run) {
+  auto* cmd = commit->add_subcommand("changes", "The entity changes of one commit against its first parent");
+  auto flags = std::make_shared<GraphFlags>();
+  auto id = std::make_shared<std::string>();
+  auto ff = std::make_shared<FilterFlags>();
+  cmd->add_option("id", *id, "Commit id")->required();
+  AddFilterFlags(cmd, ff.get());
+  AddGraphFlags(cmd, flags.get(), /*positional=*/true);
+  cmd->callback([=] { *run = [=] { return RunCommitChanges(*flags, *id, *ff); }; });
+}
+
+void AddChangesCommands(CLI::App& app, CommandAction* run) {
+  {
+    auto* changes = app.add_subcommand("changes", "The change feed of a branch");
+    changes->require_subcommand(1);
+    auto* cmd = changes->add_subcommand("poll", "Changes since a cursor or start point, in blocks per commit");
+    auto flags = std::make_shared<GraphFlags>();
+    auto o = std::make_shared<engine::PollOptions>();
+    auto cursor = std::make_shared<std::string>();
+    auto ff = std::make_shared<FilterFlags>();
+    cmd->add_option("--branch", o->branch, "Branch (default main)");
+    auto* start = cmd->add_option("--start", o->start, "now (default) | beginning | after:<commit id>");
+    cmd->add_option("--cursor", *cursor, "Resume after an earlier poll")->excludes(start);
+    cmd->add_option("--limit", o->max_commits, "Commits per poll (default 100)");
+    AddFilterFlags(cmd, ff.get());
+    AddGraphFlags(cmd, flags.get(), /*positional=*/false);
+    cmd->add_option("--uri", flags->store_uri, "Graph URI (same as --store)");
+    cmd->callback([=] { *run = [=] { return RunPoll(*flags, *o, *cursor, *ff); }; });
+  }
+  {
+    auto* cmd = app.add_subcommand("diff", "Entity changes between two snapshots (ids, commits or branches)");
+    auto flags = std::make_shared<GraphFlags>();
+    auto from = std::make_shared<std::string>();
+    auto to = std::make_shared<std::string>();
+    auto ff = std::make_shared<FilterFlags>();
+    cmd->add_option("from", *from, "Snapshot id, commit id or branch")->required();
+    cmd->add_option("to", *to, "Snapshot id, commit id or branch")->required();
+    AddFilterFlags(cmd, ff.get());
+    AddGraphFlags(cmd, flags.get(), /*positional=*/true);
+    cmd->callback([=] { *run = [=] { return RunDiff(*flags, *from, *to, *ff); }; });
+  }
+}
+
+}  // namespace omnigraph::cli

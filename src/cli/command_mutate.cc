@@ -1,0 +1,135 @@
+// `omnigraph mutate [NAME] [URI] (--query F.gq | -e SRC) [--params JSON | --params-file F]
+//  [--branch B] [--if-commit ID] [--as A] [--json] [--store URI]`: runs one mutation query as one
+// atomic commit (engine/mutation.h). With one positional argument it is the URI unless --store
+// is given (then it is the query name); with two, NAME then URI.
+#include <cstdio>
+
+#include "cli/cli_graph.h"
+#include "cli/cli_util.h"
+#include "common/error_codes.h"
+#include "common/json.h"
+#include "compiler/diagnostic.h"
+#include "engine/mutation.h"
+
+namespace omnigraph::cli {
+namespace {
+
+struct MutateFlags {
+  GraphFlags graph;
+  std::vector<std::string> positional;
+  std::string file, source, params, params_file, branch = "main", if_commit;
+};
+
+// The published commit (the shape of `commit list --json` entries).
+Json CommitOutput(const engine::Commit& c, uint64_t version) {
+  return Json{{"graph_commit_id", c.id},
+              {"graph_branch", c.branch},
+              {"graph_manifest_version", version},
+              {"parent_commit_id", c.parents.empty() ? Json(nullptr) : Json(c.parents[0])},
+              {"merged_parent_commit_id", c.parents.size() > 1 ? Json(c.parents[1]) : Json(nullptr)},
+              {"actor_id", c.actor ? Json(*c.actor) : Json(nullptr)},
+              {"created_at", c.timestamp_us},
+              {"operation", c.operation},
+              {"schema_id", c.schema_id}};
+}
+
+int PrintMutationError(const Status& s, bool json, const std::string& source, const std::string& file) {
+  if (json) return ReportError(s, json);
+  if (s.span()) {
+    std::fprintf(stderr, "%s", compiler::RenderDiagnostic(s, source, file).c_str());
+    return ExitCodeFor(s);
+  }
+  std::fprintf(stderr, "error[%.*s]: %s\n", static_cast<int>(s.code_string().size()), s.code_string().data(),
+               s.message().c_str());
+  auto details = ParseJson(s.details(), "details");
+  if (!s.details().empty() && details.ok() && details->contains("errors") && (*details)["errors"].size() > 1) {
+    for (const auto& e : (*details)["errors"]) {
+      std::fprintf(stderr, "  statement %llu: [%s] %s\n",
+                   static_cast<unsigned long long>(e.value("statement", uint64_t{0})),
+                   e.value("code", "").c_str(), e.value("message", "").c_str());
+    }
+  }
+  return ExitCodeFor(s);
+}
+
+int RunMutate(MutateFlags f) {
+  bool json = f.graph.json;
+  if (f.positional.size() > 2) {
+    return ReportError(InvalidArgumentError("mutate takes at most two arguments: [NAME] [URI]"), json);
+  }
+  std::string name;
+  if (f.positional.size() == 2) {
+    name = f.positional[0];
+    f.graph.positional_uri = f.positional[1];
+  } else if (f.positional.size() == 1) {
+    (f.graph.store_uri.empty() ? f.graph.positional_uri : name) = f.positional[0];
+  }
+  if (f.file.empty() == f.source.empty()) {
+    return ReportError(InvalidArgumentError("give the mutation as --query FILE or -e SOURCE (exactly one)"), json);
+  }
+  if (!f.params.empty() && !f.params_file.empty()) {
+    return ReportError(InvalidArgumentError("--params and --params-file exclude each other"), json);
+  }
+  std::string source = f.source;
+  if (!f.file.empty()) {
+    auto s = ReadFile(f.file, "query file");
+    if (!s.ok()) return ReportError(s.status(), json);
+    source = *s;
+  }
+  std::string params = f.params;
+  if (!f.params_file.empty()) {
+    auto p = ReadFile(f.params_file, "params file");
+    if (!p.ok()) return ReportError(p.status(), json);
+    params = *p;
+  }
+  auto g = OpenGraph(f.graph, /*writable=*/true);
+  if (!g.ok()) return ReportError(g.status(), json);
+  engine::MutationOptions o;
+  o.branch = f.branch;
+  if (!f.if_commit.empty()) o.if_commit = f.if_commit;
+  if (!name.empty()) o.query_name = name;
+  auto r = engine::RunMutation(**g, source, params, o);
+  if (!r.ok()) return PrintMutationError(r.status(), json, source, f.file);
+  const auto& actor = (*g)->options().actor;
+  if (json) {
+    Json j = {{"query_name", r->query_name},
+              {"branch", f.branch},
+              {"affected_nodes", r->affected_nodes},
+              {"affected_edges", r->affected_edges},
+              {"actor_id", actor ? Json(*actor) : Json(nullptr)},
+              {"commit", r->write.committed ? CommitOutput(r->write.commit, r->write.seq) : Json(nullptr)}};
+    std::printf("%s\n", CanonicalJson(j).c_str());
+    return kExitOk;
+  }
+  for (const auto& [type, c] : r->changes) {
+    std::printf("  %-24s +%llu ~%llu -%llu\n", type.c_str(), static_cast<unsigned long long>(c.inserted),
+                static_cast<unsigned long long>(c.updated), static_cast<unsigned long long>(c.deleted));
+  }
+  if (r->write.committed) {
+    std::printf("%s: %llu node(s), %llu edge(s) affected on %s: commit %s (version %llu)\n",
+                r->query_name.c_str(), static_cast<unsigned long long>(r->affected_nodes),
+                static_cast<unsigned long long>(r->affected_edges), f.branch.c_str(),
+                r->write.commit.id.c_str(), static_cast<unsigned long long>(r->write.seq));
+  } else {
+    std::printf("%s: nothing changed on %s: no commit\n", r->query_name.c_str(), f.branch.c_str());
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+void AddMutateCommand(CLI::App& app, CommandAction* run) {
+  auto* cmd = app.add_subcommand("mutate", "Run a mutation query as one atomic commit");
+  auto f = std::make_shared<MutateFlags>();
+  cmd->add_option("args", f->positional, "[NAME] [URI]: the query to run (multi-query source) and the graph");
+  cmd->add_option("--query", f->file, "Query file (.gq)");
+  cmd->add_option("-e,--query-string", f->source, "Query source text");
+  cmd->add_option("--params", f->params, "Parameters as a JSON object");
+  cmd->add_option("--params-file", f->params_file, "Parameters from a JSON file");
+  cmd->add_option("--branch", f->branch, "Branch to write (default main)");
+  cmd->add_option("--if-commit", f->if_commit, "Only write if the branch head is this commit (else exit 4)");
+  AddGraphFlags(cmd, &f->graph, /*positional=*/false);
+  cmd->callback([=] { *run = [=] { return RunMutate(*f); }; });
+}
+
+}  // namespace omnigraph::cli

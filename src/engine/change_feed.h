@@ -1,0 +1,49 @@
+// Change listing (ARCHITECTURE.md §7 "Changes"; RUST_SURFACE.md §8.4): the exact entity changes of
+// one commit against its first parent, and a change feed along a branch's first-parent chain in
+// blocks per commit with an opaque cursor bound to graph, branch incarnation and filters. Cursors
+// are handed out only after complete commits; delivery is at-least-once (dedupe by commit id).
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/entity_diff.h"
+#include "engine/graph.h"
+
+namespace omnigraph::engine {
+
+struct ChangeBlock {
+  std::shared_ptr<const Commit> commit;  // the cause
+  std::vector<EntityChange> changes;
+};
+
+// The changes of commit `commit_id` against its first parent. `parentless_commit` for the genesis
+// commit; `schema_boundary` when the parent has another schema.
+Result<ChangeBlock> CommitChanges(Graph& graph, std::string_view commit_id, const ChangeFilter& filter = {});
+
+struct PollOptions {
+  std::string branch = "main";
+  // Exactly one of: a cursor from an earlier poll, or a start: "now" (no replay), "beginning"
+  // (the whole first-parent history, inherited commits included), "after:<commit id>".
+  std::optional<std::string> cursor;
+  std::string start = "now";
+  ChangeFilter filter;
+  size_t max_commits = 100;  // blocks per poll; caught_up is false when more remain
+};
+
+struct PollResult {
+  std::vector<ChangeBlock> blocks;  // oldest first
+  std::string cursor;               // resumes after the last block
+  bool caught_up = true;
+};
+
+// `change_cursor_rejected` for a malformed cursor, one of another graph, branch incarnation or
+// filter set, or a start commit that is not on the branch's first-parent chain.
+Result<PollResult> PollChanges(Graph& graph, const PollOptions& options);
+
+// The JSON of a commit as a change block's cause.
+Json CauseJson(const Commit& c);
+
+}  // namespace omnigraph::engine

@@ -1,0 +1,651 @@
+// The match pipeline of the executor (executor.h): planning per clause list, seeding scans with
+// pushed-down predicates, CSR expansion, filters and anti-joins.
+#include "engine/executor.h"
+
+#include <algorithm>
+#include <deque>
+#include <set>
+
+#include "common/error_codes.h"
+#include "engine/executor_internal.h"
+
+namespace omnigraph::engine {
+namespace exec {
+
+using compiler::CompareOp;
+using compiler::IrClause;
+using compiler::IrClauseKind;
+using compiler::IrExpr;
+using compiler::IrExprKind;
+
+constexpr const char* kSearchUnimplemented =
+    "search and ranking functions (nearest, bm25, rrf, search, fuzzy, match_text) are not implemented yet";
+
+Result<const table::TableVersion*> Context::Table(const std::string& type) {
+  auto it = tables_.find(type);
+  if (it != tables_.end()) return &it->second;
+  OG_ASSIGN_OR_RETURN(table::TableVersion t, snap_.Table(type));
+  return &tables_.emplace(type, std::move(t)).first->second;
+}
+
+Result<const TableOrdinals*> Context::Ordinals(const std::string& type) {
+  auto it = ordinals_.find(type);
+  if (it != ordinals_.end()) return it->second.get();
+  OG_ASSIGN_OR_RETURN(const table::TableVersion* t, Table(type));
+  OG_ASSIGN_OR_RETURN(auto o, cache_->Ordinals(*t));
+  return ordinals_.emplace(type, std::move(o)).first->second.get();
+}
+
+Result<const format::Column*> Context::Column(const std::string& type, const std::string& column) {
+  std::string key = type + '\x1f' + column;
+  auto it = columns_.find(key);
+  if (it != columns_.end()) return it->second.get();
+  OG_ASSIGN_OR_RETURN(const table::TableVersion* t, Table(type));
+  OG_ASSIGN_OR_RETURN(auto c, cache_->ColumnFor(*t, column));
+  return columns_.emplace(key, std::move(c)).first->second.get();
+}
+
+Result<const Csr*> Context::CsrFor(const std::string& edge_type) {
+  auto it = csrs_.find(edge_type);
+  if (it != csrs_.end()) return it->second.get();
+  const compiler::EdgeType* e = snap_.catalog().FindEdge(edge_type);
+  if (e == nullptr) return NotFoundError("unknown edge type " + edge_type);
+  OG_ASSIGN_OR_RETURN(const table::TableVersion* et, Table(edge_type));
+  OG_ASSIGN_OR_RETURN(const table::TableVersion* from, Table(e->from_type));
+  OG_ASSIGN_OR_RETURN(const table::TableVersion* to, Table(e->to_type));
+  OG_ASSIGN_OR_RETURN(auto c, cache_->CsrFor(*et, *from, *to));
+  return csrs_.emplace(edge_type, std::move(c)).first->second.get();
+}
+
+Result<std::string_view> Context::Id(int var, int64_t ordinal) {
+  if (ordinal < 0) return std::string_view();
+  OG_ASSIGN_OR_RETURN(const format::Column* ids, Column(TypeOf(var), "id"));
+  if (ids == nullptr) return InternalError("table " + TypeOf(var) + " has no id column");
+  return ids->string_at(static_cast<size_t>(ordinal));
+}
+
+bool Context::IsConstant(const IrExpr& e) {
+  return e.kind == IrExprKind::kLiteral || e.kind == IrExprKind::kParam || e.kind == IrExprKind::kNow;
+}
+
+Result<Value> Context::Eval(const IrExpr& e, const int64_t* row) {
+  switch (e.kind) {
+    case IrExprKind::kLiteral: return e.literal;
+    case IrExprKind::kParam: {
+      auto it = params_.find(e.param);
+      if (it == params_.end()) return InvalidArgumentError("parameter $" + e.param + " has no value");
+      return it->second;
+    }
+    case IrExprKind::kNow: return Value::DateTime(now_ms_);
+    case IrExprKind::kProperty: {
+      if (row == nullptr || row[e.var] < 0) return Value::Null(e.type.data);
+      OG_ASSIGN_OR_RETURN(const format::Column* c, Column(TypeOf(e.var), e.property));
+      if (c == nullptr) return Value::Null(e.type.data);
+      return c->GetValue(static_cast<size_t>(row[e.var]));
+    }
+    case IrExprKind::kVariable: {
+      if (row == nullptr || row[e.var] < 0) return Value::Null();
+      OG_ASSIGN_OR_RETURN(std::string_view id, Id(e.var, row[e.var]));
+      return Value::String(std::string(id));
+    }
+    case IrExprKind::kAggregate: return InternalError("aggregate evaluated per row");
+    case IrExprKind::kAlias: return InternalError("alias evaluated per row");
+    default: return UnimplementedError(kSearchUnimplemented);
+  }
+}
+
+bool CompareValues(const Value& l, CompareOp op, const Value& r) {
+  if (l.is_null() || r.is_null()) return false;
+  switch (op) {
+    case CompareOp::kEq: return l.Compare(r) == 0;
+    case CompareOp::kNe: return l.Compare(r) != 0;
+    case CompareOp::kLt: return l.Compare(r) < 0;
+    case CompareOp::kLe: return l.Compare(r) <= 0;
+    case CompareOp::kGt: return l.Compare(r) > 0;
+    case CompareOp::kGe: return l.Compare(r) >= 0;
+    case CompareOp::kContains:
+      if (l.kind() == TypeKind::kList) {
+        for (const Value& item : l.list_value()) {
+          if (item.Compare(r) == 0) return true;
+        }
+        return false;
+      }
+      return l.string_value().find(r.string_value()) != std::string::npos;
+    case CompareOp::kStartsWith: return l.string_value().rfind(r.string_value(), 0) == 0;
+  }
+  return false;
+}
+
+namespace {
+
+void CollectVars(const IrExpr& e, std::set<int>* out) {
+  if ((e.kind == IrExprKind::kProperty || e.kind == IrExprKind::kVariable) && e.var >= 0) out->insert(e.var);
+  for (const auto& a : e.args) CollectVars(a, out);
+}
+
+bool HasSearch(const IrExpr& e) {
+  switch (e.kind) {
+    case IrExprKind::kNearest:
+    case IrExprKind::kBm25:
+    case IrExprKind::kRrf:
+    case IrExprKind::kSearch:
+    case IrExprKind::kFuzzy:
+    case IrExprKind::kMatchText: return true;
+    default: break;
+  }
+  for (const auto& a : e.args) {
+    if (HasSearch(a)) return true;
+  }
+  return false;
+}
+
+struct Test {  // lhs op rhs
+  const IrExpr* lhs;
+  CompareOp op;
+  const IrExpr* rhs;
+};
+
+std::optional<table::CompareOp> TableOp(CompareOp op, bool flip) {
+  switch (op) {
+    case CompareOp::kEq: return table::CompareOp::kEq;
+    case CompareOp::kNe: return table::CompareOp::kNe;
+    case CompareOp::kLt: return flip ? table::CompareOp::kGt : table::CompareOp::kLt;
+    case CompareOp::kLe: return flip ? table::CompareOp::kGe : table::CompareOp::kLe;
+    case CompareOp::kGt: return flip ? table::CompareOp::kLt : table::CompareOp::kGt;
+    case CompareOp::kGe: return flip ? table::CompareOp::kLe : table::CompareOp::kGe;
+    default: return std::nullopt;
+  }
+}
+
+// The plan of one clause list (the query's, or one `not` block's), reusable across seeds.
+class Pipeline {
+ public:
+  Pipeline(Context& ctx, const std::vector<IrClause>& clauses) : ctx_(ctx), clauses_(clauses) {}
+  Status Prepare();
+  Result<Rows> Run(Rows rows);
+
+ private:
+  Result<bool> Check(const Test& t, const int64_t* row) {
+    OG_ASSIGN_OR_RETURN(Value l, ctx_.Eval(*t.lhs, row));
+    OG_ASSIGN_OR_RETURN(Value r, ctx_.Eval(*t.rhs, row));
+    return CompareValues(l, t.op, r);
+  }
+  // Keeps rows passing the tests of `var` (when `with_var`) and the multi-variable tests whose
+  // variables are now all bound.
+  Result<Rows> ApplyChecks(Rows rows, int var, bool with_var, std::vector<bool>* multi_done);
+  Result<std::vector<uint32_t>> Candidates(int var);
+  // The constant side of `t` when it is `var.id = constant` or `var.key = constant` for a
+  // single-property String or integer @key (whose id is the value's canonical text).
+  const IrExpr* IdConstant(int var, const Test& t, bool* is_key) const;
+  Result<std::optional<table::Predicate>> Pushable(const Test& t, int var, const table::TableVersion& tv);
+  Result<Rows> Expand(const Rows& rows, const IrClause& t);
+  Result<std::vector<uint32_t>> Reach(const Csr& csr, uint32_t x, bool forward, const IrClause& t, bool hetero);
+
+  Context& ctx_;
+  const std::vector<IrClause>& clauses_;
+  std::deque<IrExpr> owned_;
+  std::vector<std::vector<Test>> var_tests_;
+  std::vector<std::pair<Test, std::set<int>>> multi_;
+  std::vector<Test> constant_;
+  std::vector<const IrClause*> traversals_;
+  std::vector<std::unique_ptr<Pipeline>> negations_;
+  std::set<int> needed_;  // node variables bindings and traversals bind
+  std::vector<int32_t> dist_;
+};
+
+Status Pipeline::Prepare() {
+  const auto& vars = ctx_.query().variables;
+  var_tests_.assign(vars.size(), {});
+  for (const IrClause& c : clauses_) {
+    switch (c.kind) {
+      case IrClauseKind::kBinding:
+        needed_.insert(c.var);
+        for (const auto& eq : c.equalities) {
+          if (HasSearch(eq.value)) return UnimplementedError(kSearchUnimplemented);
+          IrExpr& p = owned_.emplace_back();
+          p.kind = IrExprKind::kProperty;
+          p.var = c.var;
+          p.property = eq.property;
+          p.type = eq.value.type;
+          var_tests_[c.var].push_back(Test{&p, CompareOp::kEq, &eq.value});
+        }
+        break;
+      case IrClauseKind::kTraversal:
+        needed_.insert(c.src);
+        needed_.insert(c.dst);
+        traversals_.push_back(&c);
+        break;
+      case IrClauseKind::kFilter: {
+        if (HasSearch(c.lhs) || HasSearch(c.rhs)) return UnimplementedError(kSearchUnimplemented);
+        std::set<int> vs;
+        CollectVars(c.lhs, &vs);
+        CollectVars(c.rhs, &vs);
+        Test t{&c.lhs, c.op, &c.rhs};
+        if (vs.empty()) constant_.push_back(t);
+        else if (vs.size() == 1) var_tests_[*vs.begin()].push_back(t);
+        else multi_.emplace_back(t, std::move(vs));
+        break;
+      }
+      case IrClauseKind::kNegation: {
+        auto p = std::make_unique<Pipeline>(ctx_, c.body);
+        OG_RETURN_IF_ERROR(p->Prepare());
+        negations_.push_back(std::move(p));
+        break;
+      }
+      case IrClauseKind::kTextFilter:
+        return UnimplementedError("search(), fuzzy() and match_text() are not implemented yet");
+    }
+  }
+  return Status::Ok();
+}
+
+Result<Rows> Pipeline::ApplyChecks(Rows rows, int var, bool with_var, std::vector<bool>* multi_done) {
+  std::vector<const Test*> tests;
+  if (with_var && var >= 0) {
+    for (const Test& t : var_tests_[var]) tests.push_back(&t);
+  }
+  for (size_t i = 0; i < multi_.size(); ++i) {
+    if ((*multi_done)[i]) continue;
+    bool ready = true;
+    for (int v : multi_[i].second) ready = ready && rows.bound[v];
+    if (!ready) continue;
+    (*multi_done)[i] = true;
+    tests.push_back(&multi_[i].first);
+  }
+  if (tests.empty() || rows.size() == 0) return rows;
+  Rows out;
+  out.width = rows.width;
+  out.bound = rows.bound;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    bool keep = true;
+    for (const Test* t : tests) {
+      OG_ASSIGN_OR_RETURN(keep, Check(*t, rows.row(i)));
+      if (!keep) break;
+    }
+    if (keep) out.Append(rows.row(i));
+  }
+  return out;
+}
+
+Result<std::optional<table::Predicate>> Pipeline::Pushable(const Test& t, int var, const table::TableVersion& tv) {
+  const IrExpr* prop = nullptr;
+  const IrExpr* other = nullptr;
+  bool flip = false;
+  if (t.lhs->kind == IrExprKind::kProperty && t.lhs->var == var && Context::IsConstant(*t.rhs)) {
+    prop = t.lhs, other = t.rhs;
+  } else if (t.rhs->kind == IrExprKind::kProperty && t.rhs->var == var && Context::IsConstant(*t.lhs)) {
+    prop = t.rhs, other = t.lhs, flip = true;
+  }
+  if (prop == nullptr) return std::optional<table::Predicate>();
+  const format::Field* field = nullptr;
+  for (const auto& f : tv.schema().fields) {
+    if (f.name == prop->property) field = &f;
+  }
+  if (field == nullptr) return std::optional<table::Predicate>();
+  OG_ASSIGN_OR_RETURN(Value v, ctx_.Eval(*other, nullptr));
+  if (v.is_null()) return std::optional<table::Predicate>();
+  const DataType& ft = field->type;
+  if (auto op = TableOp(t.op, flip)) {
+    if (!ft.is_scalar() || ft.kind == TypeKind::kBlob || v.kind() != ft.kind) return std::optional<table::Predicate>();
+    return std::optional<table::Predicate>(table::Predicate::Compare(field->name, *op, std::move(v)));
+  }
+  if (flip) return std::optional<table::Predicate>();
+  if (t.op == CompareOp::kStartsWith && ft.kind == TypeKind::kString && v.kind() == TypeKind::kString) {
+    return std::optional<table::Predicate>(table::Predicate::StartsWith(field->name, v.string_value()));
+  }
+  if (t.op == CompareOp::kContains) {
+    if (ft.kind == TypeKind::kString && v.kind() == TypeKind::kString) {
+      return std::optional<table::Predicate>(table::Predicate::Contains(field->name, v.string_value()));
+    }
+    if (ft.kind == TypeKind::kList && v.kind() == ft.element) {
+      return std::optional<table::Predicate>(table::Predicate::ListContains(field->name, std::move(v)));
+    }
+  }
+  return std::optional<table::Predicate>();
+}
+
+const IrExpr* Pipeline::IdConstant(int var, const Test& t, bool* is_key) const {
+  if (t.op != CompareOp::kEq) return nullptr;
+  const compiler::NodeType* node = ctx_.snap().catalog().FindNode(ctx_.TypeOf(var));
+  for (int side = 0; side < 2; ++side) {
+    const IrExpr* p = side == 0 ? t.lhs : t.rhs;
+    const IrExpr* other = side == 0 ? t.rhs : t.lhs;
+    if (p->kind != IrExprKind::kProperty || p->var != var || !Context::IsConstant(*other)) continue;
+    if (p->property == "id") {
+      *is_key = false;
+      return other;
+    }
+    if (node != nullptr && node->key.size() == 1 && node->key[0] == p->property) {
+      TypeKind k = p->type.data.kind;
+      if (k == TypeKind::kString || k == TypeKind::kI32 || k == TypeKind::kI64 || k == TypeKind::kU32 ||
+          k == TypeKind::kU64) {
+        *is_key = true;
+        return other;
+      }
+    }
+  }
+  return nullptr;
+}
+
+Result<std::vector<uint32_t>> Pipeline::Candidates(int var) {
+  const std::string& type = ctx_.TypeOf(var);
+  OG_ASSIGN_OR_RETURN(const TableOrdinals* ord, ctx_.Ordinals(type));
+  OG_ASSIGN_OR_RETURN(const table::TableVersion* tv, ctx_.Table(type));
+  const auto& tests = var_tests_[var];
+  std::vector<uint32_t> cands;
+  std::vector<bool> pushed(tests.size(), false);
+  bool by_id = false;
+  for (const Test& t : tests) {  // id or single key equality: a dictionary lookup
+    bool is_key = false;
+    const IrExpr* other = IdConstant(var, t, &is_key);
+    if (other == nullptr) continue;
+    OG_ASSIGN_OR_RETURN(Value v, ctx_.Eval(*other, nullptr));
+    std::string id;
+    if (v.is_null()) {
+    } else if (v.kind() == TypeKind::kString) {
+      id = v.string_value();
+    } else if (!is_key) {
+      continue;
+    } else if (v.kind() == TypeKind::kI32 || v.kind() == TypeKind::kI64) {
+      id = std::to_string(v.int_value());
+    } else if (v.kind() == TypeKind::kU32 || v.kind() == TypeKind::kU64) {
+      id = std::to_string(v.uint_value());
+    } else {
+      continue;  // e.g. a parameter of another type: scan instead
+    }
+    by_id = true;
+    // Every test (this one included) is re-checked on the candidate below.
+    if (!v.is_null()) {
+      if (auto o = ord->Find(id)) cands.push_back(*o);
+    }
+    break;
+  }
+  if (!by_id) {
+    std::vector<table::Predicate> preds;
+    for (size_t i = 0; i < tests.size(); ++i) {
+      OG_ASSIGN_OR_RETURN(auto p, Pushable(tests[i], var, *tv));
+      if (p) {
+        preds.push_back(std::move(*p));
+        pushed[i] = true;
+      }
+    }
+    if (preds.empty()) {
+      cands.resize(ord->size());
+      for (uint32_t i = 0; i < ord->size(); ++i) cands[i] = i;
+    } else {
+      table::ScanOptions o;
+      o.columns = std::vector<std::string>{};
+      o.with_row_address = true;
+      o.filter = preds.size() == 1 ? preds[0] : table::Predicate::And(std::move(preds));
+      OG_ASSIGN_OR_RETURN(format::Batch b, tv->ScanAll(o));
+      const format::Column* a = b.ColumnByName(table::kRowAddressColumn);
+      if (a != nullptr) {
+        for (uint64_t addr : a->u64_values()) {
+          if (auto x = ord->FromAddress(addr)) cands.push_back(*x);
+        }
+      }
+      std::sort(cands.begin(), cands.end());
+    }
+  }
+  std::vector<const Test*> rest;
+  for (size_t i = 0; i < tests.size(); ++i) {
+    if (!pushed[i]) rest.push_back(&tests[i]);
+  }
+  if (rest.empty()) return cands;
+  std::vector<int64_t> row(ctx_.query().variables.size(), -1);
+  std::vector<uint32_t> out;
+  for (uint32_t c : cands) {
+    row[var] = c;
+    bool keep = true;
+    for (const Test* t : rest) {
+      OG_ASSIGN_OR_RETURN(keep, Check(*t, row.data()));
+      if (!keep) break;
+    }
+    if (keep) out.push_back(c);
+  }
+  return out;
+}
+
+// Breadth-first distance semantics (LANGUAGE.md §2, as reference_eval.cc): from `x`, node y is
+// produced iff dist(x, y) is within the bounds, or y has a self loop and dist(x, y) + 1 is (the
+// self loop is taken while y is on the frontier). Backwards (x is the destination), a source s is
+// produced iff dist(s, x) is within the bounds, or x has a self loop and dist(s, x) + 1 is.
+Result<std::vector<uint32_t>> Pipeline::Reach(const Csr& csr, uint32_t x, bool forward, const IrClause& t,
+                                              bool hetero) {
+  auto in_range = [&](uint64_t k) { return k >= t.min_hops && (!t.max_hops || k <= *t.max_hops); };
+  const bool both = t.direction == compiler::Direction::kBoth;
+  std::vector<uint32_t> out;
+  if (hetero) {  // endpoints of two tables: only one hop exists
+    if (!in_range(1)) return out;
+    auto nodes = forward ? csr.OutNodes(x) : csr.InNodes(x);
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      if (i == 0 || nodes[i] != nodes[i - 1]) out.push_back(nodes[i]);
+    }
+    return out;
+  }
+  if (dist_.size() != csr.num_src()) dist_.assign(csr.num_src(), -1);
+  std::vector<uint32_t> touched{x}, frontier{x}, next;
+  dist_[x] = 0;
+  for (uint32_t h = 1; !frontier.empty() && (!t.max_hops || h <= *t.max_hops); ++h) {
+    next.clear();
+    auto visit = [&](std::span<const uint32_t> nodes) {
+      for (uint32_t y : nodes) {
+        if (dist_[y] >= 0) continue;
+        dist_[y] = static_cast<int32_t>(h);
+        next.push_back(y);
+        touched.push_back(y);
+      }
+    };
+    for (uint32_t n : frontier) {
+      if (forward || both) visit(csr.OutNodes(n));
+      if (!forward || both) visit(csr.InNodes(n));
+    }
+    std::swap(frontier, next);
+  }
+  for (uint32_t y : touched) {
+    const uint64_t d = static_cast<uint64_t>(dist_[y]);
+    const bool loop = csr.HasSelfLoop(forward ? y : x);
+    if (in_range(d) || (loop && in_range(d + 1))) out.push_back(y);
+    dist_[y] = -1;
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+Result<Rows> Pipeline::Expand(const Rows& rows, const IrClause& t) {
+  OG_ASSIGN_OR_RETURN(const Csr* csr, ctx_.CsrFor(t.edge_type));
+  const bool both = t.direction == compiler::Direction::kBoth;
+  const bool hetero = !csr->same_table();
+  Rows out;
+  out.width = rows.width;
+  out.bound = rows.bound;
+  out.bound[t.src] = out.bound[t.dst] = true;
+  if (t.edge_var >= 0) out.bound[t.edge_var] = true;
+  std::vector<int64_t> nb(rows.width);
+  auto emit = [&](const int64_t* r, int64_t s, int64_t d, int64_t e) {
+    if (r[t.src] >= 0 && r[t.src] != s) return;
+    if (r[t.dst] >= 0 && r[t.dst] != d) return;
+    std::copy(r, r + rows.width, nb.begin());
+    nb[t.src] = s;
+    nb[t.dst] = d;
+    if (t.edge_var >= 0) nb[t.edge_var] = e;
+    out.Append(nb.data());
+  };
+  std::map<uint32_t, std::vector<uint32_t>> reach_cache;  // both endpoints bound
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const int64_t* r = rows.row(i);
+    const int64_t s = r[t.src], d = r[t.dst];
+    if (s < 0 && d < 0) {  // neither bound: every source
+      for (uint32_t x = 0; x < csr->num_src(); ++x) {
+        std::vector<int64_t> tmp(r, r + rows.width);
+        tmp[t.src] = x;
+        Rows one;
+        one.width = rows.width;
+        one.bound = rows.bound;
+        one.bound[t.src] = true;
+        one.Append(tmp.data());
+        OG_ASSIGN_OR_RETURN(Rows part, Expand(one, t));
+        out.cells.insert(out.cells.end(), part.cells.begin(), part.cells.end());
+      }
+      continue;
+    }
+    if (t.edge_var >= 0) {  // one row per edge
+      if (s >= 0) {
+        const uint32_t x = static_cast<uint32_t>(s);
+        auto nodes = csr->OutNodes(x);
+        auto edges = csr->OutEdges(x);
+        for (size_t k = 0; k < nodes.size(); ++k) emit(r, s, nodes[k], edges[k]);
+        if (both) {
+          auto in_nodes = csr->InNodes(x);
+          auto in_edges = csr->InEdges(x);
+          for (size_t k = 0; k < in_nodes.size(); ++k) {
+            if (in_nodes[k] != x) emit(r, s, in_nodes[k], in_edges[k]);
+          }
+        }
+      } else {
+        const uint32_t x = static_cast<uint32_t>(d);
+        auto nodes = csr->InNodes(x);
+        auto edges = csr->InEdges(x);
+        for (size_t k = 0; k < nodes.size(); ++k) emit(r, nodes[k], d, edges[k]);
+        if (both) {
+          auto out_nodes = csr->OutNodes(x);
+          auto out_edges = csr->OutEdges(x);
+          for (size_t k = 0; k < out_nodes.size(); ++k) {
+            if (out_nodes[k] != x) emit(r, out_nodes[k], d, out_edges[k]);
+          }
+        }
+      }
+      continue;
+    }
+    if (s >= 0 && d >= 0) {
+      const uint32_t x = static_cast<uint32_t>(s);
+      auto it = reach_cache.find(x);
+      if (it == reach_cache.end()) {
+        OG_ASSIGN_OR_RETURN(auto reached, Reach(*csr, x, true, t, hetero));
+        it = reach_cache.emplace(x, std::move(reached)).first;
+      }
+      if (std::binary_search(it->second.begin(), it->second.end(), static_cast<uint32_t>(d))) emit(r, s, d, -1);
+    } else if (s >= 0) {
+      OG_ASSIGN_OR_RETURN(auto reached, Reach(*csr, static_cast<uint32_t>(s), true, t, hetero));
+      for (uint32_t y : reached) emit(r, s, y, -1);
+    } else {
+      OG_ASSIGN_OR_RETURN(auto reached, Reach(*csr, static_cast<uint32_t>(d), false, t, hetero));
+      for (uint32_t y : reached) emit(r, y, d, -1);
+    }
+  }
+  return out;
+}
+
+Result<Rows> Pipeline::Run(Rows rows) {
+  std::vector<bool> multi_done(multi_.size(), false);
+  for (const Test& t : constant_) {
+    OG_ASSIGN_OR_RETURN(bool ok, Check(t, nullptr));
+    if (!ok) rows.cells.clear();
+  }
+  for (size_t v = 0; v < rows.width; ++v) {  // tests of variables bound by the seed
+    if (rows.bound[v] && !var_tests_[v].empty()) {
+      OG_ASSIGN_OR_RETURN(rows, ApplyChecks(std::move(rows), static_cast<int>(v), true, &multi_done));
+    }
+  }
+  OG_ASSIGN_OR_RETURN(rows, ApplyChecks(std::move(rows), -1, false, &multi_done));
+  std::vector<const IrClause*> pending = traversals_;
+  while (true) {
+    // Expand a traversal from a bound endpoint (both bound first: it only filters).
+    int pick = -1;
+    for (int pass = 0; pass < 2 && pick < 0; ++pass) {
+      for (size_t i = 0; i < pending.size(); ++i) {
+        bool sb = rows.bound[pending[i]->src], db = rows.bound[pending[i]->dst];
+        if (pass == 0 ? (sb && db) : (sb || db)) {
+          pick = static_cast<int>(i);
+          break;
+        }
+      }
+    }
+    if (pick >= 0) {
+      const IrClause& t = *pending[pick];
+      pending.erase(pending.begin() + pick);
+      std::vector<int> fresh;
+      for (int v : {t.src, t.dst, t.edge_var}) {
+        if (v >= 0 && !rows.bound[v]) fresh.push_back(v);
+      }
+      OG_ASSIGN_OR_RETURN(rows, Expand(rows, t));
+      for (int v : fresh) {
+        OG_ASSIGN_OR_RETURN(rows, ApplyChecks(std::move(rows), v, true, &multi_done));
+      }
+      continue;
+    }
+    // Seed the most selective unbound variable: id lookup, then restricted, then smallest table.
+    int best = -1;
+    std::pair<int, uint64_t> best_score{3, 0};
+    for (int v : needed_) {
+      if (rows.bound[v]) continue;
+      OG_ASSIGN_OR_RETURN(const table::TableVersion* tv, ctx_.Table(ctx_.TypeOf(v)));
+      int cls = var_tests_[v].empty() ? 2 : 1;
+      for (const Test& t : var_tests_[v]) {
+        bool is_key = false;
+        if (IdConstant(v, t, &is_key) != nullptr) cls = 0;
+      }
+      std::pair<int, uint64_t> score{cls, tv->row_count()};
+      if (best < 0 || score < best_score) best = v, best_score = score;
+    }
+    if (best < 0) break;
+    OG_ASSIGN_OR_RETURN(std::vector<uint32_t> cands, Candidates(best));
+    Rows out;
+    out.width = rows.width;
+    out.bound = rows.bound;
+    out.bound[best] = true;
+    for (size_t i = 0; i < rows.size(); ++i) {
+      for (uint32_t c : cands) {
+        out.Append(rows.row(i));
+        out.cells[out.cells.size() - rows.width + best] = c;
+      }
+    }
+    OG_ASSIGN_OR_RETURN(rows, ApplyChecks(std::move(out), best, false, &multi_done));
+  }
+  for (const auto& neg : negations_) {  // anti-joins
+    Rows out;
+    out.width = rows.width;
+    out.bound = rows.bound;
+    for (size_t i = 0; i < rows.size(); ++i) {
+      Rows one;
+      one.width = rows.width;
+      one.bound = rows.bound;
+      one.Append(rows.row(i));
+      OG_ASSIGN_OR_RETURN(Rows inner, neg->Run(std::move(one)));
+      if (inner.size() == 0) out.Append(rows.row(i));
+    }
+    rows = std::move(out);
+  }
+  return rows;
+}
+
+}  // namespace
+
+Result<Rows> RunClauses(Context& ctx, const std::vector<IrClause>& clauses, Rows seed) {
+  Pipeline p(ctx, clauses);
+  OG_RETURN_IF_ERROR(p.Prepare());
+  return p.Run(std::move(seed));
+}
+
+}  // namespace exec
+
+Result<QueryResult> ExecuteQuery(const Snapshot& snap, const compiler::IrQuery& query,
+                                 const compiler::ParamValues& params, int64_t now_ms, GraphReadCache* cache) {
+  if (query.is_mutation) return UnimplementedError("mutations (insert, update, delete) are not implemented yet");
+  for (const auto& o : query.order) {
+    using compiler::IrExprKind;
+    if (o.expr.kind == IrExprKind::kNearest || o.expr.kind == IrExprKind::kBm25 ||
+        o.expr.kind == IrExprKind::kRrf) {
+      return UnimplementedError("ranking by nearest(), bm25() and rrf() is not implemented yet");
+    }
+  }
+  exec::Context ctx(snap, query, params, now_ms, cache != nullptr ? cache : &GraphReadCache::Default());
+  exec::Rows seed;
+  seed.width = query.variables.size() + 1;  // one spare slot: a query without variables has rows
+  seed.bound.assign(seed.width, false);
+  seed.cells.assign(seed.width, -1);
+  OG_ASSIGN_OR_RETURN(exec::Rows rows, exec::RunClauses(ctx, query.clauses, std::move(seed)));
+  return exec::BuildResult(ctx, rows);
+}
+
+}  // namespace omnigraph::engine

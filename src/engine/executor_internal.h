@@ -1,0 +1,74 @@
+// Internals shared by executor.cc (match pipeline) and executor_output.cc (aggregation, ordering,
+// projection). Not part of the engine's interface.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "compiler/params.h"
+#include "compiler/query_ir.h"
+#include "engine/adjacency.h"
+#include "engine/reference_eval.h"
+#include "engine/snapshot.h"
+
+namespace omnigraph::engine::exec {
+
+// Binding rows, flat: `width` slots per row, each a node ordinal or edge ordinal of the variable's
+// table version, -1 while unbound. `bound[v]` is the same for every row.
+struct Rows {
+  size_t width = 0;
+  std::vector<int64_t> cells;
+  std::vector<bool> bound;
+  size_t size() const { return width == 0 ? 0 : cells.size() / width; }
+  const int64_t* row(size_t i) const { return cells.data() + i * width; }
+  void Append(const int64_t* r) { cells.insert(cells.end(), r, r + width); }
+};
+
+// Per-query state: the table versions and cached structures of every variable.
+class Context {
+ public:
+  Context(const Snapshot& snap, const compiler::IrQuery& q, const compiler::ParamValues& params,
+          int64_t now_ms, GraphReadCache* cache)
+      : snap_(snap), q_(q), params_(params), now_ms_(now_ms), cache_(cache) {}
+
+  const compiler::IrQuery& query() const { return q_; }
+  const Snapshot& snap() const { return snap_; }
+  GraphReadCache& cache() const { return *cache_; }
+
+  Result<const table::TableVersion*> Table(const std::string& type);
+  Result<const TableOrdinals*> Ordinals(const std::string& type);
+  // nullptr when the table has no such column (a property added later reads as null).
+  Result<const format::Column*> Column(const std::string& type, const std::string& column);
+  Result<const Csr*> CsrFor(const std::string& edge_type);
+  const std::string& TypeOf(int var) const { return q_.variables[var].type_name; }
+  // The id of variable `var`'s binding `ordinal`.
+  Result<std::string_view> Id(int var, int64_t ordinal);
+
+  // Evaluates an expression for one binding row (`row` may be nullptr for constant expressions).
+  Result<Value> Eval(const compiler::IrExpr& e, const int64_t* row);
+  static bool IsConstant(const compiler::IrExpr& e);
+
+ private:
+  const Snapshot& snap_;
+  const compiler::IrQuery& q_;
+  const compiler::ParamValues& params_;
+  int64_t now_ms_;
+  GraphReadCache* cache_;
+  std::map<std::string, table::TableVersion> tables_;
+  std::map<std::string, std::shared_ptr<const TableOrdinals>> ordinals_;
+  std::map<std::string, std::shared_ptr<const format::Column>> columns_;  // "type\x1fcolumn"
+  std::map<std::string, std::shared_ptr<const Csr>> csrs_;
+};
+
+// NULL never satisfies a comparison (same rules as the reference).
+bool CompareValues(const Value& l, compiler::CompareOp op, const Value& r);
+
+// Runs the clauses over `seed` (match pipeline; executor.cc).
+Result<Rows> RunClauses(Context& ctx, const std::vector<compiler::IrClause>& clauses, Rows seed);
+
+// Aggregation, ordering, limit and projection of the matched rows (executor_output.cc).
+Result<QueryResult> BuildResult(Context& ctx, const Rows& rows);
+
+}  // namespace omnigraph::engine::exec

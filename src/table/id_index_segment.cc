@@ -1,0 +1,241 @@
+// IdSegment: the id-index segment codec (docs/format/table.md "Id-index segment"). Version 2 is
+// written and read in place; version 1 (sorted keys, varint entries) is still read and converted.
+#include <algorithm>
+#include <bit>
+#include <cstring>
+
+#include "common/check.h"
+#include "common/error_codes.h"
+#include "common/hash.h"
+#include "table/id_index.h"
+
+namespace omnigraph::table {
+namespace {
+
+static_assert(std::endian::native == std::endian::little, "the segment codec assumes little-endian");
+
+constexpr char kMagic[8] = {'O', 'G', 'I', 'D', 'X', 'S', 'G', '1'};
+constexpr size_t kV1HeaderSize = 32;
+// magic, u32 version, u32 flags, u64 count, u32 bucket bits, u32 zero, u64 key bytes.
+constexpr size_t kV2HeaderSize = 40;
+constexpr size_t kTrailerSize = 8;
+
+uint64_t LoadU64(const char* p) {
+  uint64_t v;
+  std::memcpy(&v, p, 8);
+  return v;
+}
+uint32_t LoadU32(const char* p) {
+  uint32_t v;
+  std::memcpy(&v, p, 4);
+  return v;
+}
+void StoreU64(char* p, uint64_t v) { std::memcpy(p, &v, 8); }
+void StoreU32(char* p, uint32_t v) { std::memcpy(p, &v, 4); }
+
+// The bucket bits of a segment of `count` entries: 2^bits <= count < 2^(bits+1) (0 for 0 or 1).
+uint32_t BucketBitsFor(uint64_t count) {
+  return count <= 1 ? 0 : static_cast<uint32_t>(std::bit_width(count) - 1);
+}
+uint64_t BucketOf(uint64_t hash, uint32_t bits) { return bits == 0 ? 0 : hash >> (64 - bits); }
+
+// Byte size of a version-2 segment; callers bound count and bits first (no overflow).
+uint64_t V2Size(uint64_t count, uint32_t bits, uint64_t key_bytes) {
+  return kV2HeaderSize + 24 * count + 4 * ((uint64_t{1} << bits) + 1) + key_bytes + kTrailerSize;
+}
+
+// False on truncation or a varint longer than `max_bits` allows (version 1).
+bool GetVarint(std::string_view in, size_t* pos, int max_bits, uint64_t* out) {
+  uint64_t v = 0;
+  for (int shift = 0; shift < max_bits + 7; shift += 7) {
+    if (*pos >= in.size()) return false;
+    const auto b = static_cast<unsigned char>(in[(*pos)++]);
+    v |= static_cast<uint64_t>(b & 0x7f) << shift;
+    if ((b & 0x80) == 0) {
+      if (max_bits < 64 && (v >> max_bits) != 0) return false;
+      *out = v;
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+uint64_t IdSegment::KeyHash(std::string_view key) { return XxHash64(key); }
+
+void IdSegment::Layout() {
+  count_ = LoadU64(bytes_.data() + 16);
+  bucket_bits_ = LoadU32(bytes_.data() + 24);
+  hashes_ = kV2HeaderSize;
+  addresses_ = hashes_ + 8 * count_;
+  key_ends_ = addresses_ + 8 * count_;
+  buckets_ = key_ends_ + 8 * count_;
+  keys_ = buckets_ + 4 * ((size_t{1} << bucket_bits_) + 1);
+}
+
+IdSegment IdSegment::BuildSorted(std::span<const Ref> refs) {
+  const uint64_t n = refs.size();
+  OG_CHECK(n <= UINT32_MAX);
+  uint64_t key_bytes = 0;
+  for (const Ref& r : refs) key_bytes += r.key.size();
+  const uint32_t bits = BucketBitsFor(n);
+  IdSegment s;
+  s.bytes_.resize(V2Size(n, bits, key_bytes));
+  char* p = s.bytes_.data();
+  std::memcpy(p, kMagic, 8);
+  StoreU32(p + 8, kWriteVersion);
+  StoreU32(p + 12, 0);
+  StoreU64(p + 16, n);
+  StoreU32(p + 24, bits);
+  StoreU32(p + 28, 0);
+  StoreU64(p + 32, key_bytes);
+  s.Layout();
+  uint64_t end = 0;
+  for (uint64_t i = 0; i < n; ++i) {
+    const Ref& r = refs[i];
+    StoreU64(p + s.hashes_ + 8 * i, r.hash);
+    StoreU64(p + s.addresses_ + 8 * i, r.address);
+    std::memcpy(p + s.keys_ + end, r.key.data(), r.key.size());
+    end += r.key.size();
+    StoreU64(p + s.key_ends_ + 8 * i, end);
+  }
+  // buckets[b] = first entry whose bucket is >= b.
+  const uint64_t nb = uint64_t{1} << bits;
+  uint64_t i = 0;
+  for (uint64_t b = 0; b <= nb; ++b) {
+    while (i < n && BucketOf(refs[i].hash, bits) < b) ++i;
+    StoreU32(p + s.buckets_ + 4 * b, static_cast<uint32_t>(b == nb ? n : i));
+  }
+  const size_t covered = s.bytes_.size() - kTrailerSize;
+  StoreU64(p + covered, XxHash64(std::string_view(s.bytes_).substr(0, covered)));
+  return s;
+}
+
+IdSegment IdSegment::Build(std::vector<std::pair<std::string, uint64_t>> entries) {
+  std::vector<Ref> refs;
+  refs.reserve(entries.size());
+  for (const auto& [key, address] : entries) refs.push_back(Ref{KeyHash(key), key, address});
+  std::sort(refs.begin(), refs.end(), RefLess);
+  return BuildSorted(refs);
+}
+
+Result<IdSegment> IdSegment::Parse(std::string bytes, std::string_view what) {
+  auto bad = [&](std::string_view why) {
+    return CorruptError(std::string(what) + ": id segment " + std::string(why));
+  };
+  if (bytes.size() < kV1HeaderSize + kTrailerSize) return bad("is truncated");
+  if (std::memcmp(bytes.data(), kMagic, 8) != 0) return bad("has a bad magic");
+  const size_t covered = bytes.size() - kTrailerSize;
+  if (XxHash64(std::string_view(bytes).substr(0, covered)) != LoadU64(bytes.data() + covered))
+    return bad("checksum mismatch");
+  const uint32_t version = LoadU32(bytes.data() + 8);
+  if (version > kWriteVersion) {
+    return Status(ErrorCode::kFormatTooNew,
+                  std::string(what) + ": id segment has format version " + std::to_string(version) +
+                      "; this build reads versions " + std::to_string(kOldestReadVersion) + " to " +
+                      std::to_string(kWriteVersion) + " (upgrade omnigraph)");
+  }
+  if (version < kOldestReadVersion)
+    return bad("has an unknown format version " + std::to_string(version));
+  if (LoadU32(bytes.data() + 12) != 0) return bad("has unknown flags");
+  if (version == 1) return ParseV1(bytes, what);
+
+  if (bytes.size() < kV2HeaderSize + kTrailerSize) return bad("is truncated");
+  const uint64_t n = LoadU64(bytes.data() + 16);
+  const uint32_t bits = LoadU32(bytes.data() + 24);
+  const uint64_t key_bytes = LoadU64(bytes.data() + 32);
+  if (n > UINT32_MAX || n > bytes.size() / 24 || bits != BucketBitsFor(n) ||
+      LoadU32(bytes.data() + 28) != 0 || key_bytes > bytes.size() ||
+      V2Size(n, bits, key_bytes) != bytes.size()) {
+    return bad("has inconsistent lengths");
+  }
+  IdSegment s;
+  s.bytes_ = std::move(bytes);
+  s.Layout();
+  // Structure: hashes ascending and each in its bucket, buckets covering [0, n), key ends
+  // ascending to key_bytes, equal hashes ordered by key then address. (Hashes are trusted to be
+  // those of their keys: the checksum guards the bytes.)
+  const uint64_t nb = uint64_t{1} << bits;
+  if (s.U32At(s.buckets_) != 0 || s.U32At(s.buckets_ + 4 * nb) != n) return bad("has bad buckets");
+  for (uint64_t b = 0; b < nb; ++b) {
+    const uint64_t lo = s.U32At(s.buckets_ + 4 * b), hi = s.U32At(s.buckets_ + 4 * (b + 1));
+    if (lo > hi || hi > n) return bad("has bad buckets");
+    for (uint64_t i = lo; i < hi; ++i) {
+      if (BucketOf(s.hash(i), bits) != b) return bad("has an entry in the wrong bucket");
+    }
+  }
+  uint64_t prev_end = 0;
+  for (uint64_t i = 0; i < n; ++i) {
+    const uint64_t end = s.U64At(s.key_ends_ + 8 * i);
+    if (end < prev_end || end > key_bytes) return bad("has bad key offsets");
+    prev_end = end;
+    if (i > 0) {
+      const uint64_t h0 = s.hash(i - 1), h1 = s.hash(i);
+      if (h0 > h1) return bad("is not sorted");
+      if (h0 == h1 && !RefLess(Ref{h0, s.key(i - 1), s.address(i - 1)},
+                               Ref{h1, s.key(i), s.address(i)}) &&
+          !(s.key(i - 1) == s.key(i) && s.address(i - 1) == s.address(i))) {
+        return bad("is not sorted");
+      }
+    }
+  }
+  if (prev_end != key_bytes) return bad("has bad key offsets");
+  return s;
+}
+
+Result<IdSegment> IdSegment::ParseV1(std::string_view bytes, std::string_view what) {
+  auto bad = [&](std::string_view why) {
+    return CorruptError(std::string(what) + ": id segment (version 1) " + std::string(why));
+  };
+  const uint64_t count = LoadU64(bytes.data() + 16);
+  const uint64_t body_len = LoadU64(bytes.data() + 24);
+  if (body_len != bytes.size() - kV1HeaderSize - kTrailerSize || count > body_len / 3)
+    return bad("has inconsistent lengths");
+  std::string_view body = bytes.substr(kV1HeaderSize, body_len);
+  std::vector<Ref> refs;
+  refs.reserve(count);
+  size_t pos = 0;
+  for (uint64_t i = 0; i < count; ++i) {
+    uint64_t len = 0, frag = 0, off = 0;
+    if (!GetVarint(body, &pos, 32, &len) || len > body.size() - pos) return bad("has a bad entry");
+    std::string_view key = body.substr(pos, len);
+    pos += len;
+    if (!GetVarint(body, &pos, 32, &frag) || !GetVarint(body, &pos, 32, &off))
+      return bad("has a bad entry");
+    if (i > 0 && refs.back().key > key) return bad("is not sorted");
+    refs.push_back(Ref{KeyHash(key), key,
+                       MakeRowAddress(static_cast<uint32_t>(frag), static_cast<uint32_t>(off))});
+  }
+  if (pos != body.size()) return bad("has trailing bytes");
+  std::sort(refs.begin(), refs.end(), RefLess);
+  return BuildSorted(refs);  // views into `bytes`, copied before it goes away
+}
+
+std::pair<size_t, size_t> IdSegment::EqualRange(std::string_view key) const {
+  return EqualRange(key, KeyHash(key));
+}
+
+bool IdSegment::HasHash(uint64_t hash) const {
+  const uint64_t b = BucketOf(hash, bucket_bits_);
+  const size_t end = U32At(buckets_ + 4 * (b + 1));
+  for (size_t i = U32At(buckets_ + 4 * b); i < end; ++i) {
+    const uint64_t h = this->hash(i);
+    if (h >= hash) return h == hash;
+  }
+  return false;
+}
+
+std::pair<size_t, size_t> IdSegment::EqualRange(std::string_view key, uint64_t hash) const {
+  const uint64_t b = BucketOf(hash, bucket_bits_);
+  size_t i = U32At(buckets_ + 4 * b);
+  const size_t end = U32At(buckets_ + 4 * (b + 1));
+  while (i < end && this->hash(i) < hash) ++i;
+  // Equal hashes are ordered by key: skip (colliding) smaller keys, then take the equal ones.
+  while (i < end && this->hash(i) == hash && this->key(i) < key) ++i;
+  size_t last = i;
+  while (last < end && this->hash(last) == hash && this->key(last) == key) ++last;
+  return {i, last};
+}
+
+}  // namespace omnigraph::table
