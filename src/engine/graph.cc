@@ -226,18 +226,6 @@ Result<Snapshot> Graph::AtBranchVersion(std::string_view branch, uint64_t seq) {
   return MakeSnapshot(std::move(commit), e, std::string(branch));
 }
 
-Result<std::vector<std::shared_ptr<const Commit>>> Graph::CommitLog(std::string_view branch, size_t limit) {
-  OG_ASSIGN_OR_RETURN(Snapshot head, Head(branch));
-  std::vector<std::shared_ptr<const Commit>> out;
-  std::shared_ptr<const Commit> c = head.shared_commit();
-  while (c && out.size() < limit) {
-    out.push_back(c);
-    if (c->parents.empty()) break;
-    OG_ASSIGN_OR_RETURN(c, LoadCommit(c->parents.front()));
-  }
-  return out;
-}
-
 Result<std::vector<std::string>> Graph::Branches() { return refs_.LiveBranches(); }
 
 Result<WriteResult> Graph::Write(const WriteRequest& req) {
@@ -251,14 +239,20 @@ Result<WriteResult> Graph::Write(const WriteRequest& req) {
   }
   const int64_t deadline = NowMicros() + options_.constructive_retry_deadline_us;
   std::optional<PreparedWrite> prepared;
+  // The types the prepare step read (a superset of those it wrote): the write's read set. Every
+  // table access goes through Snapshot::Table, so the set is exact, not declared by the writer.
+  std::set<std::string> read_set;
   // Effects are buffered while preparing and written in parallel just before the publish.
   std::unique_ptr<io::StagingStore> staging;
   for (int attempt = 1;; ++attempt) {
     int64_t started = NowMicros();
     if (!prepared) {
       staging = std::make_unique<io::StagingStore>(*store_);
-      OG_ASSIGN_OR_RETURN(PreparedWrite w, req.prepare(snap.Rebind(staging.get())));
+      Snapshot rebound = snap.Rebind(staging.get());
+      OG_ASSIGN_OR_RETURN(PreparedWrite w, req.prepare(rebound));
       prepared = std::move(w);
+      read_set = rebound.TablesRead();
+      for (const auto& [name, v] : prepared->tables) read_set.insert(name);
     }
     if (prepared->empty()) {
       return WriteResult{false, snap.commit(), snap.seq(), attempt};
@@ -328,12 +322,15 @@ Result<WriteResult> Graph::Write(const WriteRequest& req) {
       return Status(ErrorCode::kReadSetConflict,
                     "branch '" + req.branch + "' was deleted and re-created during the write");
     }
-    // Reuse the staged versions when the tables they replace did not move.
+    // Reuse the staged versions only when no table the prepare step read (incl. every table it
+    // wrote) moved: its validation (endpoints exist, unique values, cardinality) still holds.
     bool reusable = newer.commit().schema_id == snap.commit().schema_id;
-    for (const auto& [name, v] : prepared->tables) {
+    for (const std::string& name : read_set) {
       auto a = snap.commit().tables.find(name);
       auto b = newer.commit().tables.find(name);
-      if (b == newer.commit().tables.end() || !(a->second == b->second)) reusable = false;
+      if (a == snap.commit().tables.end() || b == newer.commit().tables.end() || !(a->second == b->second)) {
+        reusable = false;
+      }
     }
     if (!reusable) prepared.reset();
     snap = std::move(newer);

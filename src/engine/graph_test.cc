@@ -202,6 +202,43 @@ TEST(GraphTest, LostRacesStrictFailsConstructiveRetries) {
   EXPECT_EQ(PersonNames(*a), (std::vector<std::string>{"from-a", "racer", "racer", "strict"}));
 }
 
+// A constructive write that lost a race reuses its staged tables only when no table it READ moved:
+// a write that validated against Person (e.g. an edge endpoint) must re-prepare when a concurrent
+// writer changed Person, even though it writes only Team. Unrelated changes keep the reuse.
+TEST(GraphTest, LostRaceReusesStagedTablesOnlyWhenTheReadSetDidNotMove) {
+  auto store = std::make_shared<io::MemoryStore>();
+  auto a = std::move(Graph::Init(store, kSchema)).value();
+  auto b = std::move(Graph::Open(store)).value();
+  auto append_team = [](const Snapshot& s) -> Result<PreparedWrite> {
+    OG_ASSIGN_OR_RETURN(table::TableVersion teams, s.Table("Team"));
+    OG_ASSIGN_OR_RETURN(format::Batch rows, format::Batch::FromRows(teams.schema().ToFormatSchema(),
+                                                                    {{Value::String("t"), Value::String("t")}}));
+    OG_ASSIGN_OR_RETURN(table::TableVersion next, table::AppendRows(teams, rows));
+    PreparedWrite w;
+    w.tables.emplace("Team", std::move(next));
+    w.operation = "test:team";
+    return w;
+  };
+  for (bool reads_person : {true, false}) {
+    int prepares = 0;
+    WriteRequest w;
+    w.kind = WriteKind::kConstructive;
+    w.prepare = [&](const Snapshot& s) -> Result<PreparedWrite> {
+      if (++prepares == 1) {  // another handle publishes a Person row in between
+        WriteRequest other;
+        other.prepare = AppendPerson("racer");
+        OG_RETURN_IF_ERROR(a->Write(other).status());
+      }
+      if (reads_person) OG_RETURN_IF_ERROR(s.Table("Person").status());
+      return append_team(s);
+    };
+    auto r = b->Write(w);
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    EXPECT_EQ(r->attempts, 2);
+    EXPECT_EQ(prepares, reads_person ? 2 : 1) << "reads_person=" << reads_person;
+  }
+}
+
 TEST(GraphTest, ConcurrentWritersFromTwoHandlesLoseNothing) {
   auto store = std::make_shared<io::MemoryStore>();
   auto a = std::move(Graph::Init(store, kSchema)).value();

@@ -70,4 +70,11 @@ Result<std::map<std::string, uint64_t>> Snapshot::RowCounts() const {
   return out;
 }
 
+std::set<std::string> Snapshot::TablesRead() const {
+  std::set<std::string> out;
+  std::lock_guard lock(tables_->mu);
+  for (const auto& [name, v] : tables_->open) out.insert(name);
+  return out;
+}
+
 }  // namespace omnigraph::engine

@@ -7,6 +7,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 
 #include "compiler/catalog.h"
@@ -54,6 +55,9 @@ class Snapshot {
   Result<table::TableVersion> Table(std::string_view type_name) const;
   // Live rows per type name.
   Result<std::map<std::string, uint64_t>> RowCounts() const;
+  // The types whose tables were opened through this snapshot (or a copy of it) so far: the read
+  // set of a writer's prepare step, which gets a fresh rebound snapshot (Graph::Write).
+  std::set<std::string> TablesRead() const;
 
  private:
   struct Tables {
