@@ -82,7 +82,7 @@ Result<CompactResult> Compact(const TableVersion& base, const CompactOptions& op
   std::vector<std::pair<std::string, uint64_t>> id_entries;
   OG_ASSIGN_OR_RETURN(std::vector<PlannedFragment> fresh,
                       PlanFragments(base, rows, options.target_rows_per_fragment,
-                                    &m.next_fragment_id, keyed ? &id_entries : nullptr));
+                                    options.target_bytes_per_fragment, &m.next_fragment_id, keyed ? &id_entries : nullptr));
   std::vector<std::function<Status()>> effects;
   for (PlannedFragment& f : fresh) {
     effects.push_back([&] { return WritePlannedFragment(base, options.fragment, &f); });

@@ -15,6 +15,7 @@ namespace omnigraph::table {
 struct CompactOptions {
   // Output fragments hold up to this many rows.
   uint64_t target_rows_per_fragment = uint64_t{1} << 20;
+  uint64_t target_bytes_per_fragment = uint64_t{256} << 20;  // estimated in-memory bytes
   // A fragment is rewritten if it has fewer live rows than this ...
   uint64_t small_fragment_rows = uint64_t{1} << 19;
   // ... or if at least this fraction of its rows is deleted.

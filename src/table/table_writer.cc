@@ -1,6 +1,7 @@
 #include "table/table_writer.h"
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 #include <unordered_set>
 
@@ -32,11 +33,21 @@ Result<TableVersion> StageManifest(const TableVersion& base, Manifest m) {
   return base.Derive(std::make_shared<const Manifest>(std::move(m)));
 }
 
+// Average in-memory bytes per row of `batch` (an over-estimate for slices of larger columns).
+double RowBytes(const format::Batch& batch) {
+  if (batch.num_rows() == 0) return 1;
+  double bytes = 0;
+  for (size_t c = 0; c < batch.num_columns(); ++c) bytes += static_cast<double>(batch.column(c).memory_bytes());
+  return std::max(1.0, bytes / static_cast<double>(batch.num_rows()));
+}
+
 Result<std::vector<PlannedFragment>> PlanFragments(
     const TableVersion& table, const std::vector<format::Batch>& rows, uint64_t max_rows,
-    uint32_t* next_fragment_id, std::vector<std::pair<std::string, uint64_t>>* id_entries) {
+    uint64_t max_bytes, uint32_t* next_fragment_id,
+    std::vector<std::pair<std::string, uint64_t>>* id_entries) {
   if (max_rows == 0 || max_rows > UINT32_MAX)
     return InvalidArgumentError("max_rows_per_fragment must be 1..2^32-1");
+  if (max_bytes == 0) return InvalidArgumentError("max_bytes_per_fragment must be positive");
   const TableSchema& schema = table.schema();
   std::optional<size_t> key_col;
   if (schema.key_field_id != 0 && id_entries != nullptr) {
@@ -58,16 +69,25 @@ Result<std::vector<PlannedFragment>> PlanFragments(
     out.back().meta.blob_keys.assign(blobs.begin(), blobs.end());
     blobs.clear();
   };
+  double fragment_bytes = 0;  // estimated bytes of the open fragment
   for (const format::Batch& batch : rows) {
+    const double row_bytes = RowBytes(batch);
+    const auto cap = static_cast<double>(max_bytes);
+    // A batch larger than the byte cap is cut into pieces of even size rather than full + rest.
+    const double pieces = std::ceil(row_bytes * static_cast<double>(batch.num_rows()) / cap);
+    const auto even = static_cast<uint64_t>(std::ceil(static_cast<double>(batch.num_rows()) / std::max(1.0, pieces)));
     size_t offset = 0;
     while (offset < batch.num_rows()) {
-      if (out.empty() || out.back().meta.physical_rows >= max_rows) {
+      if (out.empty() || out.back().meta.physical_rows >= max_rows || fragment_bytes + row_bytes > cap) {
         finish_fragment();
         OG_RETURN_IF_ERROR(start_fragment());
+        fragment_bytes = 0;
       }
       PlannedFragment& f = out.back();
-      const size_t take = static_cast<size_t>(
-          std::min<uint64_t>(max_rows - f.meta.physical_rows, batch.num_rows() - offset));
+      const auto fit = std::max<uint64_t>(1, static_cast<uint64_t>((cap - fragment_bytes) / row_bytes));
+      const size_t take = static_cast<size_t>(std::min<uint64_t>(
+          {max_rows - f.meta.physical_rows, batch.num_rows() - offset, fit, std::max<uint64_t>(1, even)}));
+      fragment_bytes += row_bytes * static_cast<double>(take);
       format::Batch slice = batch.Slice(offset, take);
       OG_ASSIGN_OR_RETURN(std::set<std::string> b, BlobFilesOf(slice));
       blobs.insert(b.begin(), b.end());
@@ -321,7 +341,7 @@ Result<TableVersion> TableWriter::Commit() {
   const bool keyed = m.schema.key_field_id != 0;
   OG_ASSIGN_OR_RETURN(std::vector<PlannedFragment> fresh,
                       PlanFragments(base_, pending_, options_.max_rows_per_fragment,
-                                    &m.next_fragment_id, keyed ? &id_entries : nullptr));
+                                    options_.max_bytes_per_fragment, &m.next_fragment_id, keyed ? &id_entries : nullptr));
   for (PlannedFragment& f : fresh) {
     effects.push_back([this, &f] { return WritePlannedFragment(base_, options_.fragment, &f); });
   }

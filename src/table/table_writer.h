@@ -28,6 +28,9 @@ struct WriteOptions {
   format::FragmentWriterOptions fragment;
   // New fragments hold at most this many rows (an append of more writes several).
   uint64_t max_rows_per_fragment = uint64_t{1} << 20;
+  // ... and about at most this many bytes (estimated from the rows' in-memory size). A large
+  // append is split into fragments of even size, which are encoded and written in parallel.
+  uint64_t max_bytes_per_fragment = uint64_t{256} << 20;
   // Overrides the operation kind recorded in the manifest (default: derived from the changes).
   std::string operation;
 };
@@ -108,12 +111,14 @@ struct PlannedFragment {
   std::vector<format::Batch> slices;  // the rows, in order
 };
 
-// Cuts `rows` (already in table-schema order) into fragments of at most `max_rows` rows, taking
-// ids from `*next_fragment_id`, and appends (key, address) pairs of the key column to
-// `id_entries` when it is non-null and the table has a key. No I/O.
+// Cuts `rows` (already in table-schema order) into fragments of at most `max_rows` rows and about
+// `max_bytes` estimated bytes (a larger batch is cut into even pieces), taking ids from
+// `*next_fragment_id`, and appends (key, address) pairs of the key column to `id_entries` when it
+// is non-null and the table has a key. No I/O.
 Result<std::vector<PlannedFragment>> PlanFragments(
     const TableVersion& table, const std::vector<format::Batch>& rows, uint64_t max_rows,
-    uint32_t* next_fragment_id, std::vector<std::pair<std::string, uint64_t>>* id_entries);
+    uint64_t max_bytes, uint32_t* next_fragment_id,
+    std::vector<std::pair<std::string, uint64_t>>* id_entries);
 // Encodes and stores one planned fragment (one PutIfAbsent) and fills in its size and statistics.
 Status WritePlannedFragment(const TableVersion& table, const format::FragmentWriterOptions& options,
                             PlannedFragment* fragment);

@@ -160,6 +160,31 @@ TEST_F(TableWriterTest, WritesNeverModifyExistingObjects) {
   }
 }
 
+// A large append is cut by estimated bytes into fragments of even size (written in parallel),
+// and every row is still there in order.
+TEST_F(TableWriterTest, LargeAppendsAreCutIntoEvenFragmentsByBytes) {
+  std::vector<Row> rows;
+  for (int i = 0; i < 9000; ++i) rows.push_back(R("id-" + std::to_string(i), i));
+  format::Batch batch = BatchOf(v0_->schema(), rows);
+  uint64_t bytes = 0;
+  for (size_t c = 0; c < batch.num_columns(); ++c) bytes += batch.column(c).memory_bytes();
+  WriteOptions wo;
+  wo.max_bytes_per_fragment = bytes / 3 + 1;  // three pieces
+  OG_ASSERT_OK_AND_ASSIGN(TableVersion v1, AppendRows(*v0_, batch, wo));
+  ASSERT_EQ(v1.manifest().fragments.size(), 3u);
+  for (const auto& f : v1.manifest().fragments) EXPECT_EQ(f.physical_rows, 3000u);
+  OG_ASSERT_OK_AND_ASSIGN(format::Batch all, v1.ScanAll({}));
+  ASSERT_EQ(all.num_rows(), 9000u);
+  EXPECT_EQ(all.GetValue(8999, 0).string_value(), "id-8999");
+  // A cap below one row still makes progress: one row per fragment.
+  WriteOptions tiny;
+  tiny.max_bytes_per_fragment = 1;
+  OG_ASSERT_OK_AND_ASSIGN(TableVersion v2, AppendRows(*v0_, BatchOf(v0_->schema(), {R("a", 1), R("b", 2)}), tiny));
+  EXPECT_EQ(v2.manifest().fragments.size(), 2u);
+  tiny.max_bytes_per_fragment = 0;
+  EXPECT_FALSE(AppendRows(*v0_, BatchOf(v0_->schema(), {R("c", 3)}), tiny).ok());
+}
+
 TEST_F(TableWriterTest, IdIndexLookupsAndReuse) {
   WriteOptions wo;
   wo.max_rows_per_fragment = 30000;
