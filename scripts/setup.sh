@@ -51,4 +51,16 @@ if [ -f tools/package.json ]; then
     touch tools/node_modules
   fi
 fi
+# npm packages of the benchmark peers (Kuzu, DuckDB, SQLite), project-local in
+# bench/peers/node_modules, pinned in bench/peers/package.json + package-lock.json. Opt-in:
+# OG_BENCH_PEERS=1 (scripts/bench.sh sets it); tests never need them. better-sqlite3 compiles
+# its addon with node-gyp against the installed Node headers (about 2 minutes, once).
+if [ "${OG_BENCH_PEERS:-0}" = 1 ] && [ -f bench/peers/package.json ]; then
+  stamp=bench/peers/node_modules/.og-installed
+  if [ ! -f "$stamp" ] || [ bench/peers/package.json -nt "$stamp" ] || [ bench/peers/package-lock.json -nt "$stamp" ]; then
+    echo "setup: installing benchmark peers into bench/peers/node_modules"
+    npm install --prefix bench/peers --no-audit --no-fund --loglevel=error
+    touch "$stamp"
+  fi
+fi
 echo "setup: done"
