@@ -101,11 +101,29 @@ Status FragmentWriter::Append(const Batch& batch) {
 constexpr size_t kFooterBytesPerPage = 64 + 2 * (4 + ColumnStats::kMaxStatBytes);
 
 Result<std::string> FragmentWriter::Finish(FragmentInfo* info) {
+  std::string out;
+  OG_RETURN_IF_ERROR(Encode(&out, nullptr, info));
+  return out;
+}
+
+Result<FragmentInfo> FragmentWriter::WriteTo(io::ObjectStore& store, std::string_view key) {
+  // Streamed: pages are encoded into one reused buffer handed to the store every few MB, so a
+  // large fragment never needs a file-sized allocation (whose fresh pages cost more than the
+  // encoding itself) and the store can write while we encode.
+  OG_ASSIGN_OR_RETURN(std::unique_ptr<io::ObjectWriter> writer, store.NewWriter(key));
+  FragmentInfo info;
+  std::string buf;
+  OG_RETURN_IF_ERROR(Encode(&buf, writer.get(), &info));
+  OG_RETURN_IF_ERROR(writer->Commit());
+  return info;
+}
+
+Status FragmentWriter::Encode(std::string* buf, io::ObjectWriter* sink, FragmentInfo* info) {
   if (finished_) return InvalidArgumentError("FragmentWriter::Finish called twice");
   finished_ = true;
-  // Cut every column first, so the file buffer is allocated once at (an upper bound of) its final
-  // size: growing it by doubling would touch and copy every page byte about twice more, which on
-  // wide vector columns dominated the write (fresh-memory page faults).
+  constexpr size_t kFlushBytes = size_t{8} << 20;
+  // Cut every column first, so that an in-memory file buffer is allocated once at (an upper bound
+  // of) its final size: growing it by doubling would touch and copy every byte about twice more.
   std::vector<Column> cols;
   std::vector<std::vector<uint32_t>> cuts(schema_.num_fields());
   size_t bound = kHeaderSize + kTrailerSize + 16 + 12 * schema_.num_fields();
@@ -124,8 +142,17 @@ Result<std::string> FragmentWriter::Finish(FragmentInfo* info) {
     }
     cols.push_back(std::move(col));
   }
-  std::string out;
-  out.reserve(bound);
+  std::string& out = *buf;
+  out.clear();
+  out.reserve(sink == nullptr ? bound : 2 * kFlushBytes);
+  uint64_t emitted = 0;  // bytes already handed to the sink (file offset of out[0])
+  auto flush = [&](bool last) -> Status {
+    if (sink == nullptr || (!last && out.size() < kFlushBytes)) return Status::Ok();
+    OG_RETURN_IF_ERROR(sink->Append(out));
+    emitted += out.size();
+    out.clear();
+    return Status::Ok();
+  };
   ByteWriter w(&out);
   w.Bytes(std::string_view(kFragmentMagic, 4));
   w.U16(kFragmentFormatVersion);
@@ -146,13 +173,14 @@ Result<std::string> FragmentWriter::Finish(FragmentInfo* info) {
     for (uint32_t rows : cuts[c]) {
       Column slice = col.Slice(first, rows);
       PageInfo p;
-      p.offset = out.size();
+      const size_t at = out.size();
+      p.offset = emitted + at;
       if (!compress) {
-        // Encoded straight into the file buffer: no intermediate page copy.
+        // Encoded straight into the output buffer: no intermediate page copy.
         p.encoding = internal::EncodeColumnBody(slice, eopt, &out);
-        p.raw_length = out.size() - p.offset;
+        p.raw_length = out.size() - at;
         p.stored_length = p.raw_length;
-        p.checksum = XxHash64(std::string_view(out).substr(p.offset));
+        p.checksum = XxHash64(std::string_view(out).substr(at));
       } else {
         raw.clear();
         p.encoding = internal::EncodeColumnBody(slice, eopt, &raw);
@@ -172,6 +200,7 @@ Result<std::string> FragmentWriter::Finish(FragmentInfo* info) {
       chunk.stats.Merge(p.stats);
       chunk.pages.push_back(std::move(p));
       first += rows;
+      OG_RETURN_IF_ERROR(flush(false));
     }
   }
   std::string footer = meta.Serialize();
@@ -189,22 +218,17 @@ Result<std::string> FragmentWriter::Finish(FragmentInfo* info) {
   w.U64(footer_len);
   w.U64(checksum);
   w.Bytes(std::string_view(tail_fields).substr(8));
+  const uint64_t file_size = emitted + out.size();
+  OG_RETURN_IF_ERROR(flush(true));
   if (info != nullptr) {
     info->num_rows = num_rows_;
-    info->file_size = out.size();
+    info->file_size = file_size;
     info->tail_size = footer_len + kTrailerSize;
     info->field_ids = schema_.field_ids();
     info->stats.clear();
     for (const auto& chunk : meta.columns) info->stats.push_back(chunk.stats);
   }
-  return out;
-}
-
-Result<FragmentInfo> FragmentWriter::WriteTo(io::ObjectStore& store, std::string_view key) {
-  FragmentInfo info;
-  OG_ASSIGN_OR_RETURN(std::string bytes, Finish(&info));
-  OG_RETURN_IF_ERROR(store.PutIfAbsent(key, bytes));
-  return info;
+  return Status::Ok();
 }
 
 Result<FragmentInfo> WriteFragment(io::ObjectStore& store, std::string_view key, const Batch& batch,

@@ -47,8 +47,8 @@ struct FragmentInfo {
   std::vector<ColumnStats> stats;   // parallel to field_ids
 };
 
-// Not thread-safe. Memory: holds the appended rows until Finish (a fragment is built in memory
-// and written with one PutIfAbsent).
+// Not thread-safe. Memory: holds the appended rows until Finish / WriteTo; WriteTo streams the
+// encoded file to the store instead of building it in memory.
 class FragmentWriter {
  public:
   // Precondition: schema fields are valid (Schema::Make succeeded).
@@ -65,10 +65,15 @@ class FragmentWriter {
   // InvalidArgument on reuse). `info` (optional) receives the manifest summary.
   Result<std::string> Finish(FragmentInfo* info = nullptr);
 
-  // Finish, then store.PutIfAbsent(key, bytes). AlreadyExists (from the store) if the key is taken.
+  // Encodes the file straight into a new object (ObjectStore::NewWriter: nothing is visible until
+  // the whole file is written; put-if-absent). AlreadyExists (from the store) if the key is taken.
   Result<FragmentInfo> WriteTo(io::ObjectStore& store, std::string_view key);
 
  private:
+  // Encodes the file front to back into `*buf`; with a sink, hands buf's bytes to it every few MB
+  // (between pages) and at the end, so buf stays small.
+  Status Encode(std::string* buf, io::ObjectWriter* sink, FragmentInfo* info);
+
   Schema schema_;
   FragmentWriterOptions options_;
   std::vector<std::vector<Column>> pending_;  // per field: appended column pieces

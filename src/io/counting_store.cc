@@ -88,6 +88,28 @@ Status CountingStore::Put(std::string_view key, std::string_view data) {
   return base_->Put(key, data);
 }
 
+class CountingWriter final : public ObjectWriter {
+ public:
+  CountingWriter(CountingStore* store, std::unique_ptr<ObjectWriter> base)
+      : store_(store), base_(std::move(base)) {}
+  Status Append(std::string_view bytes) override { return base_->Append(bytes); }
+  Status Commit() override {
+    store_->Count(StoreOp::kPutIfAbsent);
+    store_->bytes_written_.fetch_add(base_->size());
+    return base_->Commit();
+  }
+  uint64_t size() const override { return base_->size(); }
+
+ private:
+  CountingStore* store_;
+  std::unique_ptr<ObjectWriter> base_;
+};
+
+Result<std::unique_ptr<ObjectWriter>> CountingStore::NewWriter(std::string_view key) {
+  OG_ASSIGN_OR_RETURN(std::unique_ptr<ObjectWriter> w, base_->NewWriter(key));
+  return std::unique_ptr<ObjectWriter>(std::make_unique<CountingWriter>(this, std::move(w)));
+}
+
 Status CountingStore::PutIfAbsent(std::string_view key, std::string_view data) {
   Count(StoreOp::kPutIfAbsent);
   bytes_written_.fetch_add(data.size());

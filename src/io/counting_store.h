@@ -45,10 +45,13 @@ class CountingStore : public ObjectStore {
                                            size_t max_keys) override;
   Status Put(std::string_view key, std::string_view data) override;
   Status PutIfAbsent(std::string_view key, std::string_view data) override;
+  // Forwards to the base store's writer; counts one put_if_absent (and its bytes) at Commit.
+  Result<std::unique_ptr<ObjectWriter>> NewWriter(std::string_view key) override;
   Status Delete(std::string_view key) override;
   std::string Describe() const override { return base_->Describe(); }
 
  private:
+  friend class CountingWriter;
   void Count(StoreOp op) { requests_[static_cast<size_t>(op)].fetch_add(1, std::memory_order_relaxed); }
 
   std::shared_ptr<ObjectStore> base_;

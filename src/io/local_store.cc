@@ -170,12 +170,19 @@ Status LocalStore::SyncDir(const std::string& dir) {
   return Status::Ok();
 }
 
-Result<std::string> LocalStore::WriteTemp(const std::string& dir, std::string_view data) {
+Result<std::pair<std::string, int>> LocalStore::CreateTemp(const std::string& dir) {
   // The pid makes temp names unique across processes even if id generators were to collide.
   std::string path = dir + "/" + std::string(kTempPrefix) + std::to_string(::getpid()) + "-" +
                      NewUlidString();
-  Fd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
-  if (fd.get() < 0) return ErrnoError("create " + path, errno);
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0) return ErrnoError("create " + path, errno);
+  return std::make_pair(std::move(path), fd);
+}
+
+Result<std::string> LocalStore::WriteTemp(const std::string& dir, std::string_view data) {
+  OG_ASSIGN_OR_RETURN(auto created, CreateTemp(dir));
+  std::string path = std::move(created.first);
+  Fd fd(created.second);
   Status s = WriteAll(fd.get(), data, path);
   if (s.ok() && options_.fsync && ::fsync(fd.get()) != 0) s = ErrnoError("fsync " + path, errno);
   if (s.ok()) s = OG_FAILPOINT("io.local.after_temp_write");
@@ -294,10 +301,65 @@ Status LocalStore::Put(std::string_view key, std::string_view data) {
 
 Status LocalStore::PutIfAbsent(std::string_view key, std::string_view data) {
   OG_RETURN_IF_ERROR(ValidateKey(key));
-  std::string path = PathOf(key);
-  std::string dir = DirOf(path);
+  std::string dir = DirOf(PathOf(key));
   OG_RETURN_IF_ERROR(EnsureDir(dir));
   OG_ASSIGN_OR_RETURN(std::string tmp, WriteTemp(dir, data));
+  return LinkTemp(key, tmp, dir);
+}
+
+// A temp file filled as bytes arrive; Commit = fsync + PutIfAbsent's link step. An uncommitted or
+// failed writer removes its temp file, so nothing is ever visible but whole objects.
+class LocalObjectWriter final : public ObjectWriter {
+ public:
+  LocalObjectWriter(LocalStore* store, std::string key, std::string dir, std::string tmp, int fd)
+      : store_(store), key_(std::move(key)), dir_(std::move(dir)), tmp_(std::move(tmp)), fd_(fd) {}
+  ~LocalObjectWriter() override { Discard(); }
+  Status Append(std::string_view bytes) override {
+    if (fd_ < 0) return InvalidArgumentError("ObjectWriter::Append after Commit or failure");
+    Status s = WriteAll(fd_, bytes, tmp_);
+    if (!s.ok()) Discard();
+    size_ += bytes.size();
+    return s;
+  }
+  Status Commit() override {
+    if (fd_ < 0) return InvalidArgumentError("ObjectWriter::Commit after Commit or failure");
+    Status s = Status::Ok();
+    if (store_->options_.fsync && ::fsync(fd_) != 0) s = ErrnoError("fsync " + tmp_, errno);
+    if (s.ok()) s = OG_FAILPOINT("io.local.after_temp_write");
+    ::close(fd_);
+    fd_ = -1;
+    if (!s.ok()) {
+      ::unlink(tmp_.c_str());
+      return s;
+    }
+    return store_->LinkTemp(key_, tmp_, dir_);  // removes the temp name in every case
+  }
+  uint64_t size() const override { return size_; }
+
+ private:
+  void Discard() {
+    if (fd_ < 0) return;
+    ::close(fd_);
+    fd_ = -1;
+    ::unlink(tmp_.c_str());
+  }
+  LocalStore* store_;
+  std::string key_, dir_, tmp_;
+  int fd_;
+  uint64_t size_ = 0;
+};
+
+Result<std::unique_ptr<ObjectWriter>> LocalStore::NewWriter(std::string_view key) {
+  OG_RETURN_IF_ERROR(ValidateKey(key));
+  std::string dir = DirOf(PathOf(key));
+  OG_RETURN_IF_ERROR(EnsureDir(dir));
+  OG_ASSIGN_OR_RETURN(auto created, CreateTemp(dir));
+  return std::unique_ptr<ObjectWriter>(
+      std::make_unique<LocalObjectWriter>(this, std::string(key), dir, std::move(created.first), created.second));
+}
+
+Status LocalStore::LinkTemp(std::string_view key, const std::string& tmp, const std::string& dir) {
+  std::string path = PathOf(key);
   int rc = ::link(tmp.c_str(), path.c_str());
   int err = errno;
   ::unlink(tmp.c_str());

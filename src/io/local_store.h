@@ -35,6 +35,8 @@ class LocalStore : public ObjectStore {
                                            size_t max_keys) override;
   Status Put(std::string_view key, std::string_view data) override;
   Status PutIfAbsent(std::string_view key, std::string_view data) override;
+  // Streams into a temp file beside the target; Commit fsyncs it and links it into place.
+  Result<std::unique_ptr<ObjectWriter>> NewWriter(std::string_view key) override;
   Status Delete(std::string_view key) override;
   std::string Describe() const override { return "file://" + root_; }
 
@@ -46,7 +48,13 @@ class LocalStore : public ObjectStore {
   std::string PathOf(std::string_view key) const { return root_ + "/" + std::string(key); }
   // Writes `data` to a fresh temp file in `dir` (fsynced); returns its path.
   Result<std::string> WriteTemp(const std::string& dir, std::string_view data);
+  // Creates a fresh temp file in `dir`; returns its path and open descriptor.
+  Result<std::pair<std::string, int>> CreateTemp(const std::string& dir);
+  // Links a finished temp file to `key`'s path (AlreadyExists if taken), removes the temp name
+  // and syncs the directory: PutIfAbsent's commit step.
+  Status LinkTemp(std::string_view key, const std::string& tmp, const std::string& dir);
   Status SyncDir(const std::string& dir);
+  friend class LocalObjectWriter;
   Status EnsureDir(const std::string& dir);
   Status ProbeHardLinks();
 

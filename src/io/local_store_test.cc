@@ -79,6 +79,19 @@ TEST_F(LocalStoreTest, ExactlyOneWinnerAcrossProcesses) {
   EXPECT_EQ(CountTempFiles(), 0u);
 }
 
+// Streamed writers: a committed, a losing and an abandoned writer leave no temp file behind.
+TEST_F(LocalStoreTest, StreamedWritersLeaveNoTempFiles) {
+  for (const char* key : {"f/x", "f/x", "f/y"}) {
+    auto w = store_->NewWriter(key);
+    ASSERT_TRUE(w.ok()) << w.status().ToString();
+    ASSERT_TRUE((*w)->Append(std::string(100000, 'z')).ok());
+    if (std::string_view(key) != "f/y") (void)(*w)->Commit();  // the second one loses
+  }
+  EXPECT_EQ(CountTempFiles(), 0u);
+  EXPECT_EQ(store_->Get("f/x")->size(), 100000u);
+  EXPECT_EQ(store_->Head("f/y").status().category(), StatusCode::kNotFound);
+}
+
 #if defined(OG_FAILPOINTS_ENABLED)
 // A real crash (the child process dies) after the temp file is written and synced, before the
 // rename/link: the object must not be visible, and the leftover temp file must be invisible.

@@ -19,6 +19,35 @@ Result<std::vector<ObjectMeta>> ObjectStore::List(std::string_view prefix,
   return out;
 }
 
+namespace {
+class BufferedWriter final : public ObjectWriter {
+ public:
+  BufferedWriter(ObjectStore* store, std::string key) : store_(store), key_(std::move(key)) {}
+  Status Append(std::string_view bytes) override {
+    if (committed_) return InvalidArgumentError("ObjectWriter::Append after Commit");
+    data_.append(bytes);
+    return Status::Ok();
+  }
+  Status Commit() override {
+    if (committed_) return InvalidArgumentError("ObjectWriter::Commit called twice");
+    committed_ = true;
+    return store_->PutIfAbsent(key_, data_);
+  }
+  uint64_t size() const override { return data_.size(); }
+
+ private:
+  ObjectStore* store_;
+  std::string key_;
+  std::string data_;
+  bool committed_ = false;
+};
+}  // namespace
+
+Result<std::unique_ptr<ObjectWriter>> ObjectStore::NewWriter(std::string_view key) {
+  OG_RETURN_IF_ERROR(ValidateKey(key));
+  return std::unique_ptr<ObjectWriter>(std::make_unique<BufferedWriter>(this, std::string(key)));
+}
+
 Status ObjectStore::DeletePrefix(std::string_view prefix) {
   if (prefix.empty()) return InvalidArgumentError("DeletePrefix needs a non-empty prefix");
   OG_ASSIGN_OR_RETURN(std::vector<ObjectMeta> all, List(prefix));

@@ -20,6 +20,18 @@ struct ObjectMeta {
   bool operator==(const ObjectMeta&) const = default;
 };
 
+// Writes one new object in pieces (ARCHITECTURE.md §3, for objects too large to assemble in
+// memory first): nothing is visible until Commit, which has PutIfAbsent's semantics (atomic
+// create; AlreadyExists if the key exists). Destroying an uncommitted writer discards it. Not
+// thread-safe; one writer per object.
+class ObjectWriter {
+ public:
+  virtual ~ObjectWriter() = default;
+  virtual Status Append(std::string_view bytes) = 0;
+  virtual Status Commit() = 0;
+  virtual uint64_t size() const = 0;  // bytes appended so far
+};
+
 class ObjectStore {
  public:
   virtual ~ObjectStore() = default;
@@ -41,6 +53,10 @@ class ObjectStore {
   // Atomic create: of N concurrent callers (threads or processes) exactly one succeeds; the others
   // get AlreadyExists and the object is the winner's bytes.
   virtual Status PutIfAbsent(std::string_view key, std::string_view data) = 0;
+  // A writer for a new object at `key` (InvalidArgument for a bad key). The default buffers the
+  // bytes and calls PutIfAbsent on Commit, so wrappers (fault injection, staging, latency) see one
+  // request; backends that can stream (LocalStore: a temp file written as bytes arrive) override it.
+  virtual Result<std::unique_ptr<ObjectWriter>> NewWriter(std::string_view key);
   // Idempotent: deleting an absent key is ok.
   virtual Status Delete(std::string_view key) = 0;
   // Deletes every key starting with `prefix` (plain string prefix, as List). Non-empty prefix.

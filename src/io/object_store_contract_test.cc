@@ -104,6 +104,43 @@ TEST_P(ContractTest, PutIfAbsentCreatesOnce) {
   EXPECT_EQ(*store_->Get("refs/x/1"), "first");
 }
 
+// A streamed object (ObjectStore::NewWriter) is invisible until Commit, then exactly the appended
+// bytes; Commit on a taken key is AlreadyExists and keeps the winner's bytes; an abandoned writer
+// leaves nothing behind (not even a listed temp file).
+TEST_P(ContractTest, StreamedWritesAppearWholeOnCommitOrNotAtAll) {
+  {
+    auto w = store_->NewWriter("s/one");
+    ASSERT_TRUE(w.ok()) << w.status().ToString();
+    std::string expected;
+    for (int i = 0; i < 300; ++i) {
+      std::string piece(1000 + i, static_cast<char>('a' + i % 26));
+      ASSERT_TRUE((*w)->Append(piece).ok());
+      expected += piece;
+    }
+    EXPECT_EQ((*w)->size(), expected.size());
+    EXPECT_EQ(store_->Get("s/one").status().category(), StatusCode::kNotFound);
+    EXPECT_TRUE(Keys("s/").empty());
+    ASSERT_TRUE((*w)->Commit().ok());
+    EXPECT_EQ(*store_->Get("s/one"), expected);
+    EXPECT_FALSE((*w)->Commit().ok());  // a writer commits once
+  }
+  {
+    auto w = store_->NewWriter("s/one");
+    ASSERT_TRUE(w.ok());
+    ASSERT_TRUE((*w)->Append("loser").ok());
+    EXPECT_EQ((*w)->Commit().category(), StatusCode::kAlreadyExists);
+    EXPECT_EQ(store_->Get("s/one")->size(), 300u * 1000u + 299u * 300u / 2u);
+  }
+  {
+    auto w = store_->NewWriter("s/abandoned");
+    ASSERT_TRUE(w.ok());
+    ASSERT_TRUE((*w)->Append("never committed").ok());
+  }
+  EXPECT_EQ(Keys("s/"), std::vector<std::string>{"s/one"});
+  EXPECT_EQ(store_->Get("s/abandoned").status().category(), StatusCode::kNotFound);
+  EXPECT_EQ(store_->NewWriter("bad//key").status().category(), StatusCode::kInvalidArgument);
+}
+
 TEST_P(ContractTest, ExactlyOneWinnerAmongConcurrentCreators) {
   constexpr int kThreads = 12, kKeys = 15;
   std::vector<std::atomic<int>> winners(kKeys);

@@ -52,7 +52,7 @@ Status WriteMergedIdSegment(const TableVersion& base, FieldId key_field,
   refs.reserve(entries.size());
   for (const auto& [key, address] : entries)
     refs.push_back(IdSegment::Ref{IdSegment::KeyHash(key), key, address});
-  std::sort(refs.begin(), refs.end(), IdSegment::RefLess);
+  IdSegment::SortRefs(&refs);
   std::vector<std::shared_ptr<const IdSegment>> merged;
   while (!indexes->empty()) {
     const IndexSegmentMeta& prev = indexes->back();

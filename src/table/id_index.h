@@ -69,6 +69,9 @@ class IdSegment {
   };
   // Builds from refs already ordered by (hash, key, address) (see RefLess).
   static IdSegment BuildSorted(std::span<const Ref> refs);
+  // Orders refs by RefLess: a counting sort on the hash's top 16 bits, then each (small) bucket
+  // by comparison; hashes are uniform, so this is linear in practice.
+  static void SortRefs(std::vector<Ref>* refs);
   static bool RefLess(const Ref& a, const Ref& b) {
     if (a.hash != b.hash) return a.hash < b.hash;
     if (a.key != b.key) return a.key < b.key;

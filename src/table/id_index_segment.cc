@@ -112,11 +112,30 @@ IdSegment IdSegment::BuildSorted(std::span<const Ref> refs) {
   return s;
 }
 
+void IdSegment::SortRefs(std::vector<Ref>* refs) {
+  std::vector<Ref>& v = *refs;
+  if (v.size() < 4096) {
+    std::sort(v.begin(), v.end(), RefLess);
+    return;
+  }
+  constexpr size_t kBuckets = size_t{1} << 16;
+  std::vector<uint32_t> start(kBuckets + 1, 0);
+  for (const Ref& r : v) ++start[(r.hash >> 48) + 1];
+  for (size_t b = 1; b <= kBuckets; ++b) start[b] += start[b - 1];
+  std::vector<Ref> out(v.size());
+  std::vector<uint32_t> next(start.begin(), start.end() - 1);
+  for (const Ref& r : v) out[next[r.hash >> 48]++] = r;
+  for (size_t b = 0; b < kBuckets; ++b) {
+    if (start[b + 1] - start[b] > 1) std::sort(out.begin() + start[b], out.begin() + start[b + 1], RefLess);
+  }
+  v = std::move(out);
+}
+
 IdSegment IdSegment::Build(std::vector<std::pair<std::string, uint64_t>> entries) {
   std::vector<Ref> refs;
   refs.reserve(entries.size());
   for (const auto& [key, address] : entries) refs.push_back(Ref{KeyHash(key), key, address});
-  std::sort(refs.begin(), refs.end(), RefLess);
+  SortRefs(&refs);
   return BuildSorted(refs);
 }
 
@@ -208,7 +227,7 @@ Result<IdSegment> IdSegment::ParseV1(std::string_view bytes, std::string_view wh
                        MakeRowAddress(static_cast<uint32_t>(frag), static_cast<uint32_t>(off))});
   }
   if (pos != body.size()) return bad("has trailing bytes");
-  std::sort(refs.begin(), refs.end(), RefLess);
+  SortRefs(&refs);
   return BuildSorted(refs);  // views into `bytes`, copied before it goes away
 }
 
