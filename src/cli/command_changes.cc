@@ -80,12 +80,20 @@ int RunPoll(const GraphFlags& flags, engine::PollOptions o, const std::string& c
   if (flags.json) {
     Json blocks = Json::array();
     for (const auto& b : r->blocks) {
-      blocks.push_back({{"cause", engine::CauseJson(*b.commit)}, {"changes", ChangesJson(head->catalog(), b.changes)}});
+      blocks.push_back({{"cause", engine::CauseJson(*b.commit)},
+                        {"from_commit_id", b.from_commit_id},
+                        {"version", b.seq > 0 ? Json(b.seq) : Json(nullptr)},
+                        {"changes", ChangesJson(head->catalog(), b.changes)}});
     }
     std::printf("%s\n", CanonicalJson(Json{{"blocks", blocks}, {"cursor", r->cursor}, {"caught_up", r->caught_up}}).c_str());
   } else {
     for (const auto& b : r->blocks) {
-      std::printf("commit %s (%s), %zu change(s)\n", b.commit->id.c_str(), b.commit->operation.c_str(), b.changes.size());
+      std::printf("commit %s (%s", b.commit->id.c_str(), b.commit->operation.c_str());
+      if (b.seq > 0) std::printf(", version %llu", static_cast<unsigned long long>(b.seq));
+      if (b.commit->parents.empty() || b.commit->parents.front() != b.from_commit_id) {
+        std::printf(", changes since %s", b.from_commit_id.c_str());
+      }
+      std::printf("), %zu change(s)\n", b.changes.size());
       PrintChangesText(head->catalog(), b.changes);
     }
     std::printf("cursor %s%s\n", r->cursor.c_str(), r->caught_up ? "" : " (more to come: poll again)");

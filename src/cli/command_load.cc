@@ -1,14 +1,17 @@
-// `omnigraph load [URI] --data F.ndjson --mode append|merge|overwrite [--branch B]`: one NDJSON
-// file = one atomic commit, fully validated first.
+// `omnigraph load [URI] --data F.ndjson --mode append|merge|overwrite [--branch B [--from A]]`: one
+// NDJSON file = one atomic commit, fully validated first.
 #include <unistd.h>
 
+#include <cstdint>
 #include <cstdio>
+#include <optional>
 
 #include "cli/cli_graph.h"
 #include "cli/cli_util.h"
 #include "common/clock.h"
 #include "common/json.h"
 #include "engine/loader.h"
+#include "io/staging_store.h"
 
 namespace omnigraph::cli {
 namespace {
@@ -30,6 +33,17 @@ int PrintLoadErrors(const Status& s, bool json) {
   return ExitCodeFor(s);
 }
 
+// `load --branch B --from A` when B does not exist yet: the load is first validated by a dry run
+// against A's head on an in-memory overlay of the store (nothing reaches the store), so that an
+// invalid load never creates B. The overlay holds the whole staged load in memory.
+Status DryRunLoad(engine::Graph& g, std::string_view text, engine::LoadOptions o, const std::string& from) {
+  auto overlay = std::make_shared<io::StagingStore>(g.store(), /*flush_threshold_bytes=*/UINT64_MAX);
+  OG_ASSIGN_OR_RETURN(auto dry, engine::Graph::Open(overlay, g.options()));
+  o.branch = from;
+  o.progress = nullptr;
+  return engine::LoadNdjson(*dry, text, o).status();
+}
+
 }  // namespace
 
 void AddLoadCommand(CLI::App& app, CommandAction* run) {
@@ -41,10 +55,11 @@ void AddLoadCommand(CLI::App& app, CommandAction* run) {
   auto if_commit = std::make_shared<std::string>();
   cmd->add_option("--data", *data, "NDJSON file")->required();
   cmd->add_option("--mode", *mode, "append | merge | overwrite")->required();
-  cmd->add_option("--branch", *branch, "Branch to load into (default main)");
+  auto* branch_opt = cmd->add_option("--branch", *branch, "Branch to load into (default main)");
   cmd->add_option("--if-commit", *if_commit, "Only load if the branch head is this commit");
   auto from = std::make_shared<std::string>();
-  cmd->add_option("--from", *from, "Create --branch from this branch first when it does not exist");
+  cmd->add_option("--from", *from, "Create --branch from this branch first when it does not exist")
+      ->needs(branch_opt);
   AddGraphFlags(cmd, flags.get(), /*positional=*/true);
   cmd->callback([=] {
     *run = [=]() -> int {
@@ -54,17 +69,31 @@ void AddLoadCommand(CLI::App& app, CommandAction* run) {
       if (!g.ok()) return ReportError(g.status(), flags->json);
       auto text = ReadFile(*data, "data file");
       if (!text.ok()) return ReportError(text.status(), flags->json);
-      if (!from->empty()) {
-        auto created = (*g)->CreateBranch(*branch, *from);
-        if (!created.ok() && created.status().category() != StatusCode::kAlreadyExists) {
-          return ReportError(created.status(), flags->json);
-        }
-        if (created.ok() && !flags->json) std::fprintf(stderr, "created branch %s from %s\n", branch->c_str(), from->c_str());
-      }
       engine::LoadOptions o;
       o.mode = *m;
       o.branch = *branch;
       if (!if_commit->empty()) o.if_commit = *if_commit;
+      // --from: create the branch only if the load will publish (validated by a dry run first); if
+      // the real load still fails (another writer got in between), the new branch is removed again.
+      std::optional<engine::RefEntry> created_entry;
+      if (!from->empty()) {
+        auto existing = (*g)->Head(*branch);
+        if (!existing.ok() && existing.status().category() != StatusCode::kNotFound) {
+          return ReportError(existing.status(), flags->json);
+        }
+        if (!existing.ok()) {
+          Status dry = DryRunLoad(**g, *text, o, *from);
+          if (!dry.ok()) return PrintLoadErrors(dry, flags->json);
+          auto created = (*g)->CreateBranch(*branch, *from);
+          if (!created.ok() && created.status().category() != StatusCode::kAlreadyExists) {
+            return ReportError(created.status(), flags->json);
+          }
+          if (created.ok()) {
+            created_entry = *created;
+            if (!flags->json) std::fprintf(stderr, "created branch %s from %s\n", branch->c_str(), from->c_str());
+          }
+        }
+      }
       int64_t start = MonotonicNanos();
       bool progress = !flags->json && ::isatty(STDERR_FILENO);
       if (progress) {
@@ -77,7 +106,16 @@ void AddLoadCommand(CLI::App& app, CommandAction* run) {
         };
       }
       auto r = engine::LoadNdjson(**g, *text, o);
-      if (!r.ok()) return PrintLoadErrors(r.status(), flags->json);
+      if (!r.ok()) {
+        if (created_entry) {
+          auto undone = (*g)->DeleteBranchIf(*branch, *created_entry);
+          if (!undone.ok()) {
+            std::fprintf(stderr, "warning: branch %s was created for this load and could not be removed: %s\n",
+                         branch->c_str(), undone.status().ToString().c_str());
+          }
+        }
+        return PrintLoadErrors(r.status(), flags->json);
+      }
       double secs = static_cast<double>(MonotonicNanos() - start) / 1e9;
       if (flags->json) {
         Json nodes = Json::array(), edges = Json::array();
@@ -89,7 +127,8 @@ void AddLoadCommand(CLI::App& app, CommandAction* run) {
         Json j = {{"uri", (*g)->store().Describe()}, {"branch", *branch}, {"mode", *mode},
                   {"nodes", nodes}, {"edges", edges}, {"total_entities", r->records},
                   {"committed", r->write.committed}, {"commit", r->write.commit.id},
-                  {"version", r->write.seq},
+                  {"version", r->write.seq}, {"branch_created", created_entry.has_value()},
+                  {"base_branch", from->empty() ? Json(nullptr) : Json(*from)},
                   {"actor_id", (*g)->options().actor ? Json(*(*g)->options().actor) : Json(nullptr)}};
         std::printf("%s\n", CanonicalJson(j).c_str());
       } else {

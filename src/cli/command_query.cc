@@ -6,6 +6,7 @@
 
 #include "cli/cli_graph.h"
 #include "cli/cli_util.h"
+#include "cli/table_layout.h"
 #include "common/clock.h"
 #include "common/error_codes.h"
 #include "common/json.h"
@@ -71,24 +72,15 @@ void Print(const engine::QueryResult& r, const std::string& format, const Json& 
         std::printf("%s: %s\n", r.columns[c].c_str(), CellText(r.rows[i][c]).c_str());
       }
     }
-  } else {  // table, cells truncated at 80 characters
-    std::vector<size_t> width(r.columns.size());
-    auto cell = [](std::string s) { return s.size() > 80 ? s.substr(0, 77) + "..." : s; };
-    for (size_t c = 0; c < r.columns.size(); ++c) width[c] = r.columns[c].size();
+  } else {  // table, fit to the terminal's width (table_layout.h)
+    std::vector<std::vector<std::string>> cells;
+    cells.reserve(r.rows.size());
     for (const auto& row : r.rows) {
-      for (size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], cell(CellText(row[c])).size());
+      std::vector<std::string> line;
+      for (const auto& v : row) line.push_back(CellText(v));
+      cells.push_back(std::move(line));
     }
-    for (size_t c = 0; c < r.columns.size(); ++c) std::printf("%s%-*s", c ? "  " : "", static_cast<int>(width[c]), r.columns[c].c_str());
-    std::printf("\n");
-    for (size_t c = 0; c < r.columns.size(); ++c) std::printf("%s%s", c ? "  " : "", std::string(width[c], '-').c_str());
-    std::printf("\n");
-    for (const auto& row : r.rows) {
-      for (size_t c = 0; c < row.size(); ++c) {
-        std::printf("%s%-*s", c ? "  " : "", static_cast<int>(width[c]), cell(CellText(row[c])).c_str());
-      }
-      std::printf("\n");
-    }
-    std::printf("(%zu row%s)\n", r.rows.size(), r.rows.size() == 1 ? "" : "s");
+    std::fputs(RenderTable(r.columns, cells, OutputWidth()).c_str(), stdout);
   }
 }
 

@@ -7,7 +7,6 @@
 #include "common/error_codes.h"
 #include "common/json.h"
 #include "engine/exporter.h"
-#include "engine/ref_log.h"
 
 namespace omnigraph::cli {
 namespace {
@@ -83,26 +82,23 @@ int RunSnapshot(const GraphFlags& flags, const std::string& branch) {
 int RunCommitList(const GraphFlags& flags, const std::string& branch) {
   auto g = OpenGraph(flags, /*writable=*/false);
   if (!g.ok()) return ReportError(g.status(), flags.json);
-  auto log = (*g)->CommitLog(branch);
+  // The branch's ref moves (fast-forwards included), then inherited commits (docs/decisions.md).
+  auto log = (*g)->BranchHistory(branch);
   if (!log.ok()) return ReportError(log.status(), flags.json);
-  auto entries = engine::RefLog((*g)->store()).Entries(branch);
-  if (!entries.ok()) return ReportError(entries.status(), flags.json);
-  std::map<std::string, uint64_t> version_of;
-  for (const auto& e : *entries) version_of[e.commit_id] = e.seq;
-  auto version = [&](const std::string& id) -> std::optional<uint64_t> {
-    auto it = version_of.find(id);
-    return it == version_of.end() ? std::nullopt : std::optional<uint64_t>(it->second);
+  auto version = [](const engine::HistoryStep& s) {
+    return s.seq > 0 ? std::optional<uint64_t>(s.seq) : std::nullopt;
   };
   if (flags.json) {
     Json arr = Json::array();
-    for (const auto& c : *log) arr.push_back(CommitJson(*c, version(c->id)));
+    for (const auto& s : *log) arr.push_back(CommitJson(*s.commit, version(s)));
     std::printf("%s\n", CanonicalJson(Json{{"commits", arr}}).c_str());
   } else {
-    for (const auto& c : *log) {
-      auto v = version(c->id);
-      std::printf("%s  v%-4s %s  %-14s %s%s\n", c->id.c_str(), v ? std::to_string(*v).c_str() : "-",
-                  FormatMicrosIso(c->timestamp_us).c_str(), c->operation.c_str(),
-                  c->actor ? ("by " + *c->actor + "  ").c_str() : "", SummaryText(*c).c_str());
+    for (const auto& s : *log) {
+      const engine::Commit& c = *s.commit;
+      auto v = version(s);
+      std::printf("%s  v%-4s %s  %-14s %s%s\n", c.id.c_str(), v ? std::to_string(*v).c_str() : "-",
+                  FormatMicrosIso(c.timestamp_us).c_str(), c.operation.c_str(),
+                  c.actor ? ("by " + *c.actor + "  ").c_str() : "", SummaryText(c).c_str());
     }
   }
   return kExitOk;

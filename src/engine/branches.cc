@@ -1,5 +1,6 @@
-// Branch create / delete / fast-forward and snapshot ids (ARCHITECTURE.md §4 "Storage layout").
-// A branch is a ref log; each operation here is one put_if_absent of the next entry.
+// Branch create / delete / fast-forward, branch history and snapshot ids (ARCHITECTURE.md §4
+// "Storage layout"). A branch is a ref log; each operation here is one put_if_absent of the next
+// entry, and a branch's history is its ref log (docs/decisions.md "Branch history").
 #include <charconv>
 
 #include "common/clock.h"
@@ -7,6 +8,7 @@
 #include "common/ulid.h"
 #include "engine/graph.h"
 #include "engine/graph_layout.h"
+#include "engine/ref_log.h"
 
 namespace omnigraph::engine {
 namespace {
@@ -78,6 +80,82 @@ Result<RefEntry> Graph::DeleteBranch(std::string_view name) {
   std::lock_guard lock(mu_);
   known_heads_[std::string(name)] = entry;
   return entry;
+}
+
+Result<RefEntry> Graph::DeleteBranchIf(std::string_view name, const RefEntry& expected) {
+  if (options_.read_only) return PermissionDeniedError("the graph was opened read-only");
+  OG_RETURN_IF_ERROR(CheckUserBranch(name, "deleted"));
+  if (expected.op == RefOp::kDelete) return NotFoundError("branch " + Quoted(name) + " does not exist");
+  RefEntry entry;
+  entry.seq = expected.seq + 1;
+  entry.op = RefOp::kDelete;
+  entry.incarnation = expected.incarnation;
+  entry.actor = options_.actor;
+  entry.time_us = NowMicros();
+  // put_if_absent of the entry after `expected` is the condition: it fails if anything (a write,
+  // a delete, a delete and re-create) moved the branch since.
+  Status s = refs_.Publish(name, entry);
+  if (!s.ok()) {
+    if (s.code() != ErrorCode::kReadSetConflict) return s;
+    return Status(ErrorCode::kReadSetConflict,
+                  "branch " + Quoted(name) + " moved past version " + std::to_string(expected.seq) +
+                      " (the version that was merged); it was not deleted");
+  }
+  std::lock_guard lock(mu_);
+  known_heads_[std::string(name)] = entry;
+  return entry;
+}
+
+Result<RefEntry> Graph::RefEntryAt(std::string_view branch, uint64_t seq) {
+  OG_RETURN_IF_ERROR(ValidateBranchName(branch));
+  std::string key = RefEntryKey(branch, seq);
+  auto bytes = store_->Get(key);
+  if (!bytes.ok()) {
+    if (bytes.status().category() == StatusCode::kNotFound) {
+      return NotFoundError("branch " + Quoted(branch) + " has no version " + std::to_string(seq));
+    }
+    return bytes.status();
+  }
+  return RefLog::Parse(*bytes, key);
+}
+
+Result<std::vector<HistoryStep>> Graph::BranchHistory(std::string_view branch, size_t limit,
+                                                      uint64_t stop_at_seq) {
+  OG_ASSIGN_OR_RETURN(Snapshot head, Head(branch));
+  std::vector<HistoryStep> out;
+  if (!head.ref()) return InternalError("branch " + Quoted(branch) + " has no ref entry");
+  RefEntry e = *head.ref();
+  std::shared_ptr<const Commit> c = head.shared_commit();
+  // The branch's own ref moves, newest first, back to the create entry of this incarnation.
+  while (out.size() < limit && e.seq != stop_at_seq) {
+    if (e.op == RefOp::kCreate) {
+      out.push_back(HistoryStep{c, e.seq, c->parents.empty() ? "" : c->parents.front()});
+      break;
+    }
+    OG_ASSIGN_OR_RETURN(RefEntry prev, RefEntryAt(branch, e.seq - 1));
+    if (prev.op == RefOp::kDelete || prev.incarnation != e.incarnation) {
+      return CorruptError("ref entry " + std::to_string(e.seq) + " of branch " + Quoted(branch) +
+                          " follows an entry of another incarnation");
+    }
+    out.push_back(HistoryStep{c, e.seq, prev.commit_id});
+    e = std::move(prev);
+    OG_ASSIGN_OR_RETURN(c, LoadCommit(e.commit_id));
+  }
+  if (stop_at_seq != 0 || e.op != RefOp::kCreate) return out;
+  // Inherited: the first-parent chain before the commit the branch was created at.
+  while (out.size() < limit && !c->parents.empty()) {
+    OG_ASSIGN_OR_RETURN(c, LoadCommit(c->parents.front()));
+    out.push_back(HistoryStep{c, 0, c->parents.empty() ? "" : c->parents.front()});
+  }
+  return out;
+}
+
+Result<std::vector<std::shared_ptr<const Commit>>> Graph::CommitLog(std::string_view branch, size_t limit) {
+  OG_ASSIGN_OR_RETURN(auto steps, BranchHistory(branch, limit));
+  std::vector<std::shared_ptr<const Commit>> out;
+  out.reserve(steps.size());
+  for (auto& s : steps) out.push_back(std::move(s.commit));
+  return out;
 }
 
 Result<RefEntry> Graph::AdvanceBranch(std::string_view branch, const RefEntry& expected,

@@ -58,6 +58,7 @@ Result<ChangeBlock> CommitChanges(Graph& graph, std::string_view commit_id, cons
   OG_ASSIGN_OR_RETURN(Snapshot from, graph.AtCommit(to.commit().parents.front()));
   ChangeBlock block;
   block.commit = to.shared_commit();
+  block.from_commit_id = from.commit().id;
   OG_ASSIGN_OR_RETURN(block.changes, DiffSnapshots(from, to, filter));
   return block;
 }
@@ -67,8 +68,11 @@ Result<PollResult> PollChanges(Graph& graph, const PollOptions& o) {
   OG_ASSIGN_OR_RETURN(std::string graph_id, GraphIdentity(graph));
   const std::string incarnation = head.ref() ? head.ref()->incarnation : "";
   Json filter = o.filter.ToJson();
-  // Where the previous poll stopped: empty = from the very beginning.
-  std::optional<std::string> after;
+  // Where the previous poll stopped: a history step, named by its ref entry (seq > 0: the branch's
+  // own ref move) or by its commit (seq 0: an inherited commit; or a start / old cursor that names
+  // only a commit, resolved below). Nothing at all: from the very beginning.
+  std::optional<std::string> after_commit;
+  uint64_t after_seq = 0;
   if (o.cursor) {
     OG_ASSIGN_OR_RETURN(Json c, DecodeCursor(*o.cursor));
     if (c.value("graph", "") != graph_id) return Rejected("it belongs to another graph");
@@ -79,46 +83,62 @@ Result<PollResult> PollChanges(Graph& graph, const PollOptions& o) {
       return Rejected("branch '" + o.branch + "' was deleted and re-created since the cursor was made");
     }
     if (!c.contains("filter") || c["filter"] != filter) return Rejected("it was made with other --kind/--type/--op filters");
-    after = c["commit"].get<std::string>();
+    after_commit = c["commit"].get<std::string>();
+    if (c.contains("seq")) {
+      if (!c["seq"].is_number_unsigned()) return Rejected("malformed cursor");
+      after_seq = c["seq"].get<uint64_t>();
+      if (after_seq > head.seq()) return Rejected("it is ahead of branch '" + o.branch + "'");
+    }
   } else if (o.start == "now") {
-    after = head.commit().id;
+    after_commit = head.commit().id;
+    after_seq = head.seq();
   } else if (o.start.rfind("after:", 0) == 0) {
-    after = o.start.substr(6);
+    after_commit = o.start.substr(6);
   } else if (o.start != "beginning") {
     return InvalidArgumentError("unknown --start '" + o.start + "' (use now, beginning or after:<commit id>)");
   }
-  // The first-parent chain from the head back to `after` (exclusive), newest first.
-  std::vector<std::shared_ptr<const Commit>> chain;
-  for (auto c = head.shared_commit();;) {
-    if (after && c->id == *after) break;
-    if (c->parents.empty()) {
-      if (after) {
-        return Rejected("commit " + *after + " is not on the first-parent history of branch '" + o.branch + "'");
-      }
-      break;  // genesis has no changes of its own
+  // The steps after the position, newest first. A ref-entry position reads only the newer entries.
+  OG_ASSIGN_OR_RETURN(std::vector<HistoryStep> steps, graph.BranchHistory(o.branch, SIZE_MAX, after_seq));
+  if (after_seq > 0 && !steps.empty() && steps.back().seq != after_seq + 1) {
+    // The walk did not end at the position: the branch was re-created since `head` was read.
+    return Rejected("branch '" + o.branch + "' was deleted and re-created since the cursor was made");
+  }
+  if (after_commit && after_seq == 0) {
+    auto at = std::find_if(steps.begin(), steps.end(),
+                           [&](const HistoryStep& s) { return s.commit->id == *after_commit; });
+    if (at == steps.end()) {
+      return Rejected("commit " + *after_commit + " is not in the history of branch '" + o.branch +
+                      "' (neither a commit its ref moved to nor an inherited commit)");
     }
-    chain.push_back(c);
-    OG_ASSIGN_OR_RETURN(c, graph.LoadCommit(c->parents.front()));
+    after_seq = at->seq;
+    steps.erase(at, steps.end());
   }
-  std::reverse(chain.begin(), chain.end());
+  std::reverse(steps.begin(), steps.end());
   PollResult out;
-  if (chain.size() > o.max_commits) {
-    chain.resize(o.max_commits);
-    out.caught_up = false;
+  for (const HistoryStep& step : steps) {
+    if (!step.from.empty()) {  // the genesis commit has no changes of its own
+      if (out.blocks.size() == o.max_commits) {
+        out.caught_up = false;
+        break;
+      }
+      OG_ASSIGN_OR_RETURN(Snapshot from, graph.AtCommit(step.from));
+      OG_ASSIGN_OR_RETURN(Snapshot to, graph.AtCommit(step.commit->id));
+      ChangeBlock b;
+      b.commit = step.commit;
+      b.from_commit_id = step.from;
+      b.seq = step.seq;
+      OG_ASSIGN_OR_RETURN(b.changes, DiffSnapshots(from, to, o.filter));
+      out.blocks.push_back(std::move(b));
+    }
+    after_commit = step.commit->id;
+    after_seq = step.seq;
   }
-  std::string last = after.value_or("");
-  for (const auto& c : chain) {
-    OG_ASSIGN_OR_RETURN(ChangeBlock b, CommitChanges(graph, c->id, o.filter));
-    out.blocks.push_back(std::move(b));
-    last = c->id;
+  if (!after_commit) {  // "beginning" on a graph with only its genesis commit
+    after_commit = head.commit().id;
+    after_seq = head.seq();
   }
-  if (last.empty()) {
-    // "beginning" on a graph with only its genesis commit: resume after genesis.
-    auto c = head.shared_commit();
-    last = c->id;
-  }
-  out.cursor = EncodeCursor(
-      Json{{"graph", graph_id}, {"branch", o.branch}, {"incarnation", incarnation}, {"commit", last}, {"filter", filter}});
+  out.cursor = EncodeCursor(Json{{"graph", graph_id}, {"branch", o.branch}, {"incarnation", incarnation},
+                                 {"commit", *after_commit}, {"seq", after_seq}, {"filter", filter}});
   return out;
 }
 

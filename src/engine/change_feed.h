@@ -1,7 +1,10 @@
 // Change listing (ARCHITECTURE.md §7 "Changes"; RUST_SURFACE.md §8.4): the exact entity changes of
-// one commit against its first parent, and a change feed along a branch's first-parent chain in
-// blocks per commit with an opaque cursor bound to graph, branch incarnation and filters. Cursors
-// are handed out only after complete commits; delivery is at-least-once (dedupe by commit id).
+// one commit against its first parent, and a change feed along a branch's history (Graph::
+// BranchHistory: its ref moves, then inherited commits) in one block per step, with an opaque
+// cursor bound to graph, branch incarnation and filters. A step's block lists the changes from the
+// previous ref position to the new one, so a fast-forward is one block holding everything it
+// brought in (docs/decisions.md "Branch history"). Cursors are handed out only after complete
+// steps; delivery is at-least-once (dedupe by commit id).
 #pragma once
 
 #include <memory>
@@ -15,7 +18,9 @@
 namespace omnigraph::engine {
 
 struct ChangeBlock {
-  std::shared_ptr<const Commit> commit;  // the cause
+  std::shared_ptr<const Commit> commit;  // the cause: the commit the branch moved to
+  std::string from_commit_id;            // the changes are listed against this commit
+  uint64_t seq = 0;  // the branch's ref entry (0: an inherited commit, or `commit changes`)
   std::vector<EntityChange> changes;
 };
 
@@ -26,7 +31,8 @@ Result<ChangeBlock> CommitChanges(Graph& graph, std::string_view commit_id, cons
 struct PollOptions {
   std::string branch = "main";
   // Exactly one of: a cursor from an earlier poll, or a start: "now" (no replay), "beginning"
-  // (the whole first-parent history, inherited commits included), "after:<commit id>".
+  // (the whole history, inherited commits included), "after:<commit id>" (a commit the branch's
+  // ref moved to, or an inherited commit).
   std::optional<std::string> cursor;
   std::string start = "now";
   ChangeFilter filter;
@@ -40,7 +46,7 @@ struct PollResult {
 };
 
 // `change_cursor_rejected` for a malformed cursor, one of another graph, branch incarnation or
-// filter set, or a start commit that is not on the branch's first-parent chain.
+// filter set, or a start commit that is not a position of the branch's history.
 Result<PollResult> PollChanges(Graph& graph, const PollOptions& options);
 
 // The JSON of a commit as a change block's cause.

@@ -1,8 +1,11 @@
 // Differential test of the query executor (executor.h) against the reference evaluator
 // (reference_eval.h): random small graphs of a fixed schema loaded through the loader, random
 // read queries generated as .gq text and compiled by the real compiler, results compared exactly
-// (both order every result totally: order keys, then the ids of the bound entities). Fixed seeds;
-// OG_DIFF_LARGE=1 runs ten times more cases; OG_DIFF_SEED=N shifts the seeds.
+// (both order every result totally: order keys, then the ids of the bound entities). Between
+// rounds of queries the graph changes (deletes and updates through mutations, appends and merges
+// through the loader), so deletion vectors and multi-fragment tables are read too. Fixed seeds;
+// OG_DIFF_LARGE=1 runs ten times more cases (ctest: engine.differential_large, label `large`);
+// OG_DIFF_SEED=N shifts the seeds.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -10,9 +13,11 @@
 #include <random>
 #include <sstream>
 
+#include "common/check.h"
 #include "compiler/type_checker.h"
 #include "engine/executor.h"
 #include "engine/loader.h"
+#include "engine/mutation.h"
 #include "engine/reference_eval.h"
 #include "io/memory_store.h"
 
@@ -20,7 +25,7 @@ namespace omnigraph::engine {
 namespace {
 
 constexpr const char* kSchema = R"(
-node Person { name: String @key, age: I32?, score: F64?, nick: String?, tags: [String]? }
+node Person { name: String @key, age: I32?, score: F64?, nick: String?, tags: [String]?, active: Bool?, born: Date? }
 node Company { name: String @key, size: I64? }
 node City { label: String @key, pop: U32? }
 edge Knows: Person -> Person { since: I64?, w: F64? }
@@ -40,8 +45,9 @@ struct TypeDef {
 
 const std::vector<TypeDef>& NodeTypes() {
   static const std::vector<TypeDef> t = {
-      {"Person", "p", {{"name", "key"}, {"age", "int"}, {"score", "float"}, {"nick", "string"}, {"tags", "list"}}},
-      {"Company", "c", {{"name", "key"}, {"size", "int"}}},
+      {"Person", "p", {{"name", "key"}, {"age", "int"}, {"score", "float"}, {"nick", "string"}, {"tags", "list"},
+                       {"active", "bool"}, {"born", "date"}}},
+      {"Company", "c", {{"name", "key"}, {"size", "bigint"}}},
       {"City", "x", {{"label", "key"}, {"pop", "uint"}}},
   };
   return t;
@@ -78,34 +84,52 @@ class Gen {
 
   std::string Str() { return Pick(std::vector<std::string>{"ann", "anna", "bob", "", "nab", "b"}); }
   std::string Lit(const std::string& kind) {
-    if (kind == "int") return std::to_string(Int(0, 6));
+    if (kind == "int" || kind == "bigint") return std::to_string(Int(0, 6));
     if (kind == "uint") return std::to_string(Int(0, 6));
     if (kind == "float") return std::to_string(Int(0, 8) / 4) + "." + std::to_string(Int(0, 1) * 5);
+    if (kind == "bool") return Chance(50) ? "true" : "false";
+    if (kind == "date") return Chance(50) ? "date(\"" + Date() + "\")" : "\"" + Date() + "\"";
     return "\"" + Str() + "\"";
   }
+  std::string Date() { return "2020-01-0" + std::to_string(Int(1, 6)); }
 
-  // A graph as NDJSON; `counts` receives the node count per type.
-  std::string Graph(std::map<std::string, int>* counts) {
+  // NDJSON of new nodes (named from `next` on, which advances) and edges among the `live` node
+  // keys and the new ones; `live` receives the new keys. With `merge`, also new values for some
+  // live nodes (a merge-mode load updates them).
+  std::string Data(std::map<std::string, int>* next, std::map<std::string, std::vector<std::string>>* live,
+                   bool merge) {
     std::ostringstream o;
+    auto node = [&](const TypeDef& t, const std::string& key) {
+      o << R"({"type":")" << t.name << R"(","data":{")" << t.props[0].name << R"(":")" << key << '"';
+      for (size_t p = 1; p < t.props.size(); ++p) {
+        if (Chance(30)) continue;  // null
+        o << ",\"" << t.props[p].name << "\":" << JsonValue(t.props[p].kind);
+      }
+      o << "}}\n";
+    };
     for (const auto& t : NodeTypes()) {
-      int n = Int(0, t.name == "Person" ? 10 : 5);
-      (*counts)[t.name] = n;
-      for (int i = 0; i < n; ++i) {
-        o << R"({"type":")" << t.name << R"(","data":{")" << t.props[0].name << R"(":")" << t.prefix << i << '"';
-        for (size_t p = 1; p < t.props.size(); ++p) {
-          if (Chance(30)) continue;  // null
-          o << ",\"" << t.props[p].name << "\":" << JsonValue(t.props[p].kind);
+      auto& names = (*live)[t.name];
+      int& next_key = (*next)[t.name];
+      if (merge) {
+        for (const auto& key : names) {
+          if (Chance(30)) node(t, key);
         }
-        o << "}}\n";
+      }
+      int n = Int(0, t.name == "Person" ? (merge ? 4 : 10) : (merge ? 2 : 5));
+      for (int i = 0; i < n; ++i) {
+        std::string key = t.prefix + std::to_string(next_key++);
+        node(t, key);
+        names.push_back(key);
       }
     }
     for (const auto& e : EdgeTypes()) {
-      int nf = (*counts)[e.from], nt = (*counts)[e.to];
-      if (nf == 0 || nt == 0) continue;
-      int m = Int(0, nf * 2);
+      const auto& from = (*live)[e.from];
+      const auto& to = (*live)[e.to];
+      if (from.empty() || to.empty()) continue;
+      int m = Int(0, static_cast<int>(from.size()) * (merge ? 1 : 2));
       for (int i = 0; i < m; ++i) {
-        o << R"({"edge":")" << e.name << R"(","from":")" << NodeType(e.from).prefix << Int(0, nf - 1)
-          << R"(","to":")" << NodeType(e.to).prefix << Int(0, nt - 1) << R"(","data":{)";
+        o << R"({"edge":")" << e.name << R"(","from":")" << Pick(from) << R"(","to":")" << Pick(to)
+          << R"(","data":{)";
         bool first = true;
         for (const auto& p : e.props) {
           if (Chance(30)) continue;
@@ -118,9 +142,26 @@ class Gen {
     return o.str();
   }
 
+  // One mutation query that deletes or updates rows (no inserts: the loader appends those).
+  std::string Mutation() {
+    switch (Int(0, 5)) {
+      case 0: return "query m() { delete Person where age " + Pick(std::vector<std::string>{"<", "=", ">="}) + " " + Lit("int") + " }";
+      case 1: return "query m() { delete Person where name = \"p" + std::to_string(Int(0, 12)) + "\" }";
+      case 2: return "query m() { delete Knows where since " + Pick(std::vector<std::string>{"<", "="}) + " " + Lit("int") + " }";
+      case 3: return "query m() { delete City where pop > " + Lit("uint") + " }";
+      case 4:
+        return "query m() { update Person set { age: " + Lit("int") + ", active: " + Lit("bool") + ", born: \"" + Date() +
+               "\" } where nick = " + Lit("string") + " }";
+      default: return "query m() { update Company set { size: " + Lit("int") + " } where size <= " + Lit("int") + " }";
+    }
+  }
+
   std::string JsonValue(const std::string& kind) {
     if (kind == "int" || kind == "uint") return std::to_string(Int(0, 6));
-    if (kind == "float") return std::to_string(Int(0, 12) * 0.25);
+    if (kind == "float") return Chance(10) ? "-0.0" : std::to_string(Int(-2, 12) * 0.25);
+    if (kind == "bool") return Chance(50) ? "true" : "false";
+    if (kind == "date") return "\"" + Date() + "\"";
+    if (kind == "bigint") return Chance(20) ? "9223372036854775807" : std::to_string(Int(-3, 6));
     if (kind == "list") {
       std::string s = "[";
       int n = Int(0, 2);
@@ -167,7 +208,7 @@ class Gen {
     q << "query q($pn: String) { match { ";
     for (const auto& c : clauses) q << c << ' ';
     q << "} return { ";
-    std::vector<std::string> aliases;
+    std::vector<std::string> aliases, agg_exprs;
     bool agg = Chance(30);
     int np = Int(1, 3);
     std::vector<std::string> node_vars;
@@ -189,13 +230,22 @@ class Gen {
       std::string alias = "a" + std::to_string(i);
       q << expr << " as " << alias << ", ";
       aliases.push_back(alias);
+      if (expr.find('(') != std::string::npos) agg_exprs.push_back(expr);
     }
     q << "}";
     if (Chance(60)) {
       q << " order { ";
       int no = Int(1, 2);
       for (int i = 0; i < no; ++i) {
-        if (agg || Chance(50)) q << Pick(aliases);
+        if (agg && Chance(40)) {  // an aggregate: one the projections compute, or another one
+          if (!agg_exprs.empty() && Chance(50)) {
+            q << Pick(agg_exprs);
+          } else {
+            const Var& v = Pick(vars_);
+            std::string fn = Pick(std::vector<std::string>{"count", "sum", "min", "max", "avg"});
+            q << fn << "($" << v.name << (fn == "count" ? "" : "." + NumericProp(v)) << ")";
+          }
+        } else if (agg || Chance(50)) q << Pick(aliases);
         else {
           const Var& v = Pick(vars_);
           q << "$" << v.name << "." << Pick(Props(v)).name;
@@ -226,7 +276,7 @@ class Gen {
   }
   std::string NumericProp(const Var& v) {
     for (const auto& p : Props(v)) {
-      if (p.kind == "int" || p.kind == "float" || p.kind == "uint") return p.name;
+      if (p.kind == "int" || p.kind == "float" || p.kind == "uint" || p.kind == "bigint") return p.name;
     }
     return "id";  // not numeric: the type checker rejects it, the case is skipped
   }
@@ -299,6 +349,7 @@ class Gen {
       ops.push_back("contains");
       ops.push_back("starts_with");
     }
+    if (kind == "bool") ops = {"=", "!="};
     std::string op = Pick(ops);
     std::string rhs = p.name == "id" && Chance(50) ? "\"" + NodeOrEdgeId(v) + "\"" : Lit(kind);
     // Another variable's property of the same kind, sometimes.
@@ -351,58 +402,100 @@ std::string RowText(const std::vector<Value>& row) {
 }
 
 struct Stats {
-  int compiled = 0, skipped = 0, nonempty = 0;
+  int compiled = 0, skipped = 0, nonempty = 0, errors = 0, mutations = 0;
 };
 
+// Runs `queries` random queries on the head of `graph`; both evaluators must agree.
+void CheckQueries(Gen& gen, Graph& graph, const std::map<std::string, int>& counts, int queries,
+                  GraphReadCache* cache, const std::string& context, Stats* stats) {
+  auto snap = graph.Head();
+  ASSERT_TRUE(snap.ok());
+  const bool verbose = std::getenv("OG_DIFF_VERBOSE") != nullptr;
+  for (int i = 0; i < queries; ++i) {
+    std::string src = gen.Query(counts);
+    auto qs = compiler::CompileQueries(snap->catalog(), src);
+    if (!qs.ok()) {
+      ++stats->skipped;
+      if (verbose) std::printf("skipped: %s\n  %s\n", src.c_str(), qs.status().ToString().c_str());
+      continue;
+    }
+    if (verbose) std::printf("query: %s\n", src.c_str());
+    ++stats->compiled;
+    compiler::ParamValues params{{"pn", Value::String("p" + std::to_string(gen.Int(0, 3)))}};
+    const int64_t now = 1700000000000;
+    auto want = EvaluateReference(*snap, qs->front(), params, now);
+    auto got = ExecuteQuery(*snap, qs->front(), params, now, cache);
+    ASSERT_EQ(want.ok(), got.ok()) << src << "\nreference: " << want.status().ToString()
+                                   << "\nexecutor: " << got.status().ToString() << "\n" << context;
+    if (!want.ok()) {
+      EXPECT_EQ(want.status().code_string(), got.status().code_string()) << src;
+      ++stats->errors;
+      continue;
+    }
+    ASSERT_EQ(want->columns, got->columns) << src;
+    std::string diff;
+    if (want->rows.size() != got->rows.size()) diff = "row counts differ";
+    for (size_t r = 0; diff.empty() && r < want->rows.size(); ++r) {
+      if (RowText(want->rows[r]) != RowText(got->rows[r])) diff = "row " + std::to_string(r) + " differs";
+    }
+    if (!diff.empty()) {
+      std::string w, o;
+      for (const auto& r : want->rows) w += RowText(r) + "\n";
+      for (const auto& r : got->rows) o += RowText(r) + "\n";
+      FAIL() << diff << "\nquery: " << src << "\n" << context << "\nreference:\n" << w << "executor:\n" << o;
+    }
+    if (!want->rows.empty()) ++stats->nonempty;
+  }
+}
+
+// The live keys of every node type at the head (through the reference evaluator).
+std::map<std::string, std::vector<std::string>> LiveKeys(Graph& graph) {
+  std::map<std::string, std::vector<std::string>> live;
+  auto snap = graph.Head();
+  OG_CHECK(snap.ok());
+  for (const auto& t : NodeTypes()) {
+    auto qs = compiler::CompileQueries(snap->catalog(), "query k() { match { $x: " + t.name + " } return { $x." +
+                                                            t.props[0].name + " } }");
+    OG_CHECK(qs.ok());
+    auto r = EvaluateReference(*snap, qs->front(), {}, 0);
+    OG_CHECK(r.ok());
+    for (const auto& row : r->rows) live[t.name].push_back(row[0].string_value());
+  }
+  return live;
+}
+
+// Per graph: a load, then rounds of queries separated by changes (a delete or update mutation,
+// then an append or merge load), so later rounds read deletion vectors and several fragments.
 void RunCases(uint32_t seed, int graphs, int queries_per_graph, Stats* stats) {
   Gen gen(seed);
+  constexpr int kRounds = 3;
   for (int g = 0; g < graphs; ++g) {
     auto graph = Graph::Init(std::make_shared<io::MemoryStore>(), kSchema);
     ASSERT_TRUE(graph.ok()) << graph.status().ToString();
-    std::map<std::string, int> counts;
-    std::string data = gen.Graph(&counts);
-    if (!data.empty()) {
-      auto r = LoadNdjson(**graph, data, LoadOptions{});
-      ASSERT_TRUE(r.ok()) << r.status().ToString() << "\n" << data;
-    }
-    auto snap = (*graph)->Head();
-    ASSERT_TRUE(snap.ok());
+    std::map<std::string, int> next;
+    std::map<std::string, std::vector<std::string>> live;
+    std::string context = "seed " + std::to_string(seed) + " graph " + std::to_string(g) + "\ndata:\n";
     GraphReadCache cache;
-    for (int i = 0; i < queries_per_graph; ++i) {
-      std::string src = gen.Query(counts);
-      auto qs = compiler::CompileQueries(snap->catalog(), src);
-      const bool verbose = std::getenv("OG_DIFF_VERBOSE") != nullptr;
-      if (!qs.ok()) {
-        ++stats->skipped;
-        if (verbose) std::printf("skipped: %s\n  %s\n", src.c_str(), qs.status().ToString().c_str());
-        continue;
+    for (int round = 0; round < kRounds; ++round) {
+      if (round > 0) {
+        std::string m = gen.Mutation();
+        auto mr = RunMutation(**graph, m, "", MutationOptions{});
+        ASSERT_TRUE(mr.ok()) << m << "\n" << mr.status().ToString();
+        if (mr->write.committed) ++stats->mutations;
+        context += "mutation: " + m + "\n";
+        live = LiveKeys(**graph);
       }
-      if (verbose) std::printf("query: %s\n", src.c_str());
-      ++stats->compiled;
-      compiler::ParamValues params{{"pn", Value::String("p" + std::to_string(gen.Int(0, 3)))}};
-      const int64_t now = 1700000000000;
-      auto want = EvaluateReference(*snap, qs->front(), params, now);
-      auto got = ExecuteQuery(*snap, qs->front(), params, now, &cache);
-      ASSERT_EQ(want.ok(), got.ok()) << src << "\nreference: " << want.status().ToString()
-                                     << "\nexecutor: " << got.status().ToString();
-      if (!want.ok()) {
-        EXPECT_EQ(want.status().code(), got.status().code()) << src;
-        continue;
+      const bool merge = round > 0 && gen.Chance(50);
+      std::string data = gen.Data(&next, &live, merge);
+      if (!data.empty()) {
+        LoadOptions o;
+        o.mode = merge ? LoadMode::kMerge : LoadMode::kAppend;
+        auto r = LoadNdjson(**graph, data, o);
+        ASSERT_TRUE(r.ok()) << r.status().ToString() << "\n" << data;
+        context += std::string(merge ? "load merge:\n" : "load append:\n") + data;
       }
-      ASSERT_EQ(want->columns, got->columns) << src;
-      std::string diff;
-      if (want->rows.size() != got->rows.size()) diff = "row counts differ";
-      for (size_t r = 0; diff.empty() && r < want->rows.size(); ++r) {
-        if (RowText(want->rows[r]) != RowText(got->rows[r])) diff = "row " + std::to_string(r) + " differs";
-      }
-      if (!diff.empty()) {
-        std::string w, o;
-        for (const auto& r : want->rows) w += RowText(r) + "\n";
-        for (const auto& r : got->rows) o += RowText(r) + "\n";
-        FAIL() << diff << "\nseed " << seed << " graph " << g << " query: " << src << "\ndata:\n"
-               << data << "\nreference:\n" << w << "executor:\n" << o;
-      }
-      if (!want->rows.empty()) ++stats->nonempty;
+      CheckQueries(gen, **graph, next, queries_per_graph / kRounds, &cache, context, stats);
+      if (::testing::Test::HasFatalFailure()) return;
     }
   }
 }
@@ -417,14 +510,15 @@ TEST(EngineDifferential, RandomGraphsAndQueries) {
   const char* base = std::getenv("OG_DIFF_SEED");  // another fixed seed family, for exploration
   const uint32_t offset = base != nullptr ? static_cast<uint32_t>(std::strtoul(base, nullptr, 10)) : 0;
   for (uint32_t seed : {1u, 2u, 3u}) {
-    RunCases(seed * 7919u + offset, 10 * Scale(), 25, &stats);
+    RunCases(seed * 7919u + offset, 10 * Scale(), 30, &stats);
     if (HasFatalFailure()) return;
   }
   // The generator must mostly produce valid, non-trivial queries, or the test proves nothing.
   EXPECT_GT(stats.compiled, 500) << "skipped " << stats.skipped;
   EXPECT_GT(stats.nonempty, stats.compiled / 4);
-  std::printf("differential: %d compiled, %d skipped, %d non-empty\n", stats.compiled, stats.skipped,
-              stats.nonempty);
+  EXPECT_GT(stats.mutations, 10 * Scale());  // later rounds really read changed graphs
+  std::printf("differential: %d compiled, %d skipped, %d non-empty, %d errors (both), %d mutations\n",
+              stats.compiled, stats.skipped, stats.nonempty, stats.errors, stats.mutations);
 }
 
 }  // namespace

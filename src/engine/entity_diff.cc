@@ -182,7 +182,10 @@ Json ValueToJson(const Value& v) {
     case TypeKind::kBool: return v.bool_value();
     case TypeKind::kI32: return v.int_value();
     case TypeKind::kI64:
-      if (std::llabs(v.int_value()) > (int64_t{1} << 53)) return std::to_string(v.int_value());
+      // Beyond ±2^53 a JSON number loses precision in most readers: a string (no abs: INT64_MIN).
+      if (v.int_value() > (int64_t{1} << 53) || v.int_value() < -(int64_t{1} << 53)) {
+        return std::to_string(v.int_value());
+      }
       return v.int_value();
     case TypeKind::kU32: return v.uint_value();
     case TypeKind::kU64:

@@ -629,16 +629,54 @@ Result<Rows> RunClauses(Context& ctx, const std::vector<IrClause>& clauses, Rows
 
 }  // namespace exec
 
+namespace {
+
+// The name of the first search or ranking function in `e`, or nullptr.
+const char* SearchFunction(const compiler::IrExpr& e) {
+  using compiler::IrExprKind;
+  switch (e.kind) {
+    case IrExprKind::kNearest: return "nearest";
+    case IrExprKind::kBm25: return "bm25";
+    case IrExprKind::kRrf: return "rrf";
+    case IrExprKind::kSearch: return "search";
+    case IrExprKind::kFuzzy: return "fuzzy";
+    case IrExprKind::kMatchText: return "match_text";
+    default: break;
+  }
+  for (const auto& a : e.args) {
+    if (const char* f = SearchFunction(a)) return f;
+  }
+  return nullptr;
+}
+
+const char* SearchFunction(const std::vector<compiler::IrClause>& clauses) {
+  for (const auto& c : clauses) {
+    const char* f = SearchFunction(c.lhs);
+    if (f == nullptr) f = SearchFunction(c.rhs);
+    if (f == nullptr) f = SearchFunction(c.call);
+    if (f == nullptr) f = SearchFunction(c.body);
+    for (size_t i = 0; f == nullptr && i < c.equalities.size(); ++i) f = SearchFunction(c.equalities[i].value);
+    if (f != nullptr) return f;
+  }
+  return nullptr;
+}
+
+// Search and ranking functions are later work: rejected before anything runs, so that even an
+// empty match reports them.
+Status CheckNoSearch(const compiler::IrQuery& q) {
+  const char* f = SearchFunction(q.clauses);
+  for (size_t i = 0; f == nullptr && i < q.projections.size(); ++i) f = SearchFunction(q.projections[i].expr);
+  for (size_t i = 0; f == nullptr && i < q.order.size(); ++i) f = SearchFunction(q.order[i].expr);
+  if (f == nullptr) return Status::Ok();
+  return UnimplementedError(std::string(f) + "() is not implemented yet (search and ranking functions are later work)");
+}
+
+}  // namespace
+
 Result<QueryResult> ExecuteQuery(const Snapshot& snap, const compiler::IrQuery& query,
                                  const compiler::ParamValues& params, int64_t now_ms, GraphReadCache* cache) {
   if (query.is_mutation) return UnimplementedError("mutations (insert, update, delete) are not implemented yet");
-  for (const auto& o : query.order) {
-    using compiler::IrExprKind;
-    if (o.expr.kind == IrExprKind::kNearest || o.expr.kind == IrExprKind::kBm25 ||
-        o.expr.kind == IrExprKind::kRrf) {
-      return UnimplementedError("ranking by nearest(), bm25() and rrf() is not implemented yet");
-    }
-  }
+  OG_RETURN_IF_ERROR(CheckNoSearch(query));
   exec::Context ctx(snap, query, params, now_ms, cache != nullptr ? cache : &GraphReadCache::Default());
   exec::Rows seed;
   seed.width = query.variables.size() + 1;  // one spare slot: a query without variables has rows

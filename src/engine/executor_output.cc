@@ -1,8 +1,12 @@
 // Result building of the executor (executor.h): hash aggregation with implicit grouping, sort or
 // top-k with the total-order id tie-break, limit, and projection of only the kept rows.
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <numeric>
 #include <unordered_map>
+
+#include "common/error_codes.h"
 
 #include "engine/executor_internal.h"
 
@@ -29,12 +33,117 @@ void SortAndCut(std::vector<size_t>* idx, const std::optional<uint64_t>& limit, 
   }
 }
 
+bool IsFloatKind(TypeKind k) { return k == TypeKind::kF32 || k == TypeKind::kF64; }
+bool IsUnsignedKind(TypeKind k) { return k == TypeKind::kU32 || k == TypeKind::kU64; }
+
+// One aggregate's running state. Integer sums are exact (128-bit, checked against the result
+// type at the end, so the outcome does not depend on the row order); float sums are doubles.
 struct Acc {
   uint64_t count = 0;
-  double sum = 0;
+  double fsum = 0;
+  __int128_t isum = 0;
+  __uint128_t usum = 0;
   Value best;
   bool has_best = false;
 };
+
+void Accumulate(const compiler::IrExpr& agg, Value v, Acc* acc) {
+  ++acc->count;
+  if (agg.agg == AggFn::kSum || agg.agg == AggFn::kAvg) {
+    if (IsFloatKind(v.kind())) acc->fsum += v.float_value();
+    else if (IsUnsignedKind(v.kind())) acc->usum += v.uint_value();
+    else acc->isum += v.int_value();
+  } else if (agg.agg == AggFn::kMin || agg.agg == AggFn::kMax) {
+    bool better = !acc->has_best || (agg.agg == AggFn::kMin ? v.Compare(acc->best) < 0 : v.Compare(acc->best) > 0);
+    if (better) {
+      acc->best = std::move(v);
+      acc->has_best = true;
+    }
+  }
+}
+
+Result<Value> Finish(const compiler::IrExpr& agg, const Acc& acc) {
+  const TypeKind in = agg.args.at(0).type.data.kind;
+  switch (agg.agg) {
+    case AggFn::kCount: return Value::I64(static_cast<int64_t>(acc.count));
+    case AggFn::kMin:
+    case AggFn::kMax: return acc.has_best ? acc.best : Value::Null(agg.type.data);
+    case AggFn::kSum:
+    case AggFn::kAvg: break;
+  }
+  if (acc.count == 0) return Value::Null(agg.type.data);
+  if (agg.agg == AggFn::kAvg) {
+    double sum = IsFloatKind(in) ? acc.fsum : IsUnsignedKind(in) ? static_cast<double>(acc.usum)
+                                                                 : static_cast<double>(acc.isum);
+    return Value::F64(sum / static_cast<double>(acc.count));
+  }
+  if (IsFloatKind(in)) return Value::F64(acc.fsum);
+  if (IsUnsignedKind(in)) {
+    if (acc.usum > std::numeric_limits<uint64_t>::max()) {
+      return Status(ErrorCode::kResourceExhausted, "sum() overflows U64");
+    }
+    return Value::U64(static_cast<uint64_t>(acc.usum));
+  }
+  if (acc.isum > std::numeric_limits<int64_t>::max() || acc.isum < std::numeric_limits<int64_t>::min()) {
+    return Status(ErrorCode::kResourceExhausted, "sum() overflows I64");
+  }
+  return Value::I64(static_cast<int64_t>(acc.isum));
+}
+
+// The same aggregate of the same argument (an order key that repeats a projection's aggregate).
+bool SameAggregate(const compiler::IrExpr& a, const compiler::IrExpr& b) {
+  const compiler::IrExpr& x = a.args.at(0);
+  const compiler::IrExpr& y = b.args.at(0);
+  return a.agg == b.agg && x.kind == y.kind && x.var == y.var && x.property == y.property;
+}
+
+// Grouping keys compare by typed value equality (Value::Compare == 0); the hash is consistent
+// with it: numbers of every kind hash by their double value (-0 as 0, one NaN).
+size_t HashValue(const Value& v) {
+  if (v.is_null()) return 0x51ed27;
+  switch (v.kind()) {
+    case TypeKind::kBool: return v.bool_value() ? 0x2545f491 : 0x4f6cdd1d;
+    case TypeKind::kString:
+    case TypeKind::kBlob: return std::hash<std::string>{}(v.string_value());
+    case TypeKind::kList: {
+      size_t h = v.list_value().size();
+      for (const Value& x : v.list_value()) h = h * 1000003u ^ HashValue(x);
+      return h;
+    }
+    case TypeKind::kVector: return v.vector_value().size();
+    default: break;
+  }
+  double d = IsFloatKind(v.kind()) ? v.float_value()
+             : IsUnsignedKind(v.kind()) ? static_cast<double>(v.uint_value())
+                                        : static_cast<double>(v.int_value());
+  if (std::isnan(d)) return 0x7ff8;
+  if (d == 0) d = 0;  // -0 == 0
+  return std::hash<double>{}(d);
+}
+
+struct KeyHash {
+  size_t operator()(const std::vector<Value>& k) const {
+    size_t h = 0;
+    for (const Value& v : k) h = h * 1000003u ^ HashValue(v);
+    return h;
+  }
+};
+struct KeyEq {
+  bool operator()(const std::vector<Value>& a, const std::vector<Value>& b) const {
+    for (size_t i = 0; i < a.size(); ++i) {
+      if (a[i].Compare(b[i]) != 0) return false;
+    }
+    return true;
+  }
+};
+
+// A float zero key shows as 0 whichever of -0 and 0 the group met first (row order is a plan detail).
+Value CanonicalKey(Value v) {
+  if (!v.is_null() && IsFloatKind(v.kind()) && v.float_value() == 0) {
+    return v.kind() == TypeKind::kF32 ? Value::F32(0.0f) : Value::F64(0.0);
+  }
+  return v;
+}
 
 }  // namespace
 
@@ -95,63 +204,60 @@ Result<QueryResult> BuildResult(Context& ctx, const Rows& rows) {
     }
     return res;
   }
-  // Hash aggregation, grouped by the text of the non-aggregate projections (as the reference).
+  // Hash aggregation, grouped by typed value equality of the non-aggregate projections.
   struct Group {
     size_t first = 0;
     bool empty = false;
     std::vector<Value> keys;
-    std::vector<std::string> key_text;
     std::vector<Acc> acc;
   };
-  std::vector<Group> groups;
-  std::unordered_map<std::string, size_t> by_key;
-  std::vector<size_t> agg_proj;
+  // The aggregates to compute: the projections', then those of order keys no projection computes.
+  std::vector<const compiler::IrExpr*> aggs;
+  std::vector<int> proj_agg(q.projections.size(), -1), order_agg(q.order.size(), -1);
   for (size_t p = 0; p < q.projections.size(); ++p) {
-    if (q.projections[p].aggregate) agg_proj.push_back(p);
+    if (!q.projections[p].aggregate) continue;
+    proj_agg[p] = static_cast<int>(aggs.size());
+    aggs.push_back(&q.projections[p].expr);
   }
+  for (size_t o = 0; o < q.order.size(); ++o) {
+    const compiler::IrExpr& e = q.order[o].expr;
+    if (e.kind != IrExprKind::kAggregate) continue;
+    for (size_t a = 0; a < aggs.size() && order_agg[o] < 0; ++a) {
+      if (SameAggregate(*aggs[a], e)) order_agg[o] = static_cast<int>(a);
+    }
+    if (order_agg[o] < 0) {
+      order_agg[o] = static_cast<int>(aggs.size());
+      aggs.push_back(&e);
+    }
+  }
+  std::vector<Group> groups;
+  std::unordered_map<std::vector<Value>, size_t, KeyHash, KeyEq> by_key;
   for (size_t i = 0; i < n; ++i) {
-    std::string key;
     std::vector<Value> kv;
-    std::vector<std::string> kt;
+    kv.reserve(q.group_keys.size());
     for (int k : q.group_keys) {
       OG_ASSIGN_OR_RETURN(Value v, ctx.Eval(q.projections[k].expr, rows.row(i)));
-      kt.push_back(v.ToString());
-      key += kt.back() + '\x1f';
-      kv.push_back(std::move(v));
+      kv.push_back(CanonicalKey(std::move(v)));
     }
-    auto [it, fresh] = by_key.try_emplace(std::move(key), groups.size());
-    if (fresh) {
+    auto it = by_key.find(kv);
+    if (it == by_key.end()) {
       Group g;
       g.first = i;
-      g.keys = std::move(kv);
-      g.key_text = std::move(kt);
-      g.acc.resize(agg_proj.size());
+      g.keys = kv;
+      g.acc.resize(aggs.size());
+      it = by_key.emplace(std::move(kv), groups.size()).first;
       groups.push_back(std::move(g));
     }
     Group& g = groups[it->second];
-    for (size_t a = 0; a < agg_proj.size(); ++a) {
-      const auto& p = q.projections[agg_proj[a]];
-      OG_ASSIGN_OR_RETURN(Value v, ctx.Eval(p.expr.args.at(0), rows.row(i)));
-      if (v.is_null()) continue;
-      Acc& acc = g.acc[a];
-      ++acc.count;
-      if (p.expr.agg == AggFn::kSum || p.expr.agg == AggFn::kAvg) {
-        acc.sum += v.kind() == TypeKind::kF32 || v.kind() == TypeKind::kF64 ? v.float_value()
-                   : v.kind() == TypeKind::kU32 || v.kind() == TypeKind::kU64 ? static_cast<double>(v.uint_value())
-                                                                              : static_cast<double>(v.int_value());
-      } else if (p.expr.agg == AggFn::kMin || p.expr.agg == AggFn::kMax) {
-        bool better = !acc.has_best || (p.expr.agg == AggFn::kMin ? v.Compare(acc.best) < 0 : v.Compare(acc.best) > 0);
-        if (better) {
-          acc.best = std::move(v);
-          acc.has_best = true;
-        }
-      }
+    for (size_t a = 0; a < aggs.size(); ++a) {
+      OG_ASSIGN_OR_RETURN(Value v, ctx.Eval(aggs[a]->args.at(0), rows.row(i)));
+      if (!v.is_null()) Accumulate(*aggs[a], std::move(v), &g.acc[a]);
     }
   }
   if (groups.empty() && q.group_keys.empty()) {
     Group g;
     g.empty = true;
-    g.acc.resize(agg_proj.size());
+    g.acc.resize(aggs.size());
     groups.push_back(std::move(g));
   }
   std::vector<std::vector<Value>> values(groups.size()), keys(groups.size());
@@ -159,34 +265,22 @@ Result<QueryResult> BuildResult(Context& ctx, const Rows& rows) {
   for (size_t gi = 0; gi < groups.size(); ++gi) {
     Group& g = groups[gi];
     const int64_t* first = g.empty ? unbound.data() : rows.row(g.first);
-    size_t a = 0, k = 0;
-    for (size_t p = 0; p < q.projections.size(); ++p) {
-      const auto& pr = q.projections[p];
-      if (!pr.aggregate) {
-        values[gi].push_back(g.keys[k++]);
-        continue;
-      }
-      const Acc& acc = g.acc[a++];
-      switch (pr.expr.agg) {
-        case AggFn::kCount: values[gi].push_back(Value::I64(static_cast<int64_t>(acc.count))); break;
-        case AggFn::kSum:
-        case AggFn::kAvg:
-          if (acc.count == 0) values[gi].push_back(Value::Null(pr.expr.type.data));
-          else if (pr.expr.agg == AggFn::kAvg) values[gi].push_back(Value::F64(acc.sum / static_cast<double>(acc.count)));
-          else if (pr.expr.type.data.is_integer()) values[gi].push_back(Value::I64(static_cast<int64_t>(acc.sum)));
-          else values[gi].push_back(Value::F64(acc.sum));
-          break;
-        case AggFn::kMin:
-        case AggFn::kMax:
-          values[gi].push_back(acc.has_best ? acc.best : Value::Null(pr.expr.type.data));
-          break;
-      }
+    std::vector<Value> finished(aggs.size());
+    for (size_t a = 0; a < aggs.size(); ++a) {
+      OG_ASSIGN_OR_RETURN(finished[a], Finish(*aggs[a], g.acc[a]));
     }
-    for (const auto& o : q.order) {
-      if (o.expr.kind == IrExprKind::kAlias) {
-        keys[gi].push_back(values[gi][o.expr.alias]);
+    size_t k = 0;
+    for (size_t p = 0; p < q.projections.size(); ++p) {
+      values[gi].push_back(proj_agg[p] >= 0 ? finished[proj_agg[p]] : g.keys[k++]);
+    }
+    for (size_t o = 0; o < q.order.size(); ++o) {
+      const compiler::IrExpr& e = q.order[o].expr;
+      if (e.kind == IrExprKind::kAlias) {
+        keys[gi].push_back(values[gi][e.alias]);
+      } else if (order_agg[o] >= 0) {
+        keys[gi].push_back(finished[order_agg[o]]);
       } else {
-        OG_ASSIGN_OR_RETURN(Value v, ctx.Eval(o.expr, first));
+        OG_ASSIGN_OR_RETURN(Value v, ctx.Eval(e, first));
         keys[gi].push_back(std::move(v));
       }
     }
@@ -198,7 +292,10 @@ Result<QueryResult> BuildResult(Context& ctx, const Rows& rows) {
       auto c = OrderValues(keys[a][k], keys[b][k], q.order[k].descending);
       if (c != 0) return c < 0;
     }
-    if (groups[a].key_text != groups[b].key_text) return groups[a].key_text < groups[b].key_text;
+    for (size_t k = 0; k < groups[a].keys.size(); ++k) {  // then the grouping keys (distinct per group)
+      auto c = groups[a].keys[k].Compare(groups[b].keys[k]);
+      if (c != 0) return c < 0;
+    }
     return a < b;
   });
   for (size_t i : idx) res.rows.push_back(std::move(values[i]));

@@ -59,6 +59,17 @@ struct WriteRequest {
   std::function<Result<PreparedWrite>(const Snapshot&)> prepare;
 };
 
+// One step of a branch's history (docs/decisions.md "Branch history"): a move of the branch's
+// ref (`seq` > 0: entry `seq` of the live incarnation, a fast-forward included), or, before the
+// branch's create entry, a commit inherited along first parents (`seq` 0). `from` is the commit
+// the step's changes are listed against: the commit the previous ref entry named, or, for the
+// create entry and inherited commits, the first parent (empty for the genesis commit).
+struct HistoryStep {
+  std::shared_ptr<const Commit> commit;
+  uint64_t seq = 0;
+  std::string from;
+};
+
 struct WriteResult {
   bool committed = false;  // false: nothing changed, nothing published
   Commit commit;           // the new commit (or the unchanged head's commit)
@@ -90,9 +101,17 @@ class Graph {
   Result<Snapshot> AtBranchVersion(std::string_view branch, uint64_t seq);
 
   Result<std::shared_ptr<const Commit>> LoadCommit(std::string_view commit_id);
-  // Commits reachable from the branch head along first parents, newest first.
+  // The history of a branch, newest first (branches.cc): one step per ref entry of the live
+  // incarnation back to its create entry, then the commits inherited before it along first
+  // parents. With `stop_at_seq` > 0, only the steps newer than ref entry `stop_at_seq`. NotFound
+  // for an unknown or deleted branch. Cost: one GET per ref entry walked, commits are cached.
+  Result<std::vector<HistoryStep>> BranchHistory(std::string_view branch, size_t limit = SIZE_MAX,
+                                                 uint64_t stop_at_seq = 0);
+  // The commits of BranchHistory, newest first (`commit list --branch`).
   Result<std::vector<std::shared_ptr<const Commit>>> CommitLog(std::string_view branch,
                                                                size_t limit = SIZE_MAX);
+  // Ref entry `seq` of `branch` (one GET). NotFound if it does not exist.
+  Result<RefEntry> RefEntryAt(std::string_view branch, uint64_t seq);
   Result<std::vector<std::string>> Branches();
 
   // Branches (ARCHITECTURE.md §4, branches.cc). Create writes one ref entry naming the head commit
@@ -102,6 +121,9 @@ class Graph {
   Result<RefEntry> CreateBranch(std::string_view name, std::string_view from = "main");
   // Writes a delete entry. NotFound if not live; `invalid_argument` for `main`.
   Result<RefEntry> DeleteBranch(std::string_view name);
+  // Deletes `name` only if its head is still `expected` (same incarnation and sequence): the delete
+  // entry is put_if_absent at expected.seq + 1. `read_set_conflict` if the branch moved.
+  Result<RefEntry> DeleteBranchIf(std::string_view name, const RefEntry& expected);
   // Moves `branch` from head `expected_seq` to an existing commit (a fast-forward): one ref entry.
   // `read_set_conflict` if the branch moved.
   Result<RefEntry> AdvanceBranch(std::string_view branch, const RefEntry& expected, std::string commit_id);

@@ -159,9 +159,12 @@ Result<LoadResult> LoadNdjson(Graph& graph, std::string_view ndjson, const LoadO
     report("validated");
 
     std::vector<Staged> staged(groups.size());
+    // Every type's entry exists before the parallel stage: operator[] there would insert
+    // concurrently into the map (a data race that crashed merge loads).
+    for (const auto& g : groups) checked.updated.try_emplace(g.name, 0);
     OG_RETURN_IF_ERROR(ThreadPool::Default().ParallelFor(groups.size(), [&](size_t i) -> Status {
       OG_ASSIGN_OR_RETURN(table::TableVersion base, snap.Table(groups[i].name));
-      OG_ASSIGN_OR_RETURN(staged[i], StageType(base, groups[i], options.mode, checked.updated[groups[i].name]));
+      OG_ASSIGN_OR_RETURN(staged[i], StageType(base, groups[i], options.mode, checked.updated.at(groups[i].name)));
       return Status::Ok();
     }));
     report("staged");

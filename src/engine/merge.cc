@@ -213,7 +213,9 @@ Result<PreparedWrite> PrepareMerge(Graph& graph, const Snapshot& snap, const Sna
     w.tables.emplace(tw.name, *m.table);
     w.summary[tw.name] = counts;
   }
-  if (conflicts.empty()) OG_RETURN_IF_ERROR(merge_internal::CheckMerged(catalog, merged, &conflicts));
+  // The graph-level checks run even when entities conflict, on the candidate in which every
+  // conflicting entity keeps the target's version, so one attempt lists every conflict.
+  OG_RETURN_IF_ERROR(merge_internal::CheckMerged(catalog, merged, &conflicts));
   if (!conflicts.empty()) {
     std::sort(conflicts.begin(), conflicts.end(), [](const MergeConflict& a, const MergeConflict& b) {
       return std::tie(a.kind, a.type_name, a.entity_id, a.conflict) < std::tie(b.kind, b.type_name, b.entity_id, b.conflict);
@@ -236,24 +238,70 @@ Result<PreparedWrite> PrepareMerge(Graph& graph, const Snapshot& snap, const Sna
 
 Result<std::string> MergeBase(Graph& graph, const std::string& a, const std::string& b) {
   OG_ASSIGN_OR_RETURN(auto of_a, Ancestors(graph, a));
-  std::set<std::string> seen;
+  // Candidates: the common ancestors reached from `b` without passing through another one.
+  std::set<std::string> seen, candidates;
   std::deque<std::string> todo{b};
-  std::shared_ptr<const Commit> best;
   while (!todo.empty()) {
     std::string id = std::move(todo.front());
     todo.pop_front();
     if (!seen.insert(id).second) continue;
-    auto common = of_a.find(id);
-    if (common != of_a.end()) {  // a common ancestor: its own ancestors are older candidates
-      const auto& c = common->second;
-      if (!best || std::tie(c->timestamp_us, c->id) > std::tie(best->timestamp_us, best->id)) best = c;
+    if (of_a.count(id)) {
+      candidates.insert(id);
       continue;
     }
     OG_ASSIGN_OR_RETURN(auto c, graph.LoadCommit(id));
     for (const auto& p : c->parents) todo.push_back(p);
   }
-  if (!best) return InternalError("commits " + a + " and " + b + " have no common ancestor");
-  return best->id;
+  if (candidates.empty()) return InternalError("commits " + a + " and " + b + " have no common ancestor");
+  // A candidate that is an ancestor of another candidate is not a best common ancestor. Every
+  // ancestor of a candidate is an ancestor of `a`, so `of_a` holds them all.
+  std::set<std::string> dominated;
+  for (const auto& c : candidates) {
+    for (const auto& p : of_a.at(c)->parents) todo.push_back(p);
+  }
+  while (!todo.empty()) {
+    std::string id = std::move(todo.front());
+    todo.pop_front();
+    if (!dominated.insert(id).second) continue;
+    for (const auto& p : of_a.at(id)->parents) todo.push_back(p);
+  }
+  std::vector<std::string> best;
+  for (const auto& c : candidates) {
+    if (!dominated.count(c)) best.push_back(c);
+  }
+  if (best.size() == 1) return best.front();
+  // Criss-cross: several best common ancestors. Pick by the shape of the DAG only (never by
+  // timestamps, which clocks can skew): the greatest generation (longest parent path to the
+  // genesis commit), then the smallest commit id (docs/decisions.md "Merge base").
+  std::map<std::string, uint64_t> generation;
+  for (const auto& start : best) {
+    std::vector<std::string> stack{start};
+    while (!stack.empty()) {
+      const std::string id = stack.back();
+      if (generation.count(id)) {
+        stack.pop_back();
+        continue;
+      }
+      uint64_t g = 0;
+      bool ready = true;
+      for (const auto& p : of_a.at(id)->parents) {
+        auto it = generation.find(p);
+        if (it == generation.end()) {
+          stack.push_back(p);
+          ready = false;
+        } else {
+          g = std::max(g, it->second + 1);
+        }
+      }
+      if (ready) {
+        generation[id] = g;
+        stack.pop_back();
+      }
+    }
+  }
+  return *std::min_element(best.begin(), best.end(), [&](const std::string& x, const std::string& y) {
+    return std::pair(generation.at(y), x) < std::pair(generation.at(x), y);
+  });
 }
 
 Result<MergeResult> MergeBranches(Graph& graph, const MergeOptions& options) {
@@ -295,7 +343,9 @@ Result<MergeResult> MergeBranches(Graph& graph, const MergeOptions& options) {
     }
   }
   if (options.delete_source) {
-    auto deleted = graph.DeleteBranch(options.source);
+    // Only the version that was merged may be deleted: if the source moved since it was read, the
+    // newer work is not in the target, and the branch stays (a warning; the merge stands).
+    auto deleted = graph.DeleteBranchIf(options.source, *source.ref());
     if (deleted.ok()) {
       result.branch_deleted = true;
     } else {

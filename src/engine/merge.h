@@ -29,7 +29,9 @@ struct MergeResult {
   uint64_t seq = 0;
   std::map<std::string, ChangeCounts> summary;  // changes applied to the target, per type
   bool branch_deleted = false;
-  std::optional<std::string> branch_delete_error;  // the merge stands; deleting the source failed
+  // The merge stands, but the source was not deleted: it moved since the merged version was read
+  // (`read_set_conflict`: newer work that is not in the target), or the delete failed.
+  std::optional<std::string> branch_delete_error;
 };
 
 // The kinds of merge conflict (snake_case on the wire, as the reference).
@@ -54,7 +56,10 @@ struct MergeConflict {
 // branch; `schema_boundary` when the two heads have different schemas (unless fast-forward).
 Result<MergeResult> MergeBranches(Graph& graph, const MergeOptions& options);
 
-// The merge base of two commits: the newest common ancestor (by timestamp, then id).
+// The merge base of two commits: the best common ancestor (a common ancestor that is not an
+// ancestor of another common ancestor). With several (criss-cross history), the one with the
+// greatest generation (longest parent path to the genesis commit), then the smallest commit id:
+// a choice by the shape of the DAG only, never by (skewable) timestamps.
 Result<std::string> MergeBase(Graph& graph, const std::string& a, const std::string& b);
 
 }  // namespace omnigraph::engine

@@ -1,6 +1,8 @@
 // Validation of a merged result (merge_internal.h). Only entities changed on either side since the
 // merge base can break a constraint that held on both sides, so only those are looked at; the
-// merged tables are scanned with pushed-down IN predicates on the touched ids.
+// merged tables are scanned with pushed-down IN predicates on the touched ids. Run also when
+// entities conflict: then on the candidate where each conflicting entity keeps the target's
+// version.
 #include <set>
 
 #include "common/json.h"
@@ -45,6 +47,17 @@ Status CheckOrphans(const compiler::Catalog& catalog, const std::map<std::string
         side_of[name + "/" + id] = side;
       }
     }
+  }
+  // A node deleted on one side and updated on the other is a delete_vs_update conflict and keeps
+  // the target's version in the merged candidate: only nodes really gone can orphan an edge.
+  for (auto it = deleted.begin(); it != deleted.end();) {
+    OG_ASSIGN_OR_RETURN(table::IdIndex index, table::IdIndex::Open(*types.at(it->first).table));
+    std::vector<std::string> ids(it->second.begin(), it->second.end());
+    auto found = index.LookupMany(ids);
+    for (size_t i = 0; i < ids.size(); ++i) {
+      if (found[i]) it->second.erase(ids[i]);
+    }
+    it = it->second.empty() ? deleted.erase(it) : std::next(it);
   }
   if (deleted.empty()) return Status::Ok();
   for (const auto& e : catalog.edges()) {

@@ -23,7 +23,9 @@ struct MergedType {
 
 // Validates the merged result the way a load or mutation is validated (referential integrity,
 // @unique, @card), looking only at what the merge could have broken: entities changed on either
-// side since the base. Appends conflicts; a Status only for read failures.
+// side since the base. Run on the candidate where entity-level conflicts keep the target's
+// version, so it also lists what those conflicts hide. Appends conflicts; a Status only for read
+// failures.
 Status CheckMerged(const compiler::Catalog& catalog, const std::map<std::string, MergedType>& types,
                    std::vector<MergeConflict>* conflicts);
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <numeric>
 #include <set>
@@ -55,6 +56,8 @@ class Evaluator {
   Result<std::vector<Binding>> Traverse(const IrClause& c, std::vector<Binding> rows);
   Result<Value> Expr(const IrExpr& e, const Binding& b);
   Result<bool> Compare(const Value& l, compiler::CompareOp op, const Value& r);
+  // `agg` (kAggregate) over the rows `members` of `rows`.
+  Result<Value> Aggregate(const IrExpr& agg, const std::vector<Binding>& rows, const std::vector<size_t>& members);
   const std::string& TypeOf(int var) const { return q_.variables[var].type_name; }
 
   const Snapshot& snap_;
@@ -287,6 +290,44 @@ Result<std::vector<Binding>> Evaluator::Eval(const std::vector<IrClause>& clause
   return rows;
 }
 
+Result<Value> Evaluator::Aggregate(const IrExpr& agg, const std::vector<Binding>& rows,
+                                   const std::vector<size_t>& members) {
+  using compiler::AggFn;
+  std::vector<Value> vals;
+  for (size_t m : members) {
+    OG_ASSIGN_OR_RETURN(Value v, Expr(agg.args.at(0), rows[m]));
+    if (!v.is_null()) vals.push_back(std::move(v));
+  }
+  if (agg.agg == AggFn::kCount) return Value::I64(static_cast<int64_t>(vals.size()));
+  if (vals.empty()) return Value::Null(agg.type.data);
+  auto less = [](const Value& a, const Value& b) { return a.Compare(b) < 0; };
+  if (agg.agg == AggFn::kMin) return *std::min_element(vals.begin(), vals.end(), less);
+  if (agg.agg == AggFn::kMax) return *std::max_element(vals.begin(), vals.end(), less);
+  const TypeKind in = agg.args.at(0).type.data.kind;
+  const bool is_float = in == TypeKind::kF32 || in == TypeKind::kF64;
+  const bool is_unsigned = in == TypeKind::kU32 || in == TypeKind::kU64;
+  double fsum = 0;
+  __int128_t isum = 0;  // exact: |sum| < 2^64 * 2^64 for any possible row count
+  for (const auto& v : vals) {
+    if (is_float) fsum += v.float_value();
+    else if (is_unsigned) isum += static_cast<__int128_t>(v.uint_value());
+    else isum += v.int_value();
+  }
+  const double n = static_cast<double>(vals.size());
+  if (agg.agg == AggFn::kAvg) return Value::F64((is_float ? fsum : static_cast<double>(isum)) / n);
+  if (is_float) return Value::F64(fsum);
+  if (is_unsigned) {
+    if (isum > static_cast<__int128_t>(std::numeric_limits<uint64_t>::max())) {
+      return Status(ErrorCode::kResourceExhausted, "sum() overflows U64");
+    }
+    return Value::U64(static_cast<uint64_t>(isum));
+  }
+  if (isum > std::numeric_limits<int64_t>::max() || isum < std::numeric_limits<int64_t>::min()) {
+    return Status(ErrorCode::kResourceExhausted, "sum() overflows I64");
+  }
+  return Value::I64(static_cast<int64_t>(isum));
+}
+
 std::weak_ordering OrderValues(const Value& a, const Value& b, bool desc) {
   // NULLs first ascending, last descending: Value::Compare puts null first; reversing for desc
   // puts it last.
@@ -296,9 +337,29 @@ std::weak_ordering OrderValues(const Value& a, const Value& b, bool desc) {
 
 Result<QueryResult> Evaluator::Run() {
   if (q_.is_mutation) return UnimplementedError("mutations (insert, update, delete) are not implemented yet");
-  for (const auto& o : q_.order) {
-    if (o.expr.kind == IrExprKind::kNearest || o.expr.kind == IrExprKind::kBm25 || o.expr.kind == IrExprKind::kRrf) {
-      return UnimplementedError("ranking by nearest(), bm25() and rrf() is not implemented yet");
+  // Search and ranking functions are not implemented: rejected up front, even for an empty match.
+  std::vector<const IrExpr*> exprs;
+  std::vector<const std::vector<IrClause>*> lists{&q_.clauses};
+  for (size_t i = 0; i < lists.size(); ++i) {
+    for (const IrClause& c : *lists[i]) {
+      exprs.insert(exprs.end(), {&c.lhs, &c.rhs, &c.call});
+      for (const auto& eq : c.equalities) exprs.push_back(&eq.value);
+      lists.push_back(&c.body);
+    }
+  }
+  for (const auto& p : q_.projections) exprs.push_back(&p.expr);
+  for (const auto& o : q_.order) exprs.push_back(&o.expr);
+  for (size_t i = 0; i < exprs.size(); ++i) {
+    switch (exprs[i]->kind) {
+      case IrExprKind::kNearest:
+      case IrExprKind::kBm25:
+      case IrExprKind::kRrf:
+      case IrExprKind::kSearch:
+      case IrExprKind::kFuzzy:
+      case IrExprKind::kMatchText:
+        return UnimplementedError("search and ranking functions (nearest, bm25, rrf, search, fuzzy, match_text) are not implemented yet");
+      default:
+        for (const auto& a : exprs[i]->args) exprs.push_back(&a);
     }
   }
   Binding start(q_.variables.size(), -1);
@@ -312,6 +373,7 @@ Result<QueryResult> Evaluator::Run() {
     std::vector<Value> values;
     std::vector<Value> order;
     std::vector<std::string> tie;  // ids of bound entities in binding order
+    std::vector<Value> key;        // aggregate queries: the group's key values
   };
   std::vector<Out> outs;
   auto tie_ids = [&](const Binding& b) -> Result<std::vector<std::string>> {
@@ -347,69 +409,48 @@ Result<QueryResult> Evaluator::Run() {
       outs.push_back(std::move(o));
     }
   } else {
-    // Implicit GROUP BY the non-aggregate projections.
-    std::map<std::string, std::vector<size_t>> groups;  // key text -> binding indexes
-    std::vector<std::string> order_of_groups;
+    // Implicit GROUP BY the non-aggregate projections, by typed value equality (Value::Compare).
+    auto key_less = [](const std::vector<Value>& a, const std::vector<Value>& b) {
+      return std::lexicographical_compare(a.begin(), a.end(), b.begin(), b.end(),
+                                          [](const Value& x, const Value& y) { return x.Compare(y) < 0; });
+    };
+    std::map<std::vector<Value>, std::vector<size_t>, decltype(key_less)> groups(key_less);
     for (size_t i = 0; i < rows.size(); ++i) {
-      std::string key;
+      std::vector<Value> key;
       for (int k : q_.group_keys) {
         OG_ASSIGN_OR_RETURN(Value v, Expr(q_.projections[k].expr, rows[i]));
-        key += v.ToString() + '\x1f';
+        if (!v.is_null() && (v.kind() == TypeKind::kF32 || v.kind() == TypeKind::kF64) && v.float_value() == 0) {
+          v = v.kind() == TypeKind::kF32 ? Value::F32(0.0f) : Value::F64(0.0);  // -0 and 0: one group, shown as 0
+        }
+        key.push_back(std::move(v));
       }
-      auto [it, fresh] = groups.try_emplace(key);
-      if (fresh) order_of_groups.push_back(key);
-      it->second.push_back(i);
+      groups[key].push_back(i);
     }
-    if (groups.empty() && q_.group_keys.empty()) {
-      groups[""] = {};
-      order_of_groups.push_back("");
-    }
-    for (const auto& key : order_of_groups) {
-      const auto& members = groups[key];
+    if (groups.empty() && q_.group_keys.empty()) groups[{}] = {};
+    for (const auto& [key, members] : groups) {
       Binding first = members.empty() ? start : rows[members.front()];
       Out o;
+      size_t k = 0;
       for (const auto& p : q_.projections) {
         if (!p.aggregate) {
-          OG_ASSIGN_OR_RETURN(Value v, Expr(p.expr, first));
-          o.values.push_back(std::move(v));
+          o.values.push_back(key[k++]);
           continue;
         }
-        const IrExpr& arg = p.expr.args.at(0);
-        std::vector<Value> vals;
-        for (size_t m : members) {
-          OG_ASSIGN_OR_RETURN(Value v, Expr(arg, rows[m]));
-          if (!v.is_null()) vals.push_back(std::move(v));
-        }
-        using compiler::AggFn;
-        switch (p.expr.agg) {
-          case AggFn::kCount: o.values.push_back(Value::I64(static_cast<int64_t>(vals.size()))); break;
-          case AggFn::kSum:
-          case AggFn::kAvg: {
-            if (vals.empty()) { o.values.push_back(Value::Null(p.expr.type.data)); break; }
-            double sum = 0;
-            for (const auto& v : vals) {
-              sum += v.kind() == TypeKind::kF32 || v.kind() == TypeKind::kF64 ? v.float_value()
-                     : v.kind() == TypeKind::kU32 || v.kind() == TypeKind::kU64 ? static_cast<double>(v.uint_value())
-                                                                                : static_cast<double>(v.int_value());
-            }
-            if (p.expr.agg == AggFn::kAvg) o.values.push_back(Value::F64(sum / static_cast<double>(vals.size())));
-            else if (p.expr.type.data.is_integer()) o.values.push_back(Value::I64(static_cast<int64_t>(sum)));
-            else o.values.push_back(Value::F64(sum));
-            break;
-          }
-          case AggFn::kMin:
-          case AggFn::kMax: {
-            if (vals.empty()) { o.values.push_back(Value::Null(p.expr.type.data)); break; }
-            auto it = p.expr.agg == AggFn::kMin
-                          ? std::min_element(vals.begin(), vals.end(), [](const Value& a, const Value& b) { return a.Compare(b) < 0; })
-                          : std::max_element(vals.begin(), vals.end(), [](const Value& a, const Value& b) { return a.Compare(b) < 0; });
-            o.values.push_back(*it);
-            break;
-          }
+        OG_ASSIGN_OR_RETURN(Value v, Aggregate(p.expr, rows, members));
+        o.values.push_back(std::move(v));
+      }
+      for (const auto& ord : q_.order) {
+        if (ord.expr.kind == IrExprKind::kAlias) {
+          o.order.push_back(o.values[ord.expr.alias]);
+        } else if (ord.expr.kind == IrExprKind::kAggregate) {
+          OG_ASSIGN_OR_RETURN(Value v, Aggregate(ord.expr, rows, members));
+          o.order.push_back(std::move(v));
+        } else {
+          OG_ASSIGN_OR_RETURN(Value v, Expr(ord.expr, first));
+          o.order.push_back(std::move(v));
         }
       }
-      OG_ASSIGN_OR_RETURN(o.order, order_values(o.values, first));
-      for (int k : q_.group_keys) o.tie.push_back(o.values[k].ToString());
+      o.key = key;
       outs.push_back(std::move(o));
     }
   }
@@ -418,7 +459,12 @@ Result<QueryResult> Evaluator::Run() {
       auto c = OrderValues(a.order[i], b.order[i], q_.order[i].descending);
       if (c != 0) return c < 0;
     }
-    return a.tie < b.tie;
+    if (a.tie != b.tie) return a.tie < b.tie;
+    for (size_t i = 0; i < a.key.size(); ++i) {  // groups: by their keys
+      auto c = a.key[i].Compare(b.key[i]);
+      if (c != 0) return c < 0;
+    }
+    return false;
   });
   if (q_.limit && outs.size() > *q_.limit) outs.resize(*q_.limit);
   for (auto& o : outs) res.rows.push_back(std::move(o.values));

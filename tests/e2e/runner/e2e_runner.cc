@@ -10,6 +10,7 @@
 #include "compiler/params.h"
 #include "compiler/type_checker.h"
 #include "engine/change_feed.h"
+#include "engine/executor.h"
 #include "engine/loader.h"
 #include "engine/merge.h"
 #include "engine/mutation.h"
@@ -340,6 +341,38 @@ std::string CellText(const Value& v) {
   return v.ToString();
 }
 
+std::vector<std::string> RowLines(const engine::QueryResult& res, bool ordered) {
+  std::vector<std::string> out;
+  for (const auto& row : res.rows) {
+    std::string line;
+    for (size_t c = 0; c < row.size(); ++c) line += (c ? "\t" : "") + CellText(row[c]);
+    out.push_back(line);
+  }
+  if (!ordered) std::sort(out.begin(), out.end());
+  return out;
+}
+
+// Runs a read query on the executor and on the reference evaluator; they must agree (the same
+// error code, or the same rows: in order when `ordered`, else as multisets). Returns the
+// executor's rows (sorted unless `ordered`) or its error.
+Result<std::vector<std::string>> ExecuteBoth(const engine::Snapshot& snap, const compiler::IrQuery& q,
+                                             const compiler::ParamValues& params, bool ordered) {
+  auto got = engine::ExecuteQuery(snap, q, params, 0);
+  auto want = engine::EvaluateReference(snap, q, params, 0);
+  if (got.ok() != want.ok() || (!got.ok() && got.status().code_string() != want.status().code_string())) {
+    return InternalError("the executor and the reference evaluator disagree.\nexecutor: " +
+                         (got.ok() ? std::string("ok") : got.status().ToString()) +
+                         "\nreference: " + (want.ok() ? std::string("ok") : want.status().ToString()));
+  }
+  if (!got.ok()) return got.status();
+  std::vector<std::string> out = RowLines(*got, ordered), ref = RowLines(*want, ordered);
+  if (out != ref || got->columns != want->columns) {
+    return InternalError("the executor and the reference evaluator disagree.\nexecutor:\n" + Join(out) +
+                         "reference:\n" + Join(ref));
+  }
+  return out;
+}
+
 Result<std::vector<std::string>> Runner::RunQuery(const Record& r) {
   if (graph_ == nullptr) return InvalidArgumentError("no graph yet (add a `schema` record first)");
   std::string branch = "main";
@@ -352,16 +385,7 @@ Result<std::vector<std::string>> Runner::RunQuery(const Record& r) {
   const compiler::IrQuery& q = queries.front();
   OG_ASSIGN_OR_RETURN(auto bound, compiler::BindParamsJson(q.params, params_));
   params_.clear();
-  OG_ASSIGN_OR_RETURN(engine::QueryResult res, engine::EvaluateReference(snap, q, bound, 0));
-  std::vector<std::string> out;
-  for (const auto& row : res.rows) {
-    std::string line;
-    for (size_t c = 0; c < row.size(); ++c) line += (c ? "\t" : "") + CellText(row[c]);
-    out.push_back(line);
-  }
-  bool ordered = std::find(r.words.begin(), r.words.end(), "ordered") != r.words.end();
-  if (!ordered) std::sort(out.begin(), out.end());
-  return out;
+  return ExecuteBoth(snap, q, bound, std::find(r.words.begin(), r.words.end(), "ordered") != r.words.end());
 }
 
 Result<std::vector<std::string>> Runner::Query(const Record& r) {

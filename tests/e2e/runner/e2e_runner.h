@@ -64,7 +64,8 @@ class Runner {
   Status RunWrite(const TestFile& file, const Record& r, io::ObjectStore& store, bool* committed);
   Status Sweep(const TestFile& file, const Record& r);
   Result<std::vector<std::string>> Query(const Record& r);
-  // `run [ordered]`: the body is a read query, run on the reference evaluator; rows print
+  // `run [ordered]`: the body is a read query, run on the executor and on the reference evaluator
+  // (they must agree: same error code, or same rows); rows print
   // tab-separated with NULL for nulls; compared as a sorted multiset unless `ordered`.
   Result<std::vector<std::string>> RunQuery(const Record& r);
   Status Reopen();
