@@ -2,7 +2,6 @@
 
 #include <cstdlib>
 #include <fstream>
-#include <sstream>
 
 #include "common/error_codes.h"
 #include "io/store_uri.h"
@@ -45,10 +44,22 @@ Result<std::unique_ptr<engine::Graph>> OpenGraph(const GraphFlags& flags, bool w
 Result<std::string> ReadFile(const std::string& path, std::string_view what) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return NotFoundError("cannot read " + std::string(what) + " '" + path + "'");
-  std::ostringstream ss;
-  ss << in.rdbuf();
+  // One read into a buffer of the file's size when it has one (a regular file); streams (pipes,
+  // /dev/stdin) are read in pieces.
+  std::string out;
+  in.seekg(0, std::ios::end);
+  const std::streamoff size = in.tellg();
+  in.seekg(0, std::ios::beg);
+  if (size > 0 && in) {
+    out.resize(static_cast<size_t>(size));
+    in.read(out.data(), size);
+    out.resize(static_cast<size_t>(in.gcount()));
+  }
+  in.clear();
+  char chunk[65536];
+  while (in.read(chunk, sizeof(chunk)) || in.gcount() > 0) out.append(chunk, static_cast<size_t>(in.gcount()));
   if (in.bad()) return IoError("error reading " + std::string(what) + " '" + path + "'");
-  return ss.str();
+  return out;
 }
 
 }  // namespace omnigraph::cli

@@ -86,8 +86,11 @@ Result<LoadCheckResult> LoadChecker::Run(const std::vector<TypeGroup>& groups) {
 
 Status LoadChecker::CheckIds(const std::vector<TypeGroup>& groups) {
   for (const auto& g : groups) {
-    std::unordered_map<std::string, uint64_t> seen;
+    // Views into the records (which outlive the checker); generated ids are fresh ULIDs.
+    std::unordered_map<std::string_view, uint64_t> seen;
+    seen.reserve(g.records.size());
     for (const LoadRecord* r : g.records) {
+      if (!r->id_given) continue;
       auto [it, fresh] = seen.emplace(r->id, r->line);
       if (!fresh) {
         Add(r->line, ErrorCode::kLoadDuplicateId,
@@ -118,10 +121,11 @@ Status LoadChecker::CheckIds(const std::vector<TypeGroup>& groups) {
 
 Status LoadChecker::CheckEndpoints(const std::vector<TypeGroup>& groups) {
   // Node ids per type available after the load: the batch, plus the snapshot unless overwritten.
-  std::map<std::string, std::unordered_set<std::string>> batch_ids;
+  std::map<std::string, std::unordered_set<std::string_view>> batch_ids;
   for (const auto& g : groups) {
     if (g.is_edge) continue;
     auto& s = batch_ids[g.name];
+    s.reserve(g.records.size());
     for (const LoadRecord* r : g.records) s.insert(r->id);
   }
   std::map<std::string, std::optional<table::IdIndex>> indexes;

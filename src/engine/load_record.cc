@@ -508,10 +508,14 @@ ParsedLoad ParseLoad(std::string_view ndjson, const compiler::Catalog& catalog, 
   (void)ThreadPool::Default().ParallelFor(chunks, [&](size_t c) -> Status {
     dom::parser parser;
     size_t end = std::min(lines.size(), (c + 1) * kChunk);
+    records[c].reserve(end - c * kChunk);
+    std::string padded;  // one reused, padded copy of the line (simdjson reads past the end)
     for (size_t i = c * kChunk; i < end; ++i) {
-      simdjson::padded_string padded(lines[i].text);
+      const std::string_view text = lines[i].text;
+      padded.assign(text);
+      padded.resize(text.size() + simdjson::SIMDJSON_PADDING);
       dom::element doc;
-      if (auto err = parser.parse(padded).get(doc); err) {
+      if (auto err = parser.parse(padded.data(), text.size(), false).get(doc); err) {
         errors[c].push_back({lines[i].number, ErrorCode::kLoadJson, std::string("invalid JSON: ") + simdjson::error_message(err)});
       } else {
         auto rec = ParseRecord(doc, catalog, rules);
@@ -527,6 +531,9 @@ ParsedLoad ParseLoad(std::string_view ndjson, const compiler::Catalog& catalog, 
     return Status::Ok();
   });
   ParsedLoad out;
+  size_t total = 0;
+  for (const auto& r : records) total += r.size();
+  out.records.reserve(total);
   for (size_t c = 0; c < chunks; ++c) {
     for (auto& e : errors[c]) {
       if (out.errors.size() == max_errors) {

@@ -1,5 +1,6 @@
 #include "engine/loader.h"
 
+#include <map>
 #include <mutex>
 #include <set>
 #include <unordered_map>
@@ -11,6 +12,7 @@
 #include "engine/load_record.h"
 #include "engine/schema_store.h"
 #include "format/batch.h"
+#include "format/column_builder.h"
 #include "table/table_writer.h"
 
 namespace omnigraph::engine {
@@ -56,40 +58,55 @@ Result<format::Batch> BuildRows(const table::TableVersion& base, const TypeGroup
     if (props[i].type.kind == TypeKind::kBlob) blob_props.push_back(i);
   }
   std::vector<std::string> payloads;
-  for (const LoadRecord* r : group.records) {
+  // blob_slot[property][record]: the index of that value's payload (for non-null blobs).
+  std::map<size_t, std::vector<uint32_t>> blob_slot;
+  for (size_t i : blob_props) blob_slot[i].assign(group.records.size(), 0);
+  for (size_t r = 0; r < group.records.size(); ++r) {
     for (size_t i : blob_props) {
-      if (!r->values[i].is_null()) payloads.push_back(r->values[i].string_value());
+      const Value& v = group.records[r]->values[i];
+      if (v.is_null()) continue;
+      blob_slot[i][r] = static_cast<uint32_t>(payloads.size());
+      payloads.push_back(v.string_value());
     }
   }
   std::vector<format::BlobDescriptor> descriptors;
   if (!payloads.empty()) {
     OG_ASSIGN_OR_RETURN(descriptors, base.WriteBlobs(payloads));
   }
-  size_t next_blob = 0;
+  // Column by column, straight from the records: no per-row Value copies.
   const table::TableSchema& schema = base.schema();
-  std::vector<std::vector<Value>> rows;
-  rows.reserve(group.records.size());
-  for (const LoadRecord* r : group.records) {
-    std::vector<Value> row;
-    row.reserve(schema.fields.size());
-    for (const auto& f : schema.fields) {
-      if (f.name == kIdColumn) row.push_back(Value::String(r->id));
-      else if (group.is_edge && f.name == kSrcColumn) row.push_back(Value::String(r->src));
-      else if (group.is_edge && f.name == kDstColumn) row.push_back(Value::String(r->dst));
-      else {
-        size_t idx = group.PropertyIndex(f.name);
-        if (idx == props.size()) {
-          row.push_back(Value::Null(f.type));
-        } else if (props[idx].type.kind == TypeKind::kBlob && !r->values[idx].is_null()) {
-          row.push_back(Value::Blob(descriptors[next_blob++].Encode()));
-        } else {
-          row.push_back(r->values[idx]);
-        }
+  const format::Schema fschema = schema.ToFormatSchema();
+  std::vector<format::Column> columns;
+  columns.reserve(schema.fields.size());
+  for (size_t c = 0; c < schema.fields.size(); ++c) {
+    const auto& f = schema.fields[c];
+    format::ColumnBuilder b(fschema.field(c).type);
+    b.Reserve(group.records.size());
+    const bool is_id = f.name == kIdColumn;
+    const bool is_src = group.is_edge && f.name == kSrcColumn;
+    const bool is_dst = group.is_edge && f.name == kDstColumn;
+    const size_t idx = (is_id || is_src || is_dst) ? props.size() : group.PropertyIndex(f.name);
+    const bool blob = idx < props.size() && props[idx].type.kind == TypeKind::kBlob;
+    for (size_t r = 0; r < group.records.size(); ++r) {
+      const LoadRecord* rec = group.records[r];
+      if (is_id) {
+        b.AppendString(rec->id);
+      } else if (is_src) {
+        b.AppendString(rec->src);
+      } else if (is_dst) {
+        b.AppendString(rec->dst);
+      } else if (idx == props.size() || rec->values[idx].is_null()) {
+        b.AppendNull();
+      } else if (blob) {
+        b.AppendBlob(descriptors[blob_slot[idx][r]]);
+      } else {
+        Status st = b.Append(rec->values[idx]);
+        if (!st.ok()) return st.WithContext("line " + std::to_string(rec->line) + ", property '" + f.name + "'");
       }
     }
-    rows.push_back(std::move(row));
+    columns.push_back(b.Finish());
   }
-  return format::Batch::FromRows(schema.ToFormatSchema(), rows);
+  return format::Batch::Make(fschema, std::move(columns));
 }
 
 struct Staged {
