@@ -4,6 +4,7 @@
 // a 0.1%-selectivity filtered scan (page pruning), id lookups, one 1M-row append, compressed
 // size vs raw. Prints one line per measurement (median of --reps runs where repeated).
 //   build/release/bench/table_bench [--rows 10000000] [--dim 128] [--reps 3] [--dir /tmp]
+//                                   [--compression none|lz4|zstd]
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -32,6 +33,7 @@ struct Args {
   uint32_t dim = 128;
   int reps = 3;
   std::string dir = "/tmp";
+  format::Compression compression = format::Compression::kNone;
 };
 
 double Seconds(int64_t start) { return static_cast<double>(MonotonicNanos() - start) / 1e9; }
@@ -98,6 +100,12 @@ int main(int argc, char** argv) {
     else if (k == "--dim") a.dim = static_cast<uint32_t>(std::stoul(argv[i + 1]));
     else if (k == "--reps") a.reps = std::stoi(argv[i + 1]);
     else if (k == "--dir") a.dir = argv[i + 1];
+    else if (k == "--compression") {
+      std::string c = argv[i + 1];
+      a.compression = c == "zstd" ? format::Compression::kZstd
+                      : c == "lz4" ? format::Compression::kLz4
+                                   : format::Compression::kNone;
+    }
   }
   std::string root = a.dir + "/og-table-bench-" + NewUlidString();
   io::LocalStoreOptions lo;
@@ -115,8 +123,9 @@ int main(int argc, char** argv) {
       {0, "vec", DataType::Vector(a.dim), false}};
   auto schema = Take(table::TableSchema::Make(fields, "id"), "schema");
   auto base = Take(table::TableVersion::Create(*store, "tables/bench", schema), "create");
-  std::printf("table_bench: %llu rows, Vector(%u), %d reps, %s\n",
-              static_cast<unsigned long long>(a.rows), a.dim, a.reps, root.c_str());
+  std::printf("table_bench: %llu rows, Vector(%u), %d reps, compression %s, %s\n",
+              static_cast<unsigned long long>(a.rows), a.dim, a.reps,
+              std::string(format::CompressionName(a.compression)).c_str(), root.c_str());
 
   // 1. Write: append all rows in 1M-row writes (generation time excluded).
   std::mt19937_64 rng(42);
@@ -130,7 +139,9 @@ int main(int argc, char** argv) {
     format::Batch b = MakeBatch(schema, first, n, a.dim, rng);
     raw_bytes += n * (8 + 8 + 13 + 5 + 14 + 4ull * a.dim);  // approximate in-memory value bytes
     int64_t t = MonotonicNanos();
-    current = Take(table::AppendRows(current, b), "append");
+    table::WriteOptions wo;
+    wo.fragment.compression = a.compression;
+    current = Take(table::AppendRows(current, b, wo), "append");
     double s = Seconds(t);
     if (first == 0) first_append_secs = s;
     write_secs += s;
