@@ -47,6 +47,14 @@ struct Acc {
   bool has_best = false;
 };
 
+// Value::Compare, with -0 below 0 so that min/max of a float column do not depend on row order.
+bool MinMaxLess(const Value& a, const Value& b) {
+  auto c = a.Compare(b);
+  if (c != 0) return c < 0;
+  return IsFloatKind(a.kind()) && IsFloatKind(b.kind()) && a.float_value() == 0 && b.float_value() == 0 &&
+         std::signbit(a.float_value()) && !std::signbit(b.float_value());
+}
+
 void Accumulate(const compiler::IrExpr& agg, Value v, Acc* acc) {
   ++acc->count;
   if (agg.agg == AggFn::kSum || agg.agg == AggFn::kAvg) {
@@ -54,7 +62,7 @@ void Accumulate(const compiler::IrExpr& agg, Value v, Acc* acc) {
     else if (IsUnsignedKind(v.kind())) acc->usum += v.uint_value();
     else acc->isum += v.int_value();
   } else if (agg.agg == AggFn::kMin || agg.agg == AggFn::kMax) {
-    bool better = !acc->has_best || (agg.agg == AggFn::kMin ? v.Compare(acc->best) < 0 : v.Compare(acc->best) > 0);
+    bool better = !acc->has_best || (agg.agg == AggFn::kMin ? MinMaxLess(v, acc->best) : MinMaxLess(acc->best, v));
     if (better) {
       acc->best = std::move(v);
       acc->has_best = true;

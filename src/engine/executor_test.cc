@@ -135,6 +135,10 @@ TEST_F(ExecutorTest, GroupsByTypedValueEquality) {
   auto r = Run("query q() { match { $p: Person } return { $p.score, count($p) as n } }");
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ(*r, (Rows{"NULL|1:I64", "0:F64|2:I64", "0.5:F64|1:I64"}));
+  // min/max of -0 and 0 do not depend on the row order: -0 is the smaller
+  r = Run("query q() { match { $p: Person $p.score <= 0 } return { min($p.score) as lo, max($p.score) as hi } }");
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(*r, (Rows{"-0:F64|0:F64"}));
 }
 
 TEST(EngineValueJson, SixtyFourBitIntegersBeyondTwoToThe53AreStrings) {

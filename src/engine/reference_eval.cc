@@ -300,7 +300,12 @@ Result<Value> Evaluator::Aggregate(const IrExpr& agg, const std::vector<Binding>
   }
   if (agg.agg == AggFn::kCount) return Value::I64(static_cast<int64_t>(vals.size()));
   if (vals.empty()) return Value::Null(agg.type.data);
-  auto less = [](const Value& a, const Value& b) { return a.Compare(b) < 0; };
+  auto less = [](const Value& a, const Value& b) {  // -0 before 0: min/max independent of row order
+    if (a.Compare(b) != 0) return a.Compare(b) < 0;
+    bool fa = a.kind() == TypeKind::kF32 || a.kind() == TypeKind::kF64;
+    bool fb = b.kind() == TypeKind::kF32 || b.kind() == TypeKind::kF64;
+    return fa && fb && std::signbit(a.float_value()) && !std::signbit(b.float_value()) && a.float_value() == 0;
+  };
   if (agg.agg == AggFn::kMin) return *std::min_element(vals.begin(), vals.end(), less);
   if (agg.agg == AggFn::kMax) return *std::max_element(vals.begin(), vals.end(), less);
   const TypeKind in = agg.args.at(0).type.data.kind;
