@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <deque>
 #include <set>
+#include <unordered_map>
 
 #include "common/error_codes.h"
 #include "engine/executor_internal.h"
@@ -79,7 +80,13 @@ Result<Value> Context::Eval(const IrExpr& e, const int64_t* row) {
     case IrExprKind::kNow: return Value::DateTime(now_ms_);
     case IrExprKind::kProperty: {
       if (row == nullptr || row[e.var] < 0) return Value::Null(e.type.data);
-      OG_ASSIGN_OR_RETURN(const format::Column* c, Column(TypeOf(e.var), e.property));
+      const format::Column* c = nullptr;
+      if (auto it = expr_columns_.find(&e); it != expr_columns_.end()) {
+        c = it->second;
+      } else {
+        OG_ASSIGN_OR_RETURN(c, Column(TypeOf(e.var), e.property));
+        expr_columns_.emplace(&e, c);
+      }
       if (c == nullptr) return Value::Null(e.type.data);
       return c->GetValue(static_cast<size_t>(row[e.var]));
     }
@@ -162,7 +169,7 @@ class Pipeline {
  public:
   Pipeline(Context& ctx, const std::vector<IrClause>& clauses) : ctx_(ctx), clauses_(clauses) {}
   Status Prepare();
-  Result<Rows> Run(Rows rows);
+  Result<Rows> Run(Rows rows, bool count_last = false);
 
  private:
   Result<bool> Check(const Test& t, const int64_t* row) {
@@ -179,6 +186,23 @@ class Pipeline {
   const IrExpr* IdConstant(int var, const Test& t, bool* is_key) const;
   Result<std::optional<table::Predicate>> Pushable(const Test& t, int var, const table::TableVersion& tv);
   Result<Rows> Expand(const Rows& rows, const IrClause& t);
+  // True when `v` is the only variable still to bind.
+  bool LastUnbound(const Rows& rows, int v) const {
+    for (int u : needed_) {
+      if (u != v && !rows.bound[u]) return false;
+    }
+    return true;
+  }
+  // True when no test (of `v` alone, or not yet applied across variables) mentions `v`.
+  bool Unconstrained(int v, const std::vector<bool>& multi_done) const {
+    if (!var_tests_[v].empty()) return false;
+    for (size_t i = 0; i < multi_.size(); ++i) {
+      if (!multi_done[i] && multi_[i].second.count(v)) return false;
+    }
+    return true;
+  }
+  // Row multiplicities of expanding `t` from bound `src` (or `dst`) into its other, fresh endpoint.
+  Result<Rows> CountExpansion(Rows rows, const IrClause& t);
   Result<std::vector<uint32_t>> Reach(const Csr& csr, uint32_t x, bool forward, const IrClause& t, bool hetero);
 
   Context& ctx_;
@@ -456,6 +480,9 @@ Result<Rows> Pipeline::Expand(const Rows& rows, const IrClause& t) {
   OG_ASSIGN_OR_RETURN(const Csr* csr, ctx_.CsrFor(t.edge_type));
   const bool both = t.direction == compiler::Direction::kBoth;
   const bool hetero = !csr->same_table();
+  // One directed hop: y is produced iff it is a neighbour (a self loop produces the node itself),
+  // each once (LANGUAGE.md §2), so no breadth-first state is needed.
+  const bool one_hop = !both && t.min_hops == 1 && t.max_hops && *t.max_hops == 1;
   Rows out;
   out.width = rows.width;
   out.bound = rows.bound;
@@ -525,6 +552,16 @@ Result<Rows> Pipeline::Expand(const Rows& rows, const IrClause& t) {
         it = reach_cache.emplace(x, std::move(reached)).first;
       }
       if (std::binary_search(it->second.begin(), it->second.end(), static_cast<uint32_t>(d))) emit(r, s, d, -1);
+    } else if (s >= 0 && one_hop) {  // exactly one hop: the distinct out-neighbours (sorted)
+      auto nodes = csr->OutNodes(static_cast<uint32_t>(s));
+      for (size_t k = 0; k < nodes.size(); ++k) {
+        if (k == 0 || nodes[k] != nodes[k - 1]) emit(r, s, nodes[k], -1);
+      }
+    } else if (d >= 0 && one_hop) {
+      auto nodes = csr->InNodes(static_cast<uint32_t>(d));
+      for (size_t k = 0; k < nodes.size(); ++k) {
+        if (k == 0 || nodes[k] != nodes[k - 1]) emit(r, nodes[k], d, -1);
+      }
     } else if (s >= 0) {
       OG_ASSIGN_OR_RETURN(auto reached, Reach(*csr, static_cast<uint32_t>(s), true, t, hetero));
       for (uint32_t y : reached) emit(r, s, y, -1);
@@ -536,7 +573,41 @@ Result<Rows> Pipeline::Expand(const Rows& rows, const IrClause& t) {
   return out;
 }
 
-Result<Rows> Pipeline::Run(Rows rows) {
+Result<Rows> Pipeline::CountExpansion(Rows rows, const IrClause& t) {
+  OG_ASSIGN_OR_RETURN(const Csr* csr, ctx_.CsrFor(t.edge_type));
+  const bool forward = rows.bound[t.src];
+  const bool both = t.direction == compiler::Direction::kBoth;
+  const bool one_hop = !both && t.min_hops == 1 && t.max_hops && *t.max_hops == 1;
+  // Rows share start nodes: each node's count is computed once.
+  std::unordered_map<uint32_t, uint64_t> memo;
+  uint64_t total = 0;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const int64_t* r = rows.row(i);
+    const uint32_t x = static_cast<uint32_t>(forward ? r[t.src] : r[t.dst]);
+    auto [it, fresh] = memo.try_emplace(x, 0);
+    if (fresh) {
+      if (one_hop) {
+        auto nodes = forward ? csr->OutNodes(x) : csr->InNodes(x);
+        for (size_t k = 0; k < nodes.size(); ++k) it->second += (k == 0 || nodes[k] != nodes[k - 1]) ? 1 : 0;
+      } else {
+        OG_ASSIGN_OR_RETURN(auto reached, Reach(*csr, x, forward, t, !csr->same_table()));
+        it->second = reached.size();
+      }
+    }
+    total += it->second * (rows.mult.empty() ? 1 : rows.mult[i]);
+  }
+  // The caller only sums multiplicities: one representative row carries the total.
+  Rows out;
+  out.width = rows.width;
+  out.bound = rows.bound;
+  if (total > 0) {
+    out.Append(rows.row(0));
+    out.mult.push_back(total);
+  }
+  return out;
+}
+
+Result<Rows> Pipeline::Run(Rows rows, bool count_last) {
   std::vector<bool> multi_done(multi_.size(), false);
   for (const Test& t : constant_) {
     OG_ASSIGN_OR_RETURN(bool ok, Check(t, nullptr));
@@ -567,6 +638,10 @@ Result<Rows> Pipeline::Run(Rows rows) {
       std::vector<int> fresh;
       for (int v : {t.src, t.dst, t.edge_var}) {
         if (v >= 0 && !rows.bound[v]) fresh.push_back(v);
+      }
+      if (count_last && pending.empty() && negations_.empty() && fresh.size() == 1 && t.edge_var < 0 &&
+          LastUnbound(rows, fresh[0]) && Unconstrained(fresh[0], multi_done)) {
+        return CountExpansion(std::move(rows), t);
       }
       OG_ASSIGN_OR_RETURN(rows, Expand(rows, t));
       for (int v : fresh) {
@@ -621,10 +696,10 @@ Result<Rows> Pipeline::Run(Rows rows) {
 
 }  // namespace
 
-Result<Rows> RunClauses(Context& ctx, const std::vector<IrClause>& clauses, Rows seed) {
+Result<Rows> RunClauses(Context& ctx, const std::vector<IrClause>& clauses, Rows seed, bool count_last) {
   Pipeline p(ctx, clauses);
   OG_RETURN_IF_ERROR(p.Prepare());
-  return p.Run(std::move(seed));
+  return p.Run(std::move(seed), count_last);
 }
 
 }  // namespace exec
@@ -682,7 +757,30 @@ Result<QueryResult> ExecuteQuery(const Snapshot& snap, const compiler::IrQuery& 
   seed.width = query.variables.size() + 1;  // one spare slot: a query without variables has rows
   seed.bound.assign(seed.width, false);
   seed.cells.assign(seed.width, -1);
-  OG_ASSIGN_OR_RETURN(exec::Rows rows, exec::RunClauses(ctx, query.clauses, std::move(seed)));
+  // A query that only counts whole matches (count of top-level variables, no grouping keys) need
+  // not materialize its last traversal: the pipeline returns multiplicities instead.
+  bool count_only = query.has_aggregate && query.group_keys.empty() && !query.projections.empty();
+  for (const auto& p : query.projections) {
+    const auto& e = p.expr;
+    count_only = count_only && p.aggregate && e.kind == compiler::IrExprKind::kAggregate &&
+                 e.agg == compiler::AggFn::kCount && e.args.size() == 1 &&
+                 e.args[0].kind == compiler::IrExprKind::kVariable && e.args[0].var >= 0 &&
+                 query.variables[e.args[0].var].scope == 0;
+  }
+  OG_ASSIGN_OR_RETURN(exec::Rows rows, exec::RunClauses(ctx, query.clauses, std::move(seed), count_only));
+  if (count_only && !rows.mult.empty()) {
+    uint64_t total = 0;
+    for (uint64_t m : rows.mult) total += m;
+    QueryResult res;
+    std::vector<Value> row;
+    for (const auto& p : query.projections) {
+      res.columns.push_back(p.name);
+      res.types.push_back(p.expr.type);
+      row.push_back(Value::I64(static_cast<int64_t>(total)));
+    }
+    res.rows.push_back(std::move(row));
+    return res;
+  }
   return exec::BuildResult(ctx, rows);
 }
 

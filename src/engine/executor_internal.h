@@ -5,6 +5,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "compiler/params.h"
@@ -21,6 +22,9 @@ struct Rows {
   size_t width = 0;
   std::vector<int64_t> cells;
   std::vector<bool> bound;
+  // Count-only queries (RunClauses with count_last): when non-empty, row i stands for mult[i]
+  // matches that differ only in a last traversal's destination, which is left unbound.
+  std::vector<uint64_t> mult;
   size_t size() const { return width == 0 ? 0 : cells.size() / width; }
   const int64_t* row(size_t i) const { return cells.data() + i * width; }
   void Append(const int64_t* r) { cells.insert(cells.end(), r, r + width); }
@@ -60,13 +64,19 @@ class Context {
   std::map<std::string, std::shared_ptr<const TableOrdinals>> ordinals_;
   std::map<std::string, std::shared_ptr<const format::Column>> columns_;  // "type\x1fcolumn"
   std::map<std::string, std::shared_ptr<const Csr>> csrs_;
+  // The column of each property expression evaluated so far (per-row evaluation skips the
+  // name-keyed lookup above; the IR outlives the context).
+  std::unordered_map<const compiler::IrExpr*, const format::Column*> expr_columns_;
 };
 
 // NULL never satisfies a comparison (same rules as the reference).
 bool CompareValues(const Value& l, compiler::CompareOp op, const Value& r);
 
-// Runs the clauses over `seed` (match pipeline; executor.cc).
-Result<Rows> RunClauses(Context& ctx, const std::vector<compiler::IrClause>& clauses, Rows seed);
+// Runs the clauses over `seed` (match pipeline; executor.cc). With `count_last` (the caller only
+// counts rows), a final one-variable traversal nothing else depends on is counted, not expanded:
+// the result then carries multiplicities (Rows::mult).
+Result<Rows> RunClauses(Context& ctx, const std::vector<compiler::IrClause>& clauses, Rows seed,
+                        bool count_last = false);
 
 // Aggregation, ordering, limit and projection of the matched rows (executor_output.cc).
 Result<QueryResult> BuildResult(Context& ctx, const Rows& rows);

@@ -240,24 +240,45 @@ Result<QueryResult> BuildResult(Context& ctx, const Rows& rows) {
   }
   std::vector<Group> groups;
   std::unordered_map<std::vector<Value>, size_t, KeyHash, KeyEq> by_key;
+  // count($v) of a top-level variable counts the rows binding it: no value to build per row.
+  std::vector<int> count_var(aggs.size(), -1);
+  for (size_t a = 0; a < aggs.size(); ++a) {
+    const compiler::IrExpr& arg = aggs[a]->args.at(0);
+    if (aggs[a]->agg == AggFn::kCount && arg.kind == IrExprKind::kVariable && arg.var >= 0) count_var[a] = arg.var;
+  }
   for (size_t i = 0; i < n; ++i) {
-    std::vector<Value> kv;
-    kv.reserve(q.group_keys.size());
-    for (int k : q.group_keys) {
-      OG_ASSIGN_OR_RETURN(Value v, ctx.Eval(q.projections[k].expr, rows.row(i)));
-      kv.push_back(CanonicalKey(std::move(v)));
+    size_t gi = 0;
+    if (q.group_keys.empty()) {  // one group: no key to build or hash
+      if (groups.empty()) {
+        Group g;
+        g.first = i;
+        g.acc.resize(aggs.size());
+        groups.push_back(std::move(g));
+      }
+    } else {
+      std::vector<Value> kv;
+      kv.reserve(q.group_keys.size());
+      for (int k : q.group_keys) {
+        OG_ASSIGN_OR_RETURN(Value v, ctx.Eval(q.projections[k].expr, rows.row(i)));
+        kv.push_back(CanonicalKey(std::move(v)));
+      }
+      auto it = by_key.find(kv);
+      if (it == by_key.end()) {
+        Group g;
+        g.first = i;
+        g.keys = kv;
+        g.acc.resize(aggs.size());
+        it = by_key.emplace(std::move(kv), groups.size()).first;
+        groups.push_back(std::move(g));
+      }
+      gi = it->second;
     }
-    auto it = by_key.find(kv);
-    if (it == by_key.end()) {
-      Group g;
-      g.first = i;
-      g.keys = kv;
-      g.acc.resize(aggs.size());
-      it = by_key.emplace(std::move(kv), groups.size()).first;
-      groups.push_back(std::move(g));
-    }
-    Group& g = groups[it->second];
+    Group& g = groups[gi];
     for (size_t a = 0; a < aggs.size(); ++a) {
+      if (count_var[a] >= 0) {
+        if (rows.row(i)[count_var[a]] >= 0) ++g.acc[a].count;
+        continue;
+      }
       OG_ASSIGN_OR_RETURN(Value v, ctx.Eval(aggs[a]->args.at(0), rows.row(i)));
       if (!v.is_null()) Accumulate(*aggs[a], std::move(v), &g.acc[a]);
     }
