@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <functional>
 #include <set>
 #include <unordered_map>
 
@@ -186,13 +187,6 @@ class Pipeline {
   const IrExpr* IdConstant(int var, const Test& t, bool* is_key) const;
   Result<std::optional<table::Predicate>> Pushable(const Test& t, int var, const table::TableVersion& tv);
   Result<Rows> Expand(const Rows& rows, const IrClause& t);
-  // True when `v` is the only variable still to bind.
-  bool LastUnbound(const Rows& rows, int v) const {
-    for (int u : needed_) {
-      if (u != v && !rows.bound[u]) return false;
-    }
-    return true;
-  }
   // True when no test (of `v` alone, or not yet applied across variables) mentions `v`.
   bool Unconstrained(int v, const std::vector<bool>& multi_done) const {
     if (!var_tests_[v].empty()) return false;
@@ -201,8 +195,19 @@ class Pipeline {
     }
     return true;
   }
-  // Row multiplicities of expanding `t` from bound `src` (or `dst`) into its other, fresh endpoint.
-  Result<Rows> CountExpansion(Rows rows, const IrClause& t);
+  // Count-only queries: when `first` and then every traversal of `rest` each lead from the
+  // previous one's new variable into a fresh variable nothing else mentions (a path pattern),
+  // the links of that chain; nullopt otherwise.
+  struct Link {
+    const IrClause* t;
+    bool forward;  // from t->src to t->dst
+  };
+  std::optional<std::vector<Link>> CountableChain(const Rows& rows, const IrClause& first,
+                                                  const std::vector<const IrClause*>& rest,
+                                                  const std::vector<bool>& multi_done) const;
+  // The number of matches of `chain` from each row (memoized per node and level), summed into one
+  // row's multiplicity: no row per match is built.
+  Result<Rows> CountChain(Rows rows, const std::vector<Link>& chain);
   Result<std::vector<uint32_t>> Reach(const Csr& csr, uint32_t x, bool forward, const IrClause& t, bool hetero);
 
   Context& ctx_;
@@ -573,28 +578,53 @@ Result<Rows> Pipeline::Expand(const Rows& rows, const IrClause& t) {
   return out;
 }
 
-Result<Rows> Pipeline::CountExpansion(Rows rows, const IrClause& t) {
-  OG_ASSIGN_OR_RETURN(const Csr* csr, ctx_.CsrFor(t.edge_type));
-  const bool forward = rows.bound[t.src];
-  const bool both = t.direction == compiler::Direction::kBoth;
-  const bool one_hop = !both && t.min_hops == 1 && t.max_hops && *t.max_hops == 1;
-  // Rows share start nodes: each node's count is computed once.
-  std::unordered_map<uint32_t, uint64_t> memo;
-  uint64_t total = 0;
-  for (size_t i = 0; i < rows.size(); ++i) {
-    const int64_t* r = rows.row(i);
-    const uint32_t x = static_cast<uint32_t>(forward ? r[t.src] : r[t.dst]);
-    auto [it, fresh] = memo.try_emplace(x, 0);
-    if (fresh) {
-      if (one_hop) {
-        auto nodes = forward ? csr->OutNodes(x) : csr->InNodes(x);
-        for (size_t k = 0; k < nodes.size(); ++k) it->second += (k == 0 || nodes[k] != nodes[k - 1]) ? 1 : 0;
-      } else {
-        OG_ASSIGN_OR_RETURN(auto reached, Reach(*csr, x, forward, t, !csr->same_table()));
-        it->second = reached.size();
+Result<Rows> Pipeline::CountChain(Rows rows, const std::vector<Link>& chain) {
+  // count(k, x): the matches of links k.. from node x; memoized per level in an array over the
+  // start table's ordinals (rows share nodes; kUnknown = not computed yet).
+  constexpr uint64_t kUnknown = ~uint64_t{0};
+  std::vector<std::vector<uint64_t>> memo(chain.size());
+  std::vector<const Csr*> csrs;
+  for (size_t k = 0; k < chain.size(); ++k) {
+    OG_ASSIGN_OR_RETURN(const Csr* c, ctx_.CsrFor(chain[k].t->edge_type));
+    csrs.push_back(c);
+    memo[k].assign(chain[k].forward ? c->num_src() : c->num_dst(), kUnknown);
+  }
+  std::function<Result<uint64_t>(size_t, uint32_t)> count = [&](size_t k, uint32_t x) -> Result<uint64_t> {
+    if (x < memo[k].size() && memo[k][x] != kUnknown) return memo[k][x];
+    const IrClause& t = *chain[k].t;
+    const Csr& csr = *csrs[k];
+    const bool one_hop = t.direction != compiler::Direction::kBoth && t.min_hops == 1 && t.max_hops &&
+                         *t.max_hops == 1;
+    uint64_t n = 0;
+    auto add = [&](uint32_t y) -> Status {
+      if (k + 1 == chain.size()) {
+        ++n;
+        return Status::Ok();
       }
+      OG_ASSIGN_OR_RETURN(uint64_t m, count(k + 1, y));
+      n += m;
+      return Status::Ok();
+    };
+    if (one_hop && k + 1 < chain.size()) {
+      auto nodes = chain[k].forward ? csr.OutNodes(x) : csr.InNodes(x);
+      for (size_t i = 0; i < nodes.size(); ++i) {
+        if (i == 0 || nodes[i] != nodes[i - 1]) OG_RETURN_IF_ERROR(add(nodes[i]));
+      }
+    } else if (one_hop) {  // the last link: just the distinct neighbours
+      auto nodes = chain[k].forward ? csr.OutNodes(x) : csr.InNodes(x);
+      for (size_t i = 0; i < nodes.size(); ++i) n += (i == 0 || nodes[i] != nodes[i - 1]) ? 1 : 0;
+    } else {
+      OG_ASSIGN_OR_RETURN(auto reached, Reach(csr, x, chain[k].forward, t, !csr.same_table()));
+      for (uint32_t y : reached) OG_RETURN_IF_ERROR(add(y));
     }
-    total += it->second * (rows.mult.empty() ? 1 : rows.mult[i]);
+    if (x < memo[k].size()) memo[k][x] = n;
+    return n;
+  };
+  uint64_t total = 0;
+  const int start = chain.front().forward ? chain.front().t->src : chain.front().t->dst;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    OG_ASSIGN_OR_RETURN(uint64_t n, count(0, static_cast<uint32_t>(rows.row(i)[start])));
+    total += n * (rows.mult.empty() ? 1 : rows.mult[i]);
   }
   // The caller only sums multiplicities: one representative row carries the total.
   Rows out;
@@ -605,6 +635,46 @@ Result<Rows> Pipeline::CountExpansion(Rows rows, const IrClause& t) {
     out.mult.push_back(total);
   }
   return out;
+}
+
+std::optional<std::vector<Pipeline::Link>> Pipeline::CountableChain(const Rows& rows, const IrClause& first,
+                                                                     const std::vector<const IrClause*>& rest,
+                                                                     const std::vector<bool>& multi_done) const {
+  if (!negations_.empty()) return std::nullopt;
+  std::vector<Link> chain;
+  std::set<int> fresh_vars;
+  std::vector<const IrClause*> left = rest;
+  const IrClause* t = &first;
+  int at = -1;  // the variable the next link starts from
+  while (true) {
+    if (t->edge_var >= 0 || t->src == t->dst) return std::nullopt;
+    bool forward;
+    if (at < 0) {
+      const bool sb = rows.bound[t->src], db = rows.bound[t->dst];
+      if (sb == db) return std::nullopt;
+      forward = sb;
+    } else if (t->src == at) {
+      forward = true;
+    } else if (t->dst == at) {
+      forward = false;
+    } else {
+      return std::nullopt;
+    }
+    const int fresh = forward ? t->dst : t->src;
+    if (rows.bound[fresh] || fresh_vars.count(fresh) || !Unconstrained(fresh, multi_done)) return std::nullopt;
+    fresh_vars.insert(fresh);
+    chain.push_back(Link{t, forward});
+    at = fresh;
+    if (left.empty()) break;
+    auto next = std::find_if(left.begin(), left.end(), [&](const IrClause* c) { return c->src == at || c->dst == at; });
+    if (next == left.end()) return std::nullopt;
+    t = *next;
+    left.erase(next);
+  }
+  for (int u : needed_) {
+    if (!rows.bound[u] && !fresh_vars.count(u)) return std::nullopt;
+  }
+  return chain;
 }
 
 Result<Rows> Pipeline::Run(Rows rows, bool count_last) {
@@ -639,9 +709,8 @@ Result<Rows> Pipeline::Run(Rows rows, bool count_last) {
       for (int v : {t.src, t.dst, t.edge_var}) {
         if (v >= 0 && !rows.bound[v]) fresh.push_back(v);
       }
-      if (count_last && pending.empty() && negations_.empty() && fresh.size() == 1 && t.edge_var < 0 &&
-          LastUnbound(rows, fresh[0]) && Unconstrained(fresh[0], multi_done)) {
-        return CountExpansion(std::move(rows), t);
+      if (count_last) {  // the rest is a chain of traversals into fresh, unconstrained variables
+        if (auto chain = CountableChain(rows, t, pending, multi_done)) return CountChain(std::move(rows), *chain);
       }
       OG_ASSIGN_OR_RETURN(rows, Expand(rows, t));
       for (int v : fresh) {
