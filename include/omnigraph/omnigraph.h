@@ -22,6 +22,9 @@ namespace omnigraph {
 struct OpenOptions {
   std::optional<std::string> actor;  // recorded on every commit this handle makes
   bool read_only = false;            // refuse writes (an open never writes in any case)
+  // Memory budget of this handle's query structures (row ordinals, columns and CSR adjacency per
+  // table version; least recently used dropped first). 0 keeps none (every query rebuilds).
+  uint64_t cache_bytes = uint64_t{1} << 30;
 };
 
 enum class LoadMode { kAppend, kMerge, kOverwrite };

@@ -130,36 +130,11 @@ GraphReadCache& GraphReadCache::Default() {
   return *cache;
 }
 
-size_t GraphReadCache::size() const {
-  std::lock_guard<std::mutex> l(mu_);
-  return map_.size();
-}
-
-std::shared_ptr<const void> GraphReadCache::Get(const std::string& key) {
-  std::lock_guard<std::mutex> l(mu_);
-  auto it = map_.find(key);
-  if (it == map_.end()) return nullptr;
-  lru_.splice(lru_.begin(), lru_, it->second.second);
-  return it->second.first;
-}
-
-void GraphReadCache::Put(const std::string& key, std::shared_ptr<const void> value) {
-  std::lock_guard<std::mutex> l(mu_);
-  auto it = map_.find(key);
-  if (it != map_.end()) return;
-  lru_.push_front(key);
-  map_.emplace(key, std::make_pair(std::move(value), lru_.begin()));
-  while (map_.size() > max_entries_) {
-    map_.erase(lru_.back());
-    lru_.pop_back();
-  }
-}
-
 Result<std::shared_ptr<const TableOrdinals>> GraphReadCache::Ordinals(const table::TableVersion& version) {
   std::string key = "o:" + Key(version);
-  if (auto hit = Get(key)) return std::static_pointer_cast<const TableOrdinals>(hit);
+  if (auto hit = cache_.Get<TableOrdinals>(key)) return hit;
   OG_ASSIGN_OR_RETURN(auto built, TableOrdinals::Build(version));
-  Put(key, built);
+  cache_.Put(key, built, built->memory_bytes());
   return built;
 }
 
@@ -169,10 +144,10 @@ Result<std::shared_ptr<const format::Column>> GraphReadCache::ColumnFor(const ta
   for (const auto& f : version.schema().fields) known = known || f.name == column;
   if (!known) return std::shared_ptr<const format::Column>();
   std::string key = "c:" + Key(version) + "/" + column;
-  if (auto hit = Get(key)) return std::static_pointer_cast<const format::Column>(hit);
+  if (auto hit = cache_.Get<format::Column>(key)) return hit;
   OG_ASSIGN_OR_RETURN(format::Column c, ScanColumn(version, column, nullptr));
   auto built = std::make_shared<const format::Column>(std::move(c));
-  Put(key, built);
+  cache_.Put(key, built, built->memory_bytes());
   return built;
 }
 
@@ -180,12 +155,12 @@ Result<std::shared_ptr<const Csr>> GraphReadCache::CsrFor(const table::TableVers
                                                           const table::TableVersion& src,
                                                           const table::TableVersion& dst) {
   std::string key = "a:" + Key(edges) + "|" + Key(src) + "|" + Key(dst);
-  if (auto hit = Get(key)) return std::static_pointer_cast<const Csr>(hit);
+  if (auto hit = cache_.Get<Csr>(key)) return hit;
   OG_ASSIGN_OR_RETURN(auto so, Ordinals(src));
   OG_ASSIGN_OR_RETURN(auto dso, Ordinals(dst));
   const bool same = Key(src) == Key(dst);
   OG_ASSIGN_OR_RETURN(auto built, Csr::Build(edges, *so, *dso, same));
-  Put(key, built);
+  cache_.Put(key, built, built->memory_bytes());
   return built;
 }
 

@@ -17,6 +17,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "common/lru_cache.h"
 #include "format/column.h"
 #include "omnigraph/result.h"
 #include "table/table_version.h"
@@ -35,6 +36,10 @@ class TableOrdinals {
   std::optional<uint32_t> Find(std::string_view id) const;
   // The ordinal of a live row address; nullopt for an address that is not a live row.
   std::optional<uint32_t> FromAddress(uint64_t address) const;
+  // An estimate of the memory held (the cache's charge).
+  uint64_t memory_bytes() const {
+    return ids_.memory_bytes() + by_id_.size() * 48 + by_id_.bucket_count() * 8 + by_address_.size() * 16;
+  }
 
  private:
   format::Column ids_;                                     // String, one per ordinal
@@ -68,6 +73,11 @@ class Csr {
   bool HasEdge(uint32_t s, uint32_t d) const;
   // Whether node n has an edge to itself (same_table only; false otherwise).
   bool HasSelfLoop(uint32_t n) const { return same_table_ && n < self_loop_.size() && self_loop_[n]; }
+  // An estimate of the memory held (the cache's charge).
+  uint64_t memory_bytes() const {
+    return 8 * (out_offsets_.size() + in_offsets_.size()) +
+           4 * (out_nodes_.size() + out_edges_.size() + in_nodes_.size() + in_edges_.size()) + self_loop_.size() / 8;
+  }
 
  private:
   static std::span<const uint32_t> Span(const std::vector<uint64_t>& off,
@@ -80,13 +90,15 @@ class Csr {
   std::vector<bool> self_loop_;
 };
 
-// A bounded in-process cache of the structures above, keyed by immutable table version ids
-// (prefix + version id), shared by every query of a process or Database. Entries are never
-// invalidated (versions never change); the least recently used ones are dropped above the
-// bounds. Thread-safe; builds run outside the lock (two racing builders both build; one wins).
+// An in-process cache of the structures above, keyed by immutable table version ids (prefix +
+// version id), shared by every query of a process or Database. Entries are never invalidated
+// (versions never change); the least recently used ones are dropped while the estimated memory of
+// all entries exceeds the budget. Thread-safe; builds run outside the lock (two racing builders
+// both build; the first stored wins).
 class GraphReadCache {
  public:
-  explicit GraphReadCache(size_t max_entries = 512) : max_entries_(max_entries) {}
+  static constexpr uint64_t kDefaultBudgetBytes = uint64_t{1} << 30;
+  explicit GraphReadCache(uint64_t budget_bytes = kDefaultBudgetBytes) : cache_(budget_bytes) {}
 
   Result<std::shared_ptr<const TableOrdinals>> Ordinals(const table::TableVersion& version);
   // One column of the version, indexed by ordinal; nullptr when the schema has no such column.
@@ -98,17 +110,13 @@ class GraphReadCache {
 
   // The process-wide default instance.
   static GraphReadCache& Default();
-  size_t size() const;
+  size_t size() const { return cache_.stats().entries; }
+  ByteLruCache::Stats stats() const { return cache_.stats(); }
 
  private:
-  std::shared_ptr<const void> Get(const std::string& key);
-  void Put(const std::string& key, std::shared_ptr<const void> value);
   static std::string Key(const table::TableVersion& v) { return v.prefix() + "@" + v.version_id(); }
 
-  size_t max_entries_;
-  mutable std::mutex mu_;
-  std::list<std::string> lru_;  // front = most recent
-  std::map<std::string, std::pair<std::shared_ptr<const void>, std::list<std::string>::iterator>> map_;
+  ByteLruCache cache_;
 };
 
 }  // namespace omnigraph::engine

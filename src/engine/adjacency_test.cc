@@ -138,16 +138,29 @@ TEST_F(EngineCsrTest, HeterogeneousEndpointsAndCacheByVersion) {
   EXPECT_EQ(c->OutNodes(0).size(), 2u);  // the old one is unchanged
 }
 
-TEST(EngineCsrCache, BoundedLeastRecentlyUsed) {
+TEST(EngineCsrCache, BoundedByBytes) {
   auto g = Graph::Init(std::make_shared<io::MemoryStore>(), kSchema);
   ASSERT_TRUE(g.ok());
-  GraphReadCache cache(2);
   auto snap = (*g)->Head();
   ASSERT_TRUE(snap.ok());
-  ASSERT_TRUE(cache.Ordinals(*snap->Table("P")).ok());
-  ASSERT_TRUE(cache.Ordinals(*snap->Table("T")).ok());
-  ASSERT_TRUE(cache.ColumnFor(*snap->Table("T"), "slug").ok());
-  EXPECT_EQ(cache.size(), 2u);
+  GraphReadCache roomy(uint64_t{1} << 20);
+  ASSERT_TRUE(roomy.Ordinals(*snap->Table("P")).ok());
+  ASSERT_TRUE(roomy.Ordinals(*snap->Table("T")).ok());
+  ASSERT_TRUE(roomy.ColumnFor(*snap->Table("T"), "slug").ok());
+  EXPECT_EQ(roomy.size(), 3u);
+  EXPECT_GT(roomy.stats().used, 0u);
+  // A budget below one entry keeps nothing, and queries still get their structures.
+  GraphReadCache none(0);
+  auto o = none.Ordinals(*snap->Table("P"));
+  ASSERT_TRUE(o.ok());
+  EXPECT_NE(*o, nullptr);
+  EXPECT_EQ(none.size(), 0u);
+  // Room for about one entry: the least recently used goes.
+  GraphReadCache one(roomy.stats().used / 2);
+  ASSERT_TRUE(one.Ordinals(*snap->Table("P")).ok());
+  ASSERT_TRUE(one.Ordinals(*snap->Table("T")).ok());
+  EXPECT_LE(one.stats().used, one.stats().budget);
+  EXPECT_LE(one.size(), 2u);
 }
 
 }  // namespace

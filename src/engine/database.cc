@@ -18,8 +18,9 @@
 namespace omnigraph {
 
 struct Database::Impl {
+  explicit Impl(const OpenOptions& o) : read_cache(o.cache_bytes) {}
   std::unique_ptr<engine::Graph> graph;
-  engine::GraphReadCache read_cache;  // executor structures per table version
+  engine::GraphReadCache read_cache;  // executor structures per table version, byte-budgeted
   std::mutex query_mu;                // guards `queries`
   // (schema id, source) -> compiled queries; bounded by clearing when full.
   std::map<std::pair<std::string, std::string>, std::shared_ptr<const std::vector<compiler::IrQuery>>> queries;
@@ -42,7 +43,7 @@ Result<std::unique_ptr<Database>> Database::Init(std::string_view uri, std::stri
   io::OpenStoreOptions so;
   so.create = true;
   OG_ASSIGN_OR_RETURN(auto store, io::OpenStore(uri, so));
-  auto impl = std::make_unique<Impl>();
+  auto impl = std::make_unique<Impl>(options);
   OG_ASSIGN_OR_RETURN(impl->graph, engine::Graph::Init(std::move(store), schema_source, ToGraphOptions(options)));
   return std::unique_ptr<Database>(new Database(std::move(impl)));
 }
@@ -51,7 +52,7 @@ Result<std::unique_ptr<Database>> Database::Open(std::string_view uri, OpenOptio
   io::OpenStoreOptions so;
   so.writable = !options.read_only;
   OG_ASSIGN_OR_RETURN(auto store, io::OpenStore(uri, so));
-  auto impl = std::make_unique<Impl>();
+  auto impl = std::make_unique<Impl>(options);
   OG_ASSIGN_OR_RETURN(impl->graph, engine::Graph::Open(std::move(store), ToGraphOptions(options)));
   return std::unique_ptr<Database>(new Database(std::move(impl)));
 }

@@ -69,6 +69,10 @@ class Context {
   std::unordered_map<const compiler::IrExpr*, const format::Column*> expr_columns_;
 };
 
+// The error text for search and ranking functions, which are later work.
+inline constexpr const char* kSearchUnimplemented =
+    "search and ranking functions (nearest, bm25, rrf, search, fuzzy, match_text) are not implemented yet";
+
 // NULL never satisfies a comparison (same rules as the reference).
 bool CompareValues(const Value& l, compiler::CompareOp op, const Value& r);
 

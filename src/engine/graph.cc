@@ -124,7 +124,9 @@ Result<std::unique_ptr<Graph>> Graph::Init(std::shared_ptr<io::ObjectStore> stor
   }
   std::unique_ptr<Graph> g(new Graph(std::move(store), std::move(options)));
   g->known_heads_[std::string(kMainBranch)] = entry;
-  g->commits_[genesis.id] = std::make_shared<const Commit>(std::move(genesis));
+  const uint64_t charge = 512 + 160 * genesis.tables.size();
+  const std::string genesis_id = genesis.id;
+  g->commits_.Put(genesis_id, std::make_shared<const Commit>(std::move(genesis)), charge);
   return g;
 }
 
@@ -148,27 +150,20 @@ std::mutex& Graph::BranchMutex(const std::string& branch) {
 }
 
 Result<std::shared_ptr<const Commit>> Graph::LoadCommit(std::string_view commit_id) {
-  {
-    std::lock_guard lock(mu_);
-    auto it = commits_.find(std::string(commit_id));
-    if (it != commits_.end()) return it->second;
-  }
+  const std::string id(commit_id);
+  if (auto hit = commits_.Get<Commit>(id)) return hit;
   OG_ASSIGN_OR_RETURN(Commit c, ReadCommit(*store_, commit_id));
+  const uint64_t charge = 512 + 160 * c.tables.size() + 96 * c.summary.size();
   auto shared = std::make_shared<const Commit>(std::move(c));
-  std::lock_guard lock(mu_);
-  commits_.emplace(std::string(commit_id), shared);
+  commits_.Put(id, shared, charge);
   return shared;
 }
 
 Result<std::shared_ptr<const compiler::Catalog>> Graph::LoadCatalog(const std::string& schema_id) {
-  {
-    std::lock_guard lock(mu_);
-    auto it = catalogs_.find(schema_id);
-    if (it != catalogs_.end()) return it->second;
-  }
+  if (auto hit = catalogs_.Get<compiler::Catalog>(schema_id)) return hit;
   OG_ASSIGN_OR_RETURN(StoredSchema s, ReadSchema(*store_, schema_id));
-  std::lock_guard lock(mu_);
-  catalogs_.emplace(schema_id, s.catalog);
+  const uint64_t charge = 4096 + 2048 * (s.catalog->nodes().size() + s.catalog->edges().size());
+  catalogs_.Put(schema_id, s.catalog, charge);
   return s.catalog;
 }
 
@@ -295,10 +290,9 @@ Result<WriteResult> Graph::Write(const WriteRequest& req) {
       for (const auto& [name, v] : prepared->tables) {
         manifests_->Put(c.tables.at(name).table_id + "/" + v.version_id(), v.shared_manifest());
       }
+      commits_.Put(c.id, std::make_shared<const Commit>(c), 512 + 160 * c.tables.size() + 96 * c.summary.size());
       std::lock_guard lock(mu_);
       known_heads_[req.branch] = entry;
-      auto shared = std::make_shared<const Commit>(c);
-      commits_[c.id] = shared;
       return WriteResult{true, std::move(c), entry.seq, attempt};
     }
     if (s.code() != ErrorCode::kReadSetConflict) return s;

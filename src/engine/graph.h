@@ -153,8 +153,9 @@ class Graph {
   std::shared_ptr<table::TableCache> table_cache_;
   std::shared_ptr<ManifestCache> manifests_;
   std::mutex mu_;  // guards the maps below
-  std::map<std::string, std::shared_ptr<const Commit>> commits_;
-  std::map<std::string, std::shared_ptr<const compiler::Catalog>> catalogs_;
+  // Immutable commits and catalogs by id, bounded by estimated bytes (common/lru_cache.h).
+  ByteLruCache commits_{uint64_t{16} << 20};
+  ByteLruCache catalogs_{uint64_t{64} << 20};
   std::map<std::string, RefEntry> known_heads_;  // warm head reads: one LIST
   std::map<std::string, std::unique_ptr<std::mutex>> branch_mutexes_;
 };

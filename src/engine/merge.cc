@@ -9,7 +9,6 @@
 #include "engine/merge_internal.h"
 #include "engine/schema_store.h"
 #include "format/batch.h"
-#include "table/id_index.h"
 #include "table/table_writer.h"
 
 namespace omnigraph::engine {
@@ -195,19 +194,21 @@ Result<PreparedWrite> PrepareMerge(Graph& graph, const Snapshot& snap, const Sna
       m.table = target_table;
       continue;
     }
+    // Replace by key: delete every live row of the touched ids, append the merged rows. The rows
+    // are found by a scan of the id column filtered on those ids (pruned by statistics), not by
+    // loading the table's whole id index: the work follows the change, not the table.
     table::TableWriter writer(target_table);
-    if (!deletes.empty()) {
-      OG_ASSIGN_OR_RETURN(table::IdIndex index, table::IdIndex::Open(target_table));
-      std::vector<uint64_t> addresses;
-      for (const auto& a : index.LookupMany(deletes)) {
-        if (a) addresses.push_back(*a);
-      }
-      std::sort(addresses.begin(), addresses.end());
-      OG_RETURN_IF_ERROR(writer.Delete(addresses));
-    }
+    std::set<std::string> replaced(deletes.begin(), deletes.end());
+    for (const auto& [id, img] : upserts) replaced.insert(id);
+    OG_ASSIGN_OR_RETURN(auto live, merge_internal::FindIds(target_table, replaced));
+    std::vector<uint64_t> addresses;
+    addresses.reserve(live.size());
+    for (const auto& [id, a] : live) addresses.push_back(a);
+    std::sort(addresses.begin(), addresses.end());
+    OG_RETURN_IF_ERROR(writer.Delete(addresses));
     if (!upserts.empty()) {
       OG_ASSIGN_OR_RETURN(format::Batch rows, BuildRows(target_table, *tw.props, upserts));
-      OG_RETURN_IF_ERROR(writer.Upsert(rows));
+      OG_RETURN_IF_ERROR(writer.Append(rows));
     }
     OG_ASSIGN_OR_RETURN(m.table, writer.Commit());
     w.tables.emplace(tw.name, *m.table);

@@ -5,15 +5,16 @@
 
 namespace omnigraph::engine {
 
-std::shared_ptr<const table::Manifest> ManifestCache::Get(const std::string& key) const {
-  std::lock_guard lock(mu_);
-  auto it = map_.find(key);
-  return it == map_.end() ? nullptr : it->second;
+std::shared_ptr<const table::Manifest> ManifestCache::Get(const std::string& key) {
+  return cache_.Get<table::Manifest>(key);
 }
 
 void ManifestCache::Put(const std::string& key, std::shared_ptr<const table::Manifest> manifest) {
-  std::lock_guard lock(mu_);
-  map_[key] = std::move(manifest);
+  if (manifest == nullptr) return;
+  uint64_t charge = 512;
+  for (const auto& f : manifest->fragments) charge += 256 + 64 * f.stats.size();
+  for (const auto& i : manifest->indexes) charge += 128 + 8 * i.fragment_ids.size();
+  cache_.Put(key, std::move(manifest), charge);
 }
 
 Snapshot::Snapshot(io::ObjectStore* store, std::shared_ptr<const Commit> commit,

@@ -10,6 +10,7 @@
 #include <set>
 #include <string>
 
+#include "common/lru_cache.h"
 #include "compiler/catalog.h"
 #include "engine/commit.h"
 #include "engine/ref_log.h"
@@ -20,15 +21,17 @@
 namespace omnigraph::engine {
 
 // Table manifests by "<table_id>/<version_id>", shared by every snapshot of a graph: manifests are
-// immutable, so a warm process opens a table version without any request. Thread-safe.
+// immutable, so a warm process opens a table version without any request. Bounded by estimated
+// bytes (least recently used dropped first). Thread-safe.
 class ManifestCache {
  public:
-  std::shared_ptr<const table::Manifest> Get(const std::string& key) const;
+  static constexpr uint64_t kDefaultBudgetBytes = uint64_t{64} << 20;
+  explicit ManifestCache(uint64_t budget_bytes = kDefaultBudgetBytes) : cache_(budget_bytes) {}
+  std::shared_ptr<const table::Manifest> Get(const std::string& key);
   void Put(const std::string& key, std::shared_ptr<const table::Manifest> manifest);
 
  private:
-  mutable std::mutex mu_;
-  std::map<std::string, std::shared_ptr<const table::Manifest>> map_;
+  ByteLruCache cache_;
 };
 
 class Snapshot {

@@ -56,6 +56,10 @@ DeletionVector DeletionVector::FromRows(std::span<const uint32_t> rows) {
   return dv;
 }
 
+uint64_t DeletionVector::memory_bytes() const {
+  return 64 + roaring_bitmap_portable_size_in_bytes(bitmap_.get());
+}
+
 void DeletionVector::Add(uint32_t row) { roaring_bitmap_add(bitmap_.get(), row); }
 void DeletionVector::AddRange(uint32_t begin, uint32_t end) {
   if (begin < end) roaring_bitmap_add_range(bitmap_.get(), begin, end);

@@ -34,6 +34,8 @@ class DeletionVector {
   void Remove(uint32_t row);
   bool Contains(uint32_t row) const;
   uint64_t cardinality() const;
+  // An estimate of the memory held (its portable serialized size).
+  uint64_t memory_bytes() const;
   bool empty() const { return cardinality() == 0; }
   // Ascending.
   std::vector<uint32_t> ToVector() const;

@@ -1,53 +1,36 @@
 #include "table/table_cache.h"
 
+#include "table/id_index.h"
+
 namespace omnigraph::table {
 
-namespace {
-template <class Map>
-typename Map::mapped_type Find(const Map& m, const std::string& key) {
-  auto it = m.find(key);
-  return it == m.end() ? nullptr : it->second;
+std::shared_ptr<const format::DeletionVector> TableCache::GetDeletion(const std::string& key) {
+  return cache_.Get<format::DeletionVector>("d:" + key);
 }
-}  // namespace
-
-std::shared_ptr<const format::DeletionVector> TableCache::GetDeletion(
-    const std::string& key) const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return Find(deletions_, key);
+void TableCache::PutDeletion(const std::string& key, std::shared_ptr<const format::DeletionVector> dv) {
+  if (dv == nullptr) return;
+  const uint64_t charge = dv->memory_bytes();
+  cache_.Put("d:" + key, std::move(dv), charge);
 }
-void TableCache::PutDeletion(const std::string& key,
-                             std::shared_ptr<const format::DeletionVector> dv) {
-  std::lock_guard<std::mutex> lock(mu_);
-  MakeRoomLocked();
-  deletions_[key] = std::move(dv);
-}
-std::shared_ptr<const IdSegment> TableCache::GetIdSegment(const std::string& key) const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return Find(id_segments_, key);
+std::shared_ptr<const IdSegment> TableCache::GetIdSegment(const std::string& key) {
+  return cache_.Get<IdSegment>("i:" + key);
 }
 void TableCache::PutIdSegment(const std::string& key, std::shared_ptr<const IdSegment> s) {
-  std::lock_guard<std::mutex> lock(mu_);
-  MakeRoomLocked();
-  id_segments_[key] = std::move(s);
-}
-size_t TableCache::size() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return deletions_.size() + id_segments_.size();
-}
-void TableCache::MakeRoomLocked() {
-  if (deletions_.size() + id_segments_.size() < max_entries_) return;
-  deletions_.clear();
-  id_segments_.clear();
+  if (s == nullptr) return;
+  const uint64_t charge = 64 + s->bytes().size();
+  cache_.Put("i:" + key, std::move(s), charge);
 }
 
-std::shared_ptr<const format::FragmentReader> ReaderCache::Get(const std::string& key) const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return Find(readers_, key);
+std::shared_ptr<const format::FragmentReader> ReaderCache::Get(const std::string& key) {
+  return cache_.Get<format::FragmentReader>(key);
 }
 void ReaderCache::Put(const std::string& key, std::shared_ptr<const format::FragmentReader> r) {
-  std::lock_guard<std::mutex> lock(mu_);
-  if (readers_.size() >= max_entries_) readers_.clear();
-  readers_[key] = std::move(r);
+  if (r == nullptr) return;
+  // The footer: about 100 bytes of page index and statistics per page, plus the schema.
+  uint64_t pages = 0;
+  for (const auto& c : r->metadata().columns) pages += c.pages.size();
+  const uint64_t charge = 1024 + 128 * pages;
+  cache_.Put(key, std::move(r), charge);
 }
 
 }  // namespace omnigraph::table

@@ -1,18 +1,17 @@
 // Caches of decoded immutable objects (ARCHITECTURE.md §4 "Reads and caches"), keyed by their
 // table-relative object key (ULID-named, so one cache may serve many tables). Objects never change,
-// so entries never need invalidation; caches are bounded by entry count and cleared wholesale when
-// full. TableCache holds store-independent data (deletion vectors, id segments) and may be shared
-// across stores; ReaderCache holds open fragment readers, which are bound to one store.
+// so entries never need invalidation; each cache is bounded by the estimated bytes of its entries
+// (least recently used dropped first, common/lru_cache.h). TableCache holds store-independent data
+// (deletion vectors, id segments) and may be shared across stores; ReaderCache holds open fragment
+// readers (their footers), which are bound to one store.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
-#include <mutex>
 #include <string>
-#include <string_view>
-#include <unordered_map>
 
-#include "common/check.h"
+#include "common/lru_cache.h"
 #include "format/deletion_vector.h"
 #include "format/fragment_reader.h"
 
@@ -20,40 +19,35 @@ namespace omnigraph::table {
 
 class IdSegment;
 
-// Thread-safe (one mutex). May be shared by handles of any store.
+// Thread-safe. May be shared by handles of any store.
 class TableCache {
  public:
-  explicit TableCache(size_t max_entries = 4096) : max_entries_(max_entries) {}
+  static constexpr uint64_t kDefaultBudgetBytes = uint64_t{512} << 20;
+  explicit TableCache(uint64_t budget_bytes = kDefaultBudgetBytes) : cache_(budget_bytes) {}
 
-  std::shared_ptr<const format::DeletionVector> GetDeletion(const std::string& key) const;
+  std::shared_ptr<const format::DeletionVector> GetDeletion(const std::string& key);
   void PutDeletion(const std::string& key, std::shared_ptr<const format::DeletionVector> dv);
-  std::shared_ptr<const IdSegment> GetIdSegment(const std::string& key) const;
+  std::shared_ptr<const IdSegment> GetIdSegment(const std::string& key);
   void PutIdSegment(const std::string& key, std::shared_ptr<const IdSegment> segment);
 
-  size_t size() const;
+  size_t size() const { return cache_.stats().entries; }
+  ByteLruCache::Stats stats() const { return cache_.stats(); }
 
  private:
-  void MakeRoomLocked();
-  const size_t max_entries_;
-  mutable std::mutex mu_;
-  std::unordered_map<std::string, std::shared_ptr<const format::DeletionVector>> deletions_
-      OG_GUARDED_BY(mu_);
-  std::unordered_map<std::string, std::shared_ptr<const IdSegment>> id_segments_ OG_GUARDED_BY(mu_);
+  ByteLruCache cache_;
 };
 
-// Open fragment readers (their footers), each bound to the store it was opened through, so a
-// ReaderCache belongs to TableVersion handles of one store. Thread-safe (one mutex).
+// Open fragment readers, each bound to the store it was opened through, so a ReaderCache belongs
+// to TableVersion handles of one store. Thread-safe.
 class ReaderCache {
  public:
-  explicit ReaderCache(size_t max_entries = 1024) : max_entries_(max_entries) {}
-  std::shared_ptr<const format::FragmentReader> Get(const std::string& key) const;
+  static constexpr uint64_t kDefaultBudgetBytes = uint64_t{64} << 20;
+  explicit ReaderCache(uint64_t budget_bytes = kDefaultBudgetBytes) : cache_(budget_bytes) {}
+  std::shared_ptr<const format::FragmentReader> Get(const std::string& key);
   void Put(const std::string& key, std::shared_ptr<const format::FragmentReader> reader);
 
  private:
-  const size_t max_entries_;
-  mutable std::mutex mu_;
-  std::unordered_map<std::string, std::shared_ptr<const format::FragmentReader>> readers_
-      OG_GUARDED_BY(mu_);
+  ByteLruCache cache_;
 };
 
 }  // namespace omnigraph::table
