@@ -8,7 +8,8 @@
 # 4. runs the peers side by side (bench/peers/run.js: Kuzu, DuckDB, SQLite; load + 8 queries,
 #    answers cross-checked) -> build/bench/peers.json;
 # 5. runs ours on the same data and alone: the CLI bulk load of that graph, query_bench (when
-#    built), load_bench.sh, table_bench, io_bench, compiler_bench_query, compiler_bench_schema;
+#    built), load_bench.sh, table_bench, merge_bench, io_bench, compiler_bench_query,
+#    compiler_bench_schema;
 # 6. prints a summary. Every output is kept in build/bench/<name>.txt.
 # Environment:
 #   BENCH_SKIP_BUILD=1   use the binaries already built (no cmake)
@@ -119,6 +120,10 @@ fi
 if [ -x "$bin/bench/table_bench" ]; then
   run table_bench "$bin/bench/table_bench" --rows "$table_rows" --dim 128 --reps 3
 else skip table_bench "not built"; fi
+if [ -x "$bin/bench/merge_bench" ]; then
+  if [ "$large" = 1 ]; then merge_sizes=100000,1000000; else merge_sizes=100000; fi
+  run merge_bench "$bin/bench/merge_bench" --sizes "$merge_sizes" --reps 3
+else skip merge_bench "not built"; fi
 if [ -x "$bin/bench/io_bench" ]; then
   run io_bench "$bin/bench/io_bench" --benchmark_repetitions=3 --benchmark_report_aggregates_only=true \
     --benchmark_min_time=0.2
