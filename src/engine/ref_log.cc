@@ -71,6 +71,14 @@ Result<std::optional<uint64_t>> RefLog::NewestSeqAfter(std::string_view branch,
 
 Result<std::optional<RefEntry>> RefLog::ReadHeadAfter(std::string_view branch,
                                                       const RefEntry& known) const {
+  // Entries are created in sequence (each writer creates head + 1), so when known + 1 is absent
+  // nothing newer exists: one HEAD request, whose cost does not grow with the ref log (a LIST
+  // does on stores that enumerate a folder to answer it).
+  auto next = store_->Head(RefEntryKey(branch, known.seq + 1));
+  if (!next.ok()) {
+    if (next.status().category() == StatusCode::kNotFound) return std::optional<RefEntry>(known);
+    return next.status();
+  }
   OG_ASSIGN_OR_RETURN(auto newer, NewestSeqAfter(branch, RefEntryKey(branch, known.seq)));
   if (!newer) return std::optional<RefEntry>(known);
   OG_ASSIGN_OR_RETURN(RefEntry e, ReadEntry(RefEntryKey(branch, *newer)));
