@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs dependencies, builds the release binary and runs the main job on a local sample graph:
 # creates ./demo.omni from examples/org.pg, loads examples/org.ndjson (1,121 records) in one
-# commit, applies a merge load, shows that an invalid load is rejected whole, and prints the
-# snapshot and the commit history. See docs/quickstart.md for the same steps by hand.
+# commit, lets an agent work on its own branch while main takes a merge load, shows that an
+# invalid load is rejected whole, merges the agent's branch back (three-way), and prints the
+# snapshot, the history and a few queries. See docs/quickstart.md for the same steps by hand.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh
@@ -18,13 +19,21 @@ step "version" "$og" version
 step "check the example schema and queries offline" "$og" lint --schema examples/org.pg --query examples/org.gq
 step "create the graph" "$og" init --schema examples/org.pg "$graph"
 step "load the organization (one atomic commit)" "$og" load --data examples/org.ndjson --mode append --store "$graph" --as demo
-step "merge updates (upsert by key)" "$og" load --data examples/org_updates.ndjson --mode merge --store "$graph" --as demo
+step "an agent starts a branch" "$og" branch create agent/onboarding --store "$graph"
+step "meanwhile, main takes updates (upsert by key)" "$og" load --data examples/org_updates.ndjson --mode merge --store "$graph" --as demo
 printf '\n== an invalid load is rejected whole: nothing is written\n'
 bad=$(mktemp)
 printf '%s\n' '{"type":"Person","data":{"handle":"new.person","name":"New","role":"intern","joined":"2026-12-02","active":true}}' \
               '{"edge":"MemberOf","from":"nobody","to":"storage"}' > "$bad"
 if "$og" load --data "$bad" --mode append --store "$graph"; then echo "unexpected: accepted"; exit 1; fi
 rm -f "$bad"
+step "the agent adds a person on its branch" "$og" mutate add_person --query examples/org.gq --store "$graph" \
+  --branch agent/onboarding --as agent-1 --params '{"handle":"ada.new","name":"Ada New","role":"engineer","joined":"2026-12-03"}'
+step "... and puts them in a team" "$og" mutate --store "$graph" --branch agent/onboarding --as agent-1 -e \
+  'query join() { insert MemberOf { from: "ada.new", to: "storage", since: date("2026-12-03") } }'
+step "how the branch and main differ now (both moved since the fork)" "$og" diff main agent/onboarding "$graph"
+step "review done: merge it (three-way, entity by entity) and delete the branch" \
+  "$og" branch merge agent/onboarding --delete-branch --as demo --store "$graph"
 step "snapshot of main" "$og" snapshot "$graph"
 step "commit history" "$og" commit list --store "$graph"
 step "who is in the storage team" "$og" query team_members --query examples/org.gq --params '{"team":"storage"}' --store "$graph"
@@ -33,4 +42,4 @@ step "an ad-hoc query: idle people per team (negation + aggregate)" "$og" query 
   'query idle() { match { $p: Person $p memberOf $t not { $p worksOn $_ } } return { $t.name, count($p) as idle } order { idle desc } limit 5 }'
 printf '\n== export (first 3 of %s lines)\n' "$("$og" export "$graph" | wc -l)"
 "$og" export "$graph" --type Team | head -3
-printf '\nDone. The graph is in %s. Mutations, branches and search come next: see docs/status.md.\n' "$graph"
+printf '\nDone. The graph is in %s. What works and what comes next: docs/status.md.\n' "$graph"
