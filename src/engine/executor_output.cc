@@ -246,8 +246,54 @@ Result<QueryResult> BuildResult(Context& ctx, const Rows& rows) {
     const compiler::IrExpr& arg = aggs[a]->args.at(0);
     if (aggs[a]->agg == AggFn::kCount && arg.kind == IrExprKind::kVariable && arg.var >= 0) count_var[a] = arg.var;
   }
+  // Key values are a function of the bindings of the variables they mention: rows with the same
+  // ordinals for those variables fall in the same group, so values are built once per distinct
+  // binding tuple, not once per row.
+  std::vector<int> key_vars;
+  {
+    std::vector<const compiler::IrExpr*> stack;
+    for (int k : q.group_keys) stack.push_back(&q.projections[k].expr);
+    std::vector<bool> seen(rows.width, false);
+    while (!stack.empty()) {
+      const compiler::IrExpr* e = stack.back();
+      stack.pop_back();
+      if ((e->kind == IrExprKind::kProperty || e->kind == IrExprKind::kVariable) && e->var >= 0 &&
+          static_cast<size_t>(e->var) < rows.width && !seen[e->var]) {
+        seen[e->var] = true;
+        key_vars.push_back(e->var);
+      }
+      for (const auto& a : e->args) stack.push_back(&a);
+    }
+  }
+  struct TupleHash {
+    size_t operator()(const std::vector<int64_t>& t) const {
+      size_t h = 0x9e3779b97f4a7c15ull;
+      for (int64_t x : t) h = (h ^ static_cast<size_t>(x)) * 0x100000001b3ull;
+      return h;
+    }
+  };
+  std::unordered_map<std::vector<int64_t>, size_t, TupleHash> by_binding;
+  auto accumulate = [&](Group& g, size_t i) -> Status {
+    for (size_t a = 0; a < aggs.size(); ++a) {
+      if (count_var[a] >= 0) {
+        if (rows.row(i)[count_var[a]] >= 0) ++g.acc[a].count;
+        continue;
+      }
+      OG_ASSIGN_OR_RETURN(Value v, ctx.Eval(aggs[a]->args.at(0), rows.row(i)));
+      if (!v.is_null()) Accumulate(*aggs[a], std::move(v), &g.acc[a]);
+    }
+    return Status::Ok();
+  };
+  std::vector<int64_t> tuple(key_vars.size());
   for (size_t i = 0; i < n; ++i) {
     size_t gi = 0;
+    if (!q.group_keys.empty()) {
+      for (size_t k = 0; k < key_vars.size(); ++k) tuple[k] = rows.row(i)[key_vars[k]];
+      if (auto hit = by_binding.find(tuple); hit != by_binding.end()) {
+        OG_RETURN_IF_ERROR(accumulate(groups[hit->second], i));
+        continue;
+      }
+    }
     if (q.group_keys.empty()) {  // one group: no key to build or hash
       if (groups.empty()) {
         Group g;
@@ -272,16 +318,9 @@ Result<QueryResult> BuildResult(Context& ctx, const Rows& rows) {
         groups.push_back(std::move(g));
       }
       gi = it->second;
+      by_binding.emplace(tuple, gi);
     }
-    Group& g = groups[gi];
-    for (size_t a = 0; a < aggs.size(); ++a) {
-      if (count_var[a] >= 0) {
-        if (rows.row(i)[count_var[a]] >= 0) ++g.acc[a].count;
-        continue;
-      }
-      OG_ASSIGN_OR_RETURN(Value v, ctx.Eval(aggs[a]->args.at(0), rows.row(i)));
-      if (!v.is_null()) Accumulate(*aggs[a], std::move(v), &g.acc[a]);
-    }
+    OG_RETURN_IF_ERROR(accumulate(groups[gi], i));
   }
   if (groups.empty() && q.group_keys.empty()) {
     Group g;
