@@ -4,6 +4,7 @@
 #include <numeric>
 
 #include "common/error_codes.h"
+#include "common/thread_pool.h"
 #include "table/scanner.h"
 
 namespace omnigraph::engine {
@@ -69,14 +70,23 @@ Result<std::shared_ptr<const Csr>> Csr::Build(const table::TableVersion& edges, 
   ed.reserve(n);
   ee.reserve(n);
   if (n > 0) {
+    // Endpoint ids -> ordinals (hash probes: the bulk of a cold build), in parallel chunks.
     const format::Column& sc = b.column(0);
     const format::Column& dc = b.column(1);
+    constexpr uint32_t kMissing = UINT32_MAX;
+    std::vector<uint32_t> so(n), dor(n);
+    constexpr size_t kChunk = size_t{1} << 16;
+    OG_RETURN_IF_ERROR(ThreadPool::Default().ParallelFor((n + kChunk - 1) / kChunk, [&](size_t c) -> Status {
+      for (size_t r = c * kChunk; r < std::min(n, (c + 1) * kChunk); ++r) {
+        so[r] = src.Find(sc.string_at(r)).value_or(kMissing);
+        dor[r] = dst.Find(dc.string_at(r)).value_or(kMissing);
+      }
+      return Status::Ok();
+    }));
     for (size_t r = 0; r < n; ++r) {
-      auto s = src.Find(sc.string_at(r));
-      auto d = dst.Find(dc.string_at(r));
-      if (!s || !d) continue;
-      es.push_back(*s);
-      ed.push_back(*d);
+      if (so[r] == kMissing || dor[r] == kMissing) continue;
+      es.push_back(so[r]);
+      ed.push_back(dor[r]);
       ee.push_back(static_cast<uint32_t>(r));
     }
   }
@@ -108,8 +118,11 @@ Result<std::shared_ptr<const Csr>> Csr::Build(const table::TableVersion& edges, 
       }
     }
   };
-  fill(es, ed, ns, &c->out_offsets_, &c->out_nodes_, &c->out_edges_);
-  fill(ed, es, nd, &c->in_offsets_, &c->in_nodes_, &c->in_edges_);
+  OG_RETURN_IF_ERROR(ThreadPool::Default().ParallelFor(2, [&](size_t side) -> Status {
+    if (side == 0) fill(es, ed, ns, &c->out_offsets_, &c->out_nodes_, &c->out_edges_);
+    else fill(ed, es, nd, &c->in_offsets_, &c->in_nodes_, &c->in_edges_);
+    return Status::Ok();
+  }));
   if (same_table) {
     c->self_loop_.assign(ns, false);
     for (size_t i = 0; i < es.size(); ++i) {
