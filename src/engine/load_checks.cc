@@ -4,6 +4,7 @@
 #include <unordered_set>
 
 #include "common/json.h"
+#include "common/thread_pool.h"
 #include "engine/schema_store.h"
 #include "table/id_index.h"
 
@@ -128,34 +129,58 @@ Status LoadChecker::CheckEndpoints(const std::vector<TypeGroup>& groups) {
     s.reserve(g.records.size());
     for (const LoadRecord* r : g.records) s.insert(r->id);
   }
+  // Where to look for each node type, resolved once (the id index of a type is opened on first
+  // need, before the parallel probes below, which only read).
+  struct Side {
+    const std::unordered_set<std::string_view>* batch = nullptr;
+    const table::IdIndex* graph = nullptr;  // null: not in the graph (empty or overwritten)
+  };
   std::map<std::string, std::optional<table::IdIndex>> indexes;
-  auto exists = [&](const std::string& type, const std::string& id) -> Result<bool> {
-    auto b = batch_ids.find(type);
-    if (b != batch_ids.end() && b->second.count(id)) return true;
-    if (Overwritten(type)) return false;
+  auto side_of = [&](const std::string& type) -> Result<Side> {
+    Side side;
+    if (auto b = batch_ids.find(type); b != batch_ids.end()) side.batch = &b->second;
+    if (Overwritten(type)) return side;
     auto& idx = indexes[type];
     if (!idx) {
       OG_ASSIGN_OR_RETURN(table::TableVersion t, snap_.Table(type));
+      if (t.row_count() == 0) return side;
       OG_ASSIGN_OR_RETURN(table::IdIndex opened, table::IdIndex::Open(t));
       idx = std::move(opened);
     }
-    return idx->Lookup(id).has_value();
+    side.graph = &*idx;
+    return side;
   };
   for (const auto& g : groups) {
     if (!g.is_edge) continue;
-    for (const LoadRecord* r : g.records) {
-      for (int side = 0; side < 2; ++side) {
-        const std::string& type = side == 0 ? g.edge->from_type : g.edge->to_type;
-        const std::string& id = side == 0 ? r->src : r->dst;
-        OG_ASSIGN_OR_RETURN(bool ok, exists(type, id));
-        if (!ok) {
-          Add(r->line, ErrorCode::kLoadDanglingEdge,
-              g.name + " " + (side == 0 ? "\"from\"" : "\"to\"") + " " + Quote(id) + " is not a " +
-                  type + " in the graph or in this load");
+    OG_ASSIGN_OR_RETURN(Side from, side_of(g.edge->from_type));
+    OG_ASSIGN_OR_RETURN(Side to, side_of(g.edge->to_type));
+    auto exists = [](const Side& side, const std::string& id) {
+      if (side.batch != nullptr && side.batch->count(id)) return true;
+      return side.graph != nullptr && side.graph->Lookup(id).has_value();
+    };
+    // Probed in parallel chunks; each chunk keeps its first errors, merged in line order.
+    constexpr size_t kChunk = 1 << 14;
+    const size_t chunks = (g.records.size() + kChunk - 1) / kChunk;
+    std::vector<std::vector<LoadError>> found(chunks);
+    const size_t cap = max_errors_ + 1;
+    OG_RETURN_IF_ERROR(ThreadPool::Default().ParallelFor(chunks, [&](size_t c) -> Status {
+      for (size_t i = c * kChunk; i < std::min(g.records.size(), (c + 1) * kChunk) && found[c].size() < cap; ++i) {
+        const LoadRecord* r = g.records[i];
+        for (int side = 0; side < 2; ++side) {
+          const std::string& type = side == 0 ? g.edge->from_type : g.edge->to_type;
+          const std::string& id = side == 0 ? r->src : r->dst;
+          if (exists(side == 0 ? from : to, id)) continue;
+          found[c].push_back(LoadError{r->line, ErrorCode::kLoadDanglingEdge,
+                                       g.name + " " + (side == 0 ? "\"from\"" : "\"to\"") + " " + Quote(id) +
+                                           " is not a " + type + " in the graph or in this load"});
         }
       }
-      if (Full()) return Status::Ok();
+      return Status::Ok();
+    }));
+    for (auto& chunk : found) {
+      for (auto& e : chunk) Add(e.line, e.code, std::move(e.message));
     }
+    if (Full()) return Status::Ok();
   }
   return Status::Ok();
 }
