@@ -60,12 +60,22 @@ Rules BuildRules(const compiler::Catalog& catalog) {
 // Rejects duplicate member names at any depth.
 bool HasDuplicateMembers(dom::element e, std::string* which) {
   if (e.type() == dom::element_type::OBJECT) {
-    std::set<std::string_view> seen;
+    // Objects have a handful of members: a linear scan of a small inline buffer beats a tree.
+    std::string_view inline_seen[16];
+    std::vector<std::string_view> more;
+    size_t n = 0;
     for (auto field : dom::object(e)) {
-      if (!seen.insert(field.key).second) {
-        *which = std::string(field.key);
+      const std::string_view key = field.key;
+      bool dup = false;
+      for (size_t i = 0; i < std::min<size_t>(n, 16) && !dup; ++i) dup = inline_seen[i] == key;
+      for (size_t i = 0; i < more.size() && !dup; ++i) dup = more[i] == key;
+      if (dup) {
+        *which = std::string(key);
         return true;
       }
+      if (n < 16) inline_seen[n] = key;
+      else more.push_back(key);
+      ++n;
       if (HasDuplicateMembers(field.value, which)) return true;
     }
   } else if (e.type() == dom::element_type::ARRAY) {

@@ -126,6 +126,12 @@ TEST_F(LoaderTest, EveryValidationErrorHasItsCodeAndLine) {
   const std::string ok = R"({"type":"Person","data":{"name":"Zed"}})";
   ExpectRejected(ok + "\n{\"type\":\"Person\",", ErrorCode::kLoadJson, 2);
   ExpectRejected(R"({"type":"Person","data":{"name":"A","name":"B"}})", ErrorCode::kLoadJson, 1);
+  {  // duplicates past the first 16 members of an object, and inside a nested object
+    std::string wide = R"({"type":"Person","data":{)";
+    for (int i = 0; i < 20; ++i) wide += "\"k" + std::to_string(i) + "\":1,";
+    ExpectRejected(wide + R"("k18":2}})", ErrorCode::kLoadJson, 1);
+    ExpectRejected(R"({"type":"Person","data":{"name":"A","x":{"a":1,"a":2}}})", ErrorCode::kLoadJson, 1);
+  }
   ExpectRejected(R"({"type":"Person","edge":"Knows","data":{}})", ErrorCode::kLoadEnvelope, 1);
   ExpectRejected(R"({"type":"Person","extra":1,"data":{"name":"Q"}})", ErrorCode::kLoadEnvelope, 1);
   ExpectRejected(R"([1,2])", ErrorCode::kLoadEnvelope, 1);
