@@ -501,14 +501,11 @@ Result<Rows> Pipeline::CountChain(Rows rows, const std::vector<Link>& chain) {
       n += m;
       return Status::Ok();
     };
-    if (one_hop && k + 1 < chain.size()) {
+    if (one_hop) {  // the distinct neighbours (lists are sorted)
       auto nodes = chain[k].forward ? csr.OutNodes(x) : csr.InNodes(x);
       for (size_t i = 0; i < nodes.size(); ++i) {
         if (i == 0 || nodes[i] != nodes[i - 1]) OG_RETURN_IF_ERROR(add(nodes[i]));
       }
-    } else if (one_hop) {  // the last link: just the distinct neighbours
-      auto nodes = chain[k].forward ? csr.OutNodes(x) : csr.InNodes(x);
-      for (size_t i = 0; i < nodes.size(); ++i) n += (i == 0 || nodes[i] != nodes[i - 1]) ? 1 : 0;
     } else {
       OG_ASSIGN_OR_RETURN(auto reached, Reach(csr, x, chain[k].forward, t, !csr.same_table()));
       for (uint32_t y : reached) OG_RETURN_IF_ERROR(add(y));
@@ -715,7 +712,9 @@ Status CheckNoSearch(const compiler::IrQuery& q) {
 
 Result<QueryResult> ExecuteQuery(const Snapshot& snap, const compiler::IrQuery& query,
                                  const compiler::ParamValues& params, int64_t now_ms, GraphReadCache* cache) {
-  if (query.is_mutation) return UnimplementedError("mutations (insert, update, delete) are not implemented yet");
+  if (query.is_mutation) {
+    return InvalidArgumentError("'" + query.name + "' is a mutation: run it with ExecuteMutation (`omnigraph mutate`)");
+  }
   OG_RETURN_IF_ERROR(CheckNoSearch(query));
   exec::Context ctx(snap, query, params, now_ms, cache != nullptr ? cache : &GraphReadCache::Default());
   exec::Rows seed;

@@ -141,6 +141,16 @@ TEST_F(ExecutorTest, GroupsByTypedValueEquality) {
   EXPECT_EQ(*r, (Rows{"-0:F64|0:F64"}));
 }
 
+// The read paths refuse a mutation with a typed error pointing at the mutation path (mutations
+// run through ExecuteMutation); nothing is executed.
+TEST_F(ExecutorTest, ReadPathsRefuseAMutation) {
+  Load(R"({"type":"Person","data":{"name":"a"}})");
+  auto r = Run(R"(query m() { insert Person { name: "b" } })");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().category(), StatusCode::kInvalidArgument);
+  EXPECT_NE(r.status().message().find("is a mutation"), std::string::npos) << r.status().ToString();
+}
+
 TEST(EngineValueJson, SixtyFourBitIntegersBeyondTwoToThe53AreStrings) {
   const int64_t p53 = int64_t{1} << 53;
   EXPECT_EQ(ValueToJson(Value::I64(p53)).dump(), "9007199254740992");

@@ -341,7 +341,7 @@ std::weak_ordering OrderValues(const Value& a, const Value& b, bool desc) {
 }
 
 Result<QueryResult> Evaluator::Run() {
-  if (q_.is_mutation) return UnimplementedError("mutations (insert, update, delete) are not implemented yet");
+  if (q_.is_mutation) return InvalidArgumentError("'" + q_.name + "' is a mutation: the reference evaluator runs reads");
   // Search and ranking functions are not implemented: rejected up front, even for an empty match.
   std::vector<const IrExpr*> exprs;
   std::vector<const std::vector<IrClause>*> lists{&q_.clauses};
