@@ -195,7 +195,7 @@ Result<PreparedWrite> PrepareMerge(Graph& graph, const Snapshot& snap, const Sna
       continue;
     }
     // Replace by key: delete every live row of the touched ids, append the merged rows. The rows
-    // are found by a scan of the id column filtered on those ids (pruned by statistics), not by
+    // are found by probing the id index for those ids (ranged reads of their buckets), not by
     // loading the table's whole id index: the work follows the change, not the table.
     table::TableWriter writer(target_table);
     std::set<std::string> replaced(deletes.begin(), deletes.end());

@@ -1,19 +1,25 @@
 // Validation of a merged result (merge_internal.h). Only entities changed on either side since the
 // merge base can break a constraint that held on both sides, so only those are looked at, and the
-// merged tables are read only where the change can matter: every scan is filtered on the values
-// the change touched (ids of deleted nodes on an edge's endpoints, sources of changed edges,
-// unique values of changed entities), so fragment and page statistics prune what cannot match.
+// merged tables are read only where the change can matter: rows are found by the values the change
+// touched (ids of deleted nodes on an edge's endpoints, sources of changed edges, unique values of
+// changed entities) through the hash indexes on id, src, dst and @unique columns (ranged reads of
+// the buckets those values hash to), or, for tables without them, by scans filtered on those
+// values so that statistics prune what cannot match.
 // Run also when entities conflict: then on the candidate where each conflicting entity keeps the
 // target's version.
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <map>
+#include <optional>
 #include <span>
 #include <set>
 
+#include "common/error_codes.h"
 #include "common/json.h"
 #include "engine/merge_internal.h"
 #include "engine/schema_store.h"
+#include "table/index_probe.h"
 #include "table/predicate.h"
 #include "table/scanner.h"
 
@@ -112,30 +118,23 @@ Status ForEachBatch(const table::TableVersion& t, table::ScanOptions opts,
   }
 }
 
-// The live rows of `t` whose String `column` holds one of `wanted`, as (value, row address),
-// reading only that column, and only the pages whose statistics may hold a wanted value.
+// The live rows of `t` whose String `column` holds one of `wanted`, as (value, row address):
+// through the column's hash index where it has one (reading only the buckets of the wanted
+// values), else by a scan of that column alone, of the pages whose statistics may hold a value.
 Result<std::vector<std::pair<std::string, uint64_t>>> MatchingRows(const table::TableVersion& t,
                                                                    const std::string& column,
                                                                    const StringSet& wanted) {
   std::vector<std::pair<std::string, uint64_t>> out;
   if (wanted.empty()) return out;
-  std::vector<Value> values;
-  values.reserve(wanted.size());
-  for (const auto& v : wanted) values.push_back(Value::String(v));
-  table::ScanOptions opts;
-  opts.columns = std::vector<std::string>{column};
-  opts.with_row_address = true;
-  opts.filter = AnyOf(t, column, std::move(values));
-  OG_RETURN_IF_ERROR(ForEachBatch(t, std::move(opts), [&](const format::Batch& b) {
-    const format::Column& c = b.column(0);
-    std::span<const uint64_t> addresses = b.column(1).u64_values();
-    for (size_t r = 0; r < b.num_rows(); ++r) {
-      if (c.IsNull(r)) continue;
-      std::string_view v = c.string_at(r);
-      if (wanted.find(v) != wanted.end()) out.emplace_back(std::string(v), addresses[r]);
-    }
-    return Status::Ok();
-  }));
+  const table::Field* f = t.schema().FindByName(column);
+  if (f == nullptr) return InternalError("merge check: table has no column '" + column + "'");
+  std::vector<std::string> values(wanted.begin(), wanted.end());
+  std::vector<Value> filter_values;
+  filter_values.reserve(values.size());
+  for (const auto& v : values) filter_values.push_back(Value::String(v));
+  OG_ASSIGN_OR_RETURN(auto hits, table::ProbeColumn(t, f->id, values, AnyOf(t, column, std::move(filter_values))));
+  out.reserve(hits.size());
+  for (const auto& [i, address] : hits) out.emplace_back(values[i], address);
   return out;
 }
 
@@ -275,13 +274,8 @@ Status CheckUniques(const MergedType& t, const std::vector<compiler::Property>& 
                 [](const Value& a, const Value& b) { return a.Compare(b) < 0; });
       filters.push_back(AnyOf(*t.table, tuple[i], std::move(values)));
     }
-    table::ScanOptions opts;
-    opts.columns = tuple;
-    opts.with_row_address = true;
-    opts.filter = filters.size() == 1 ? std::move(filters.front()) : table::Predicate::And(std::move(filters));
     std::map<std::string, std::vector<uint64_t>> by_value;
-    OG_RETURN_IF_ERROR(ForEachBatch(*t.table, std::move(opts), [&](const format::Batch& b) {
-      std::span<const uint64_t> addresses = b.column(tuple.size()).u64_values();
+    auto group = [&](const format::Batch& b, std::span<const uint64_t> addresses) {
       for (size_t r = 0; r < b.num_rows(); ++r) {
         bool match = true;
         for (size_t c = 0; c < tuple.size() && match; ++c) {
@@ -292,8 +286,34 @@ Status CheckUniques(const MergedType& t, const std::vector<compiler::Property>& 
         for (size_t c = 0; c < tuple.size(); ++c) key.push_back(ValueToJson(b.GetValue(r, c)));
         by_value[key.dump()].push_back(addresses[r]);
       }
-      return Status::Ok();
-    }));
+    };
+    // With a hash index on a String column of the tuple, the candidates are the rows holding one
+    // of its wanted values (read by index, then their tuple columns by row); else a filtered scan.
+    std::optional<size_t> indexed;
+    for (size_t i = 0; i < tuple.size() && !indexed; ++i) {
+      const table::Field* f = t.table->schema().FindByName(tuple[i]);
+      if (f != nullptr && f->type.kind == TypeKind::kString && table::HasHashIndex(*t.table, f->id)) indexed = i;
+    }
+    if (indexed) {
+      OG_ASSIGN_OR_RETURN(auto rows, MatchingRows(*t.table, tuple[*indexed], wanted[*indexed].strings));
+      std::vector<uint64_t> addresses;
+      for (const auto& [v, a] : rows) addresses.push_back(a);
+      std::sort(addresses.begin(), addresses.end());
+      addresses.erase(std::unique(addresses.begin(), addresses.end()), addresses.end());
+      if (!addresses.empty()) {
+        OG_ASSIGN_OR_RETURN(format::Batch b, t.table->Take(addresses, tuple));
+        group(b, addresses);
+      }
+    } else {
+      table::ScanOptions opts;
+      opts.columns = tuple;
+      opts.with_row_address = true;
+      opts.filter = filters.size() == 1 ? std::move(filters.front()) : table::Predicate::And(std::move(filters));
+      OG_RETURN_IF_ERROR(ForEachBatch(*t.table, std::move(opts), [&](const format::Batch& b) {
+        group(b, b.column(tuple.size()).u64_values());
+        return Status::Ok();
+      }));
+    }
     std::vector<uint64_t> shared;
     for (const auto& [key, addresses] : by_value) {
       if (addresses.size() > 1) shared.insert(shared.end(), addresses.begin(), addresses.end());

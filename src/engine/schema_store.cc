@@ -1,5 +1,7 @@
 #include "engine/schema_store.h"
 
+#include <algorithm>
+
 #include "common/error_codes.h"
 #include "common/hash.h"
 #include "common/json.h"
@@ -26,6 +28,32 @@ table::Field StringField(std::string_view name) {
   f.type = DataType::Scalar(TypeKind::kString);
   f.nullable = false;
   return f;
+}
+
+// Sets the String columns the table keeps a value index on (table/index_probe.h): `always` (an
+// edge's endpoints: incident edges of a node, @card counts) and the first String column of each
+// @unique tuple (collision checks), so that a merge reads what its changes touch, not the table.
+Result<table::TableSchema> WithValueIndexes(table::TableSchema s, std::vector<std::string_view> always,
+                                            const std::vector<std::vector<std::string>>& uniques) {
+  for (const auto& tuple : uniques) {
+    for (const auto& name : tuple) {
+      const table::Field* f = s.FindByName(name);
+      if (f != nullptr && f->type.kind == TypeKind::kString) {
+        always.push_back(f->name);
+        break;
+      }
+    }
+  }
+  for (std::string_view name : always) {
+    const table::Field* f = s.FindByName(name);
+    if (f == nullptr || f->id == s.key_field_id || f->type.kind != TypeKind::kString) continue;
+    s.indexed_field_ids.push_back(f->id);
+  }
+  std::sort(s.indexed_field_ids.begin(), s.indexed_field_ids.end());
+  s.indexed_field_ids.erase(std::unique(s.indexed_field_ids.begin(), s.indexed_field_ids.end()),
+                            s.indexed_field_ids.end());
+  OG_RETURN_IF_ERROR(s.Validate(/*corrupt=*/false));
+  return s;
 }
 
 }  // namespace
@@ -61,14 +89,16 @@ Result<StoredSchema> ReadSchema(io::ObjectStore& store, std::string_view schema_
 Result<table::TableSchema> NodeTableSchema(const compiler::NodeType& node) {
   std::vector<table::Field> fields{StringField(kIdColumn)};
   for (auto& f : PropertyFields(node.properties)) fields.push_back(std::move(f));
-  return table::TableSchema::Make(std::move(fields), kIdColumn);
+  OG_ASSIGN_OR_RETURN(table::TableSchema s, table::TableSchema::Make(std::move(fields), kIdColumn));
+  return WithValueIndexes(std::move(s), {}, node.uniques);
 }
 
 Result<table::TableSchema> EdgeTableSchema(const compiler::EdgeType& edge) {
   std::vector<table::Field> fields{StringField(kIdColumn), StringField(kSrcColumn),
                                    StringField(kDstColumn)};
   for (auto& f : PropertyFields(edge.properties)) fields.push_back(std::move(f));
-  return table::TableSchema::Make(std::move(fields), kIdColumn);
+  OG_ASSIGN_OR_RETURN(table::TableSchema s, table::TableSchema::Make(std::move(fields), kIdColumn));
+  return WithValueIndexes(std::move(s), {kSrcColumn, kDstColumn}, edge.uniques);
 }
 
 }  // namespace omnigraph::engine

@@ -78,24 +78,20 @@ Result<CompactResult> Compact(const TableVersion& base, const CompactOptions& op
     }
     if (!ns.fragment_ids.empty()) m.indexes.push_back(std::move(ns));
   }
-  const bool keyed = m.schema.key_field_id != 0;
-  std::vector<std::pair<std::string, uint64_t>> id_entries;
+  std::vector<IndexFeed> feeds = IndexFeeds(m.schema);
   OG_ASSIGN_OR_RETURN(std::vector<PlannedFragment> fresh,
                       PlanFragments(base, rows, options.target_rows_per_fragment,
-                                    options.target_bytes_per_fragment, &m.next_fragment_id, keyed ? &id_entries : nullptr));
+                                    options.target_bytes_per_fragment, &m.next_fragment_id, &feeds));
   std::vector<std::function<Status()>> effects;
+  std::vector<uint32_t> fresh_ids;
   for (PlannedFragment& f : fresh) {
+    fresh_ids.push_back(f.meta.id);
     effects.push_back([&] { return WritePlannedFragment(base, options.fragment, &f); });
   }
-  if (keyed && !fresh.empty()) {
-    std::vector<uint32_t> ids;
-    for (const PlannedFragment& f : fresh) ids.push_back(f.meta.id);
-    effects.push_back([&, ids]() mutable {
-      return WriteMergedIdSegment(base, m.schema.key_field_id, kept, std::move(id_entries),
-                                  std::move(ids), &m.indexes);
-    });
-  }
+  std::vector<MergedSegment> segments;
+  AddIndexEffects(base, &feeds, kept, fresh_ids, m.indexes, &effects, &segments);
   OG_RETURN_IF_ERROR(RunEffects(effects));
+  ApplyMergedSegments(std::move(segments), &m.indexes);
   for (PlannedFragment& f : fresh) m.fragments.push_back(std::move(f.meta));
   m.operation.kind = "compact";
   m.operation.note =

@@ -11,12 +11,12 @@
 
 namespace omnigraph::table {
 
-Result<IndexSegmentMeta> WriteIdSegment(const TableVersion& version, FieldId key_field,
+Result<IndexSegmentMeta> WriteIdSegment(const TableVersion& version, std::string_view kind, FieldId field,
                                         std::vector<uint32_t> fragment_ids,
                                         std::shared_ptr<const IdSegment> segment) {
   IndexSegmentMeta meta;
-  meta.kind = "id";
-  meta.field_id = key_field;
+  meta.kind = std::string(kind);
+  meta.field_id = field;
   std::sort(fragment_ids.begin(), fragment_ids.end());
   meta.fragment_ids = std::move(fragment_ids);
   meta.entries = segment->size();
@@ -40,23 +40,31 @@ Result<std::shared_ptr<const IdSegment>> LoadSegment(const TableVersion& v,
 }
 }  // namespace
 
-Status WriteMergedIdSegment(const TableVersion& base, FieldId key_field,
-                            const std::set<uint32_t>& present,
-                            std::vector<std::pair<std::string, uint64_t>> entries,
-                            std::vector<uint32_t> fragment_ids,
-                            std::vector<IndexSegmentMeta>* indexes, uint64_t max_merged_entries) {
-  uint64_t total = entries.size();
+std::vector<IndexFeed> IndexFeeds(const TableSchema& schema) {
+  std::vector<IndexFeed> feeds;
+  if (schema.key_field_id != 0) feeds.push_back(IndexFeed{std::string(kIdIndexKind), schema.key_field_id, {}});
+  for (FieldId f : schema.indexed_field_ids) feeds.push_back(IndexFeed{std::string(kValueIndexKind), f, {}});
+  return feeds;
+}
+
+Result<MergedSegment> WriteMergedSegment(const TableVersion& base, IndexFeed feed,
+                                         const std::set<uint32_t>& present,
+                                         std::vector<uint32_t> fragment_ids,
+                                         const std::vector<IndexSegmentMeta>& indexes,
+                                         uint64_t max_merged_entries) {
+  MergedSegment out;
+  uint64_t total = feed.entries.size();
   // New entries sorted by (hash, key, address); each merged segment is already in that order, so
-  // it is merged in linearly. Keys are views into `entries` and the merged segments (kept alive).
+  // it is merged in linearly. Keys are views into the feed and the merged segments (kept alive).
   std::vector<IdSegment::Ref> refs;
-  refs.reserve(entries.size());
-  for (const auto& [key, address] : entries)
+  refs.reserve(feed.entries.size());
+  for (const auto& [key, address] : feed.entries)
     refs.push_back(IdSegment::Ref{IdSegment::KeyHash(key), key, address});
   IdSegment::SortRefs(&refs);
   std::vector<std::shared_ptr<const IdSegment>> merged;
-  while (!indexes->empty()) {
-    const IndexSegmentMeta& prev = indexes->back();
-    if (prev.kind != "id" || prev.field_id != key_field) break;
+  for (size_t pos = indexes.size(); pos-- > 0;) {
+    const IndexSegmentMeta& prev = indexes[pos];
+    if (prev.kind != feed.kind || prev.field_id != feed.field) continue;
     if (prev.entries > 2 * total || total + prev.entries > max_merged_entries) break;
     OG_ASSIGN_OR_RETURN(auto seg, LoadSegment(base, prev.keys[0]));
     const size_t mid = refs.size();
@@ -69,13 +77,40 @@ Status WriteMergedIdSegment(const TableVersion& base, FieldId key_field,
     merged.push_back(std::move(seg));
     fragment_ids.insert(fragment_ids.end(), prev.fragment_ids.begin(), prev.fragment_ids.end());
     total += prev.entries;
-    indexes->pop_back();
+    out.replaced.push_back(pos);
   }
   auto seg = std::make_shared<const IdSegment>(IdSegment::BuildSorted(refs));
-  OG_ASSIGN_OR_RETURN(IndexSegmentMeta meta,
-                      WriteIdSegment(base, key_field, std::move(fragment_ids), seg));
-  indexes->push_back(std::move(meta));
-  return Status::Ok();
+  OG_ASSIGN_OR_RETURN(out.meta, WriteIdSegment(base, feed.kind, feed.field, std::move(fragment_ids), seg));
+  return out;
+}
+
+void ApplyMergedSegments(std::vector<MergedSegment> segments, std::vector<IndexSegmentMeta>* indexes) {
+  std::set<size_t> gone;
+  for (const MergedSegment& s : segments) gone.insert(s.replaced.begin(), s.replaced.end());
+  std::vector<IndexSegmentMeta> kept;
+  kept.reserve(indexes->size() - gone.size() + segments.size());
+  for (size_t i = 0; i < indexes->size(); ++i) {
+    if (!gone.count(i)) kept.push_back(std::move((*indexes)[i]));
+  }
+  for (MergedSegment& s : segments) kept.push_back(std::move(s.meta));
+  *indexes = std::move(kept);
+}
+
+void AddIndexEffects(const TableVersion& base, std::vector<IndexFeed>* feeds,
+                     const std::set<uint32_t>& present, const std::vector<uint32_t>& fresh_ids,
+                     const std::vector<IndexSegmentMeta>& indexes,
+                     std::vector<std::function<Status()>>* effects,
+                     std::vector<MergedSegment>* results) {
+  if (fresh_ids.empty()) return;
+  results->clear();
+  results->resize(feeds->size());
+  for (size_t i = 0; i < feeds->size(); ++i) {
+    effects->push_back([&base, feeds, &present, fresh_ids, &indexes, results, i]() -> Status {
+      OG_ASSIGN_OR_RETURN((*results)[i], WriteMergedSegment(base, std::move((*feeds)[i]), present,
+                                                            fresh_ids, indexes));
+      return Status::Ok();
+    });
+  }
 }
 
 Result<IdIndex> IdIndex::Open(const TableVersion& version) {
@@ -85,7 +120,7 @@ Result<IdIndex> IdIndex::Open(const TableVersion& version) {
   IdIndex idx;
   std::set<uint32_t> covered;
   for (const IndexSegmentMeta& s : m.indexes) {
-    if (s.kind != "id" || s.field_id != key_field) continue;
+    if (s.kind != kIdIndexKind || s.field_id != key_field) continue;
     OG_ASSIGN_OR_RETURN(std::shared_ptr<const IdSegment> seg, LoadSegment(version, s.keys[0]));
     idx.segments_.push_back(std::move(seg));
     covered.insert(s.fragment_ids.begin(), s.fragment_ids.end());

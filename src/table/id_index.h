@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <set>
@@ -102,24 +103,57 @@ class IdSegment {
 // The file name of an id segment inside its idx/<ulid>/ folder.
 inline constexpr std::string_view kIdSegmentFile = "id.seg";
 
-// Writes `segment` as a new id-index segment of the fragments `fragment_ids` and returns its
-// manifest entry (one PutIfAbsent). The segment is also put into `version`'s cache.
-Result<IndexSegmentMeta> WriteIdSegment(const TableVersion& version, FieldId key_field,
+// The index kinds a manifest's IndexSegmentMeta::kind names.
+inline constexpr std::string_view kIdIndexKind = "id";        // the key column (unique per live row)
+inline constexpr std::string_view kValueIndexKind = "value";  // an indexed String column (many rows)
+
+// Writes `segment` as a new hash-index segment of kind `kind` on `field` for the fragments
+// `fragment_ids` and returns its manifest entry (one PutIfAbsent). The segment is also put into
+// `version`'s cache.
+Result<IndexSegmentMeta> WriteIdSegment(const TableVersion& version, std::string_view kind, FieldId field,
                                         std::vector<uint32_t> fragment_ids,
                                         std::shared_ptr<const IdSegment> segment);
 
-// Builds and writes the id segment of a write that created the fragments `fragment_ids` with
-// key entries `entries`. To keep the number of segments logarithmic in the table size, the newest
-// existing id segments of `*indexes` are merged in while each is at most twice the entries merged
-// so far (and the result stays under `max_merged_entries`); merged segments are loaded through the
-// cache (a Get each when cold), their entries for fragments not in `present` are dropped, and they
-// are removed from `*indexes`. Appends the new segment's entry to `*indexes`.
-Status WriteMergedIdSegment(const TableVersion& base, FieldId key_field,
-                            const std::set<uint32_t>& present,
-                            std::vector<std::pair<std::string, uint64_t>> entries,
-                            std::vector<uint32_t> fragment_ids,
-                            std::vector<IndexSegmentMeta>* indexes,
-                            uint64_t max_merged_entries = uint64_t{1} << 22);
+// The (value, row address) entries of one hash-indexed column for the rows a write adds. Values
+// are views into the batches being written, which must outlive the segment's writing (no copy
+// per row).
+struct IndexFeed {
+  std::string kind;  // kIdIndexKind or kValueIndexKind
+  FieldId field = 0;
+  std::vector<std::pair<std::string_view, uint64_t>> entries;
+};
+// One empty feed per hash index of `schema`: the key's (if any), then each indexed column's.
+std::vector<IndexFeed> IndexFeeds(const TableSchema& schema);
+
+// A segment written for one feed, and the positions in the version's `indexes` of the older
+// segments merged into it (to be removed by ApplyMergedSegments).
+struct MergedSegment {
+  IndexSegmentMeta meta;
+  std::vector<size_t> replaced;
+};
+
+// Builds and writes the segment of `feed` for the new fragments `fragment_ids`. To keep the
+// number of segments of one (kind, field) logarithmic in the table size, the newest existing
+// segments of that (kind, field) in `indexes` are merged in while each is at most twice the
+// entries merged so far (and the result stays under `max_merged_entries`); merged segments are
+// loaded through the cache (a Get each when cold) and their entries for fragments not in
+// `present` are dropped. Reads `indexes` only, so feeds can be written concurrently.
+Result<MergedSegment> WriteMergedSegment(const TableVersion& base, IndexFeed feed,
+                                         const std::set<uint32_t>& present,
+                                         std::vector<uint32_t> fragment_ids,
+                                         const std::vector<IndexSegmentMeta>& indexes,
+                                         uint64_t max_merged_entries = uint64_t{1} << 22);
+// Removes the replaced segments from `*indexes` and appends the new ones (in order).
+void ApplyMergedSegments(std::vector<MergedSegment> segments, std::vector<IndexSegmentMeta>* indexes);
+
+// The index work of a write that adds the fragments `fresh_ids` with the entries of `feeds`:
+// one effect per non-empty feed appended to `*effects` (each writes its segment into
+// `(*results)[i]`, sized here). Call ApplyMergedSegments(*results, ...) after the effects ran.
+void AddIndexEffects(const TableVersion& base, std::vector<IndexFeed>* feeds,
+                     const std::set<uint32_t>& present, const std::vector<uint32_t>& fresh_ids,
+                     const std::vector<IndexSegmentMeta>& indexes,
+                     std::vector<std::function<Status()>>* effects,
+                     std::vector<MergedSegment>* results);
 
 // Lookups against one table version. Immutable after Open; thread-safe.
 class IdIndex {

@@ -386,6 +386,14 @@ Status TableSchema::Validate(bool corrupt) const {
     if (k->type.kind != TypeKind::kString)
       return Bad(corrupt, "key column '" + k->name + "' must be a String");
   }
+  for (size_t i = 0; i < indexed_field_ids.size(); ++i) {
+    const uint32_t id = indexed_field_ids[i];
+    if (i > 0 && indexed_field_ids[i - 1] >= id)
+      return Bad(corrupt, "indexed field ids must be ascending and distinct");
+    const Field* f = FindById(id);
+    if (f == nullptr || id == key_field_id || f->type.kind != TypeKind::kString)
+      return Bad(corrupt, "indexed field id " + std::to_string(id) + " is not a non-key String column");
+  }
   return Status::Ok();
 }
 
@@ -470,6 +478,11 @@ std::string EncodeManifest(const Manifest& m) {
   for (const FragmentMeta& f : m.fragments) frags.push_back(FragmentToJson(f));
   Json idx = Json::array();
   for (const IndexSegmentMeta& s : m.indexes) idx.push_back(IndexToJson(s));
+  Json schema{{"fields", std::move(fields)},
+              {"next_field_id", m.schema.next_field_id},
+              {"key_field_id", m.schema.key_field_id}};
+  // Written only when present, so manifests without value indexes keep their bytes.
+  if (!m.schema.indexed_field_ids.empty()) schema["indexed_field_ids"] = m.schema.indexed_field_ids;
   Json body{{"format_version", m.format_version},
             {"version", m.version_id},
             {"parent", m.parent_version_id},
@@ -479,9 +492,7 @@ std::string EncodeManifest(const Manifest& m) {
                                {"rows_inserted", m.operation.rows_inserted},
                                {"rows_deleted", m.operation.rows_deleted},
                                {"note", m.operation.note}}},
-            {"schema", Json{{"fields", std::move(fields)},
-                            {"next_field_id", m.schema.next_field_id},
-                            {"key_field_id", m.schema.key_field_id}}},
+            {"schema", std::move(schema)},
             {"fragments", std::move(frags)},
             {"next_fragment_id", m.next_fragment_id},
             {"indexes", std::move(idx)},
@@ -535,6 +546,14 @@ Result<Manifest> DecodeManifest(std::string_view bytes, std::string_view what) {
   }
   OG_ASSIGN_OR_RETURN(m.schema.next_field_id, U32At(*schema, "next_field_id", w));
   OG_ASSIGN_OR_RETURN(m.schema.key_field_id, U32At(*schema, "key_field_id", w));
+  if (schema->contains("indexed_field_ids")) {
+    OG_ASSIGN_OR_RETURN(const Json* indexed, ArrAt(*schema, "indexed_field_ids", w));
+    for (const Json& id : *indexed) {
+      if (!id.is_number_unsigned() || id.get<uint64_t>() > UINT32_MAX)
+        return CorruptError(w + ": indexed_field_ids holds a non-id");
+      m.schema.indexed_field_ids.push_back(static_cast<uint32_t>(id.get<uint64_t>()));
+    }
+  }
   OG_ASSIGN_OR_RETURN(const Json* frags, ArrAt(j, "fragments", w));
   for (const Json& f : *frags) {
     OG_ASSIGN_OR_RETURN(FragmentMeta fm, FragmentFromJson(f, m.schema));

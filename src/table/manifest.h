@@ -33,6 +33,9 @@ struct TableSchema {
   uint32_t next_field_id = 1;
   // Field id of the row key (`id` column): the id index and upserts use it. 0 = no key.
   uint32_t key_field_id = 0;
+  // Non-key String columns with a hash value index (segments of kind "value", maintained by every
+  // write like the id index; see table/index_probe.h). Ascending, distinct.
+  std::vector<uint32_t> indexed_field_ids;
 
   const Field* FindByName(std::string_view name) const;
   const Field* FindById(uint32_t id) const;
@@ -65,7 +68,7 @@ struct FragmentMeta {
 
 // A persisted index segment covering a set of fragments.
 struct IndexSegmentMeta {
-  std::string kind;                    // "id"
+  std::string kind;                    // "id" (the key column) or "value" (an indexed column)
   uint32_t field_id = 0;               // the indexed column
   std::vector<uint32_t> fragment_ids;  // covered fragments (sorted)
   std::vector<std::string> keys;       // objects of the segment ("idx/<ulid>/...")

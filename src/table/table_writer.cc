@@ -43,15 +43,19 @@ double RowBytes(const format::Batch& batch) {
 
 Result<std::vector<PlannedFragment>> PlanFragments(
     const TableVersion& table, const std::vector<format::Batch>& rows, uint64_t max_rows,
-    uint64_t max_bytes, uint32_t* next_fragment_id,
-    std::vector<std::pair<std::string, uint64_t>>* id_entries) {
+    uint64_t max_bytes, uint32_t* next_fragment_id, std::vector<IndexFeed>* feeds) {
   if (max_rows == 0 || max_rows > UINT32_MAX)
     return InvalidArgumentError("max_rows_per_fragment must be 1..2^32-1");
   if (max_bytes == 0) return InvalidArgumentError("max_bytes_per_fragment must be positive");
   const TableSchema& schema = table.schema();
-  std::optional<size_t> key_col;
-  if (schema.key_field_id != 0 && id_entries != nullptr) {
-    key_col = schema.ToFormatSchema().IndexOfId(schema.key_field_id);
+  std::vector<std::pair<size_t, IndexFeed*>> indexed;  // (column, feed)
+  if (feeds != nullptr) {
+    const format::Schema fs = schema.ToFormatSchema();
+    for (IndexFeed& feed : *feeds) {
+      std::optional<size_t> col = fs.IndexOfId(feed.field);
+      if (!col) return InternalError("indexed field " + std::to_string(feed.field) + " is not in the schema");
+      indexed.emplace_back(*col, &feed);
+    }
   }
   std::vector<PlannedFragment> out;
   std::set<std::string> blobs;
@@ -91,11 +95,12 @@ Result<std::vector<PlannedFragment>> PlanFragments(
       format::Batch slice = batch.Slice(offset, take);
       OG_ASSIGN_OR_RETURN(std::set<std::string> b, BlobFilesOf(slice));
       blobs.insert(b.begin(), b.end());
-      if (key_col) {
-        const format::Column& kc = slice.column(*key_col);
+      for (auto& [col, feed] : indexed) {
+        const format::Column& kc = slice.column(col);
         for (size_t i = 0; i < take; ++i) {
-          id_entries->emplace_back(
-              std::string(kc.string_at(i)),
+          if (kc.IsNull(i)) continue;  // a null value is in no index
+          feed->entries.emplace_back(
+              kc.string_at(i),
               MakeRowAddress(f.meta.id, static_cast<uint32_t>(f.meta.physical_rows + i)));
         }
       }
@@ -336,24 +341,20 @@ Result<TableVersion> TableWriter::Commit() {
       return Status::Ok();
     });
   }
-  // New fragments and their id segment.
-  std::vector<std::pair<std::string, uint64_t>> id_entries;
-  const bool keyed = m.schema.key_field_id != 0;
+  // New fragments and their index segments (id and value indexes).
+  std::vector<IndexFeed> feeds = IndexFeeds(m.schema);
   OG_ASSIGN_OR_RETURN(std::vector<PlannedFragment> fresh,
                       PlanFragments(base_, pending_, options_.max_rows_per_fragment,
-                                    options_.max_bytes_per_fragment, &m.next_fragment_id, keyed ? &id_entries : nullptr));
+                                    options_.max_bytes_per_fragment, &m.next_fragment_id, &feeds));
+  std::vector<uint32_t> fresh_ids;
   for (PlannedFragment& f : fresh) {
+    fresh_ids.push_back(f.meta.id);
     effects.push_back([this, &f] { return WritePlannedFragment(base_, options_.fragment, &f); });
   }
-  if (keyed && !fresh.empty()) {
-    std::vector<uint32_t> ids;
-    for (const PlannedFragment& f : fresh) ids.push_back(f.meta.id);
-    effects.push_back([&, ids]() mutable {
-      return WriteMergedIdSegment(base_, m.schema.key_field_id, present, std::move(id_entries),
-                                  std::move(ids), &m.indexes);
-    });
-  }
+  std::vector<MergedSegment> segments;
+  AddIndexEffects(base_, &feeds, present, fresh_ids, m.indexes, &effects, &segments);
   OG_RETURN_IF_ERROR(RunEffects(effects));
+  ApplyMergedSegments(std::move(segments), &m.indexes);
   for (PlannedFragment& f : fresh) m.fragments.push_back(std::move(f.meta));
   m.operation.kind = DerivedOperation();
   m.operation.rows_inserted = inserted_;
@@ -452,6 +453,7 @@ Result<TableVersion> DropColumn(const TableVersion& base, std::string_view name)
     return InvalidArgumentError("the key column '" + std::string(name) + "' cannot be dropped");
   const FieldId id = f->id;
   std::erase_if(m.schema.fields, [&](const Field& x) { return x.id == id; });
+  std::erase(m.schema.indexed_field_ids, id);
   for (FragmentMeta& fr : m.fragments) fr.stats.erase(id);
   std::erase_if(m.indexes, [&](const IndexSegmentMeta& s) { return s.field_id == id; });
   return StageManifest(base, std::move(m));

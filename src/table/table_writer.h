@@ -113,12 +113,11 @@ struct PlannedFragment {
 
 // Cuts `rows` (already in table-schema order) into fragments of at most `max_rows` rows and about
 // `max_bytes` estimated bytes (a larger batch is cut into even pieces), taking ids from
-// `*next_fragment_id`, and appends (key, address) pairs of the key column to `id_entries` when it
-// is non-null and the table has a key. No I/O.
+// `*next_fragment_id`, and appends the (value, address) pairs of each feed's column (non-null
+// values, as views into `rows`) to that feed when `feeds` is non-null. No I/O.
 Result<std::vector<PlannedFragment>> PlanFragments(
     const TableVersion& table, const std::vector<format::Batch>& rows, uint64_t max_rows,
-    uint64_t max_bytes, uint32_t* next_fragment_id,
-    std::vector<std::pair<std::string, uint64_t>>* id_entries);
+    uint64_t max_bytes, uint32_t* next_fragment_id, std::vector<IndexFeed>* feeds);
 // Encodes and stores one planned fragment (one PutIfAbsent) and fills in its size and statistics.
 Status WritePlannedFragment(const TableVersion& table, const format::FragmentWriterOptions& options,
                             PlannedFragment* fragment);

@@ -1,0 +1,44 @@
+// Lookups of a few values in a hash-indexed column of one table version — the key column (id
+// index) or an indexed String column (value index, TableSchema::indexed_field_ids) — that read
+// only what those values need: segments already in the cache are probed in memory, the others by
+// ranged reads of the buckets the values hash to (docs/format/table.md "Id-index segment"), so the
+// bytes read follow the number of values, not the table. Fragments no segment of the column covers
+// are scanned on that column (with the caller's filter, so statistics can prune). This is how a
+// merge checks 1,000 changed entities against a table of millions of rows.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "omnigraph/result.h"
+#include "table/predicate.h"
+#include "table/table_version.h"
+
+namespace omnigraph::table {
+
+struct ProbeStats {
+  uint64_t segments_in_memory = 0;  // probed from the cache
+  uint64_t segments_ranged = 0;     // probed by ranged reads
+  uint64_t ranged_reads = 0;        // GetRange requests issued (after coalescing)
+  uint64_t bytes_read = 0;          // bytes of those requests
+  uint64_t fragments_scanned = 0;   // uncovered fragments scanned on the column
+};
+
+// Every live row whose String column `field` holds one of `values` (exact bytes), as
+// (index into `values`, row address), sorted by address. `fallback_filter` restricts the scan of
+// uncovered fragments (it must be TRUE for every row holding one of the values, e.g. an IN or
+// range predicate on the column; an empty Predicate scans the whole column). InvalidArgument if
+// `field` is not a String column of the table; Corrupt naming the segment for an inconsistent
+// segment; format_too_new for a segment version this build cannot read.
+Result<std::vector<std::pair<size_t, uint64_t>>> ProbeColumn(const TableVersion& version, FieldId field,
+                                                             std::span<const std::string> values,
+                                                             const Predicate& fallback_filter,
+                                                             ProbeStats* stats = nullptr);
+
+// Whether `field` has hash-index segments in `version` (the key column, or an indexed column).
+bool HasHashIndex(const TableVersion& version, FieldId field);
+
+}  // namespace omnigraph::table
