@@ -78,4 +78,14 @@ void PackBits(std::span<const uint64_t> values, uint8_t width, std::string* out)
 // Unpacks `count` values of `width` bits; false unless packed.size() == PackedBytes(count, width).
 bool UnpackBits(std::string_view packed, uint8_t width, size_t count, uint64_t* out);
 
+// The one value of `width` bits (1..64) that starts `shift` bits (0..7) into `s`, as PackBits
+// writes it. Precondition: s.size() >= (shift + width + 7) / 8.
+inline uint64_t LoadBits(std::string_view s, unsigned shift, uint8_t width) {
+  uint64_t lo = 0;
+  std::memcpy(&lo, s.data(), s.size() < 8 ? s.size() : 8);
+  uint64_t v = lo >> shift;
+  if (shift + width > 64) v |= uint64_t{static_cast<uint8_t>(s[8])} << (64 - shift);
+  return width == 64 ? v : v & ((uint64_t{1} << width) - 1);
+}
+
 }  // namespace omnigraph::format::internal

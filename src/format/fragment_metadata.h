@@ -16,7 +16,9 @@
 
 namespace omnigraph::format {
 
-inline constexpr uint16_t kFragmentFormatVersion = 1;
+// The version written; readers read every version from the oldest on (docs/format/fragment.md).
+inline constexpr uint16_t kFragmentFormatVersion = 2;
+inline constexpr uint16_t kOldestFragmentFormatVersion = 1;
 
 // Top-level encoding of a page's values (docs/format/fragment.md "Encodings").
 enum class Encoding : uint8_t {

@@ -9,20 +9,11 @@
 #include "format/column_builder.h"
 #include "format/fragment_format.h"
 #include "format/page_codec.h"
+#include "format/ranged_take.h"
 
 namespace omnigraph::format {
 
-namespace {
-
-// A store range error on a file we sized ourselves means the object is shorter than recorded.
-Status MapRangeError(Status s, std::string_view key) {
-  if (!s.ok() && s.code() == ErrorCode::kRangeOutOfBounds) {
-    return CorruptError("fragment " + std::string(key) + " is shorter than expected: " + s.message());
-  }
-  return s;
-}
-
-}  // namespace
+using internal::MapRangeError;
 
 Result<std::unique_ptr<FragmentReader>> FragmentReader::Open(io::ObjectStore& store,
                                                              std::string key,
@@ -70,24 +61,31 @@ Result<std::unique_ptr<FragmentReader>> FragmentReader::Open(io::ObjectStore& st
   covered.append(tl.substr(0, 8));
   covered.append(tl.substr(16, 8));
   if (XxHash64(covered) != checksum) return bad("footer checksum mismatch");
-  if (version != kFragmentFormatVersion) {
+  if (version > kFragmentFormatVersion) {
     return Status(ErrorCode::kFormatTooNew, "fragment " + key + " has format version " +
                                                 std::to_string(version) + "; this build reads " +
-                                                std::to_string(kFragmentFormatVersion));
+                                                std::to_string(kOldestFragmentFormatVersion) +
+                                                ".." + std::to_string(kFragmentFormatVersion));
+  }
+  if (version < kOldestFragmentFormatVersion) {
+    return bad("unknown format version " + std::to_string(version));
   }
   if (flags != 0) return bad("unknown trailer flags");
   covered.resize(footer_len);
   OG_ASSIGN_OR_RETURN(FragmentMetadata meta, FragmentMetadata::Parse(covered, size - need, key));
-  return std::unique_ptr<FragmentReader>(
-      new FragmentReader(store, std::move(key), size, std::move(meta)));
+  return std::unique_ptr<FragmentReader>(new FragmentReader(store, std::move(key), size, version,
+                                                            std::move(meta), options.ranged_take));
 }
 
 FragmentReader::FragmentReader(io::ObjectStore& store, std::string key, uint64_t file_size,
-                               FragmentMetadata metadata)
+                               uint16_t version, FragmentMetadata metadata,
+                               RangedTakeOptions ranged_take)
     : store_(store),
       key_(std::move(key)),
       file_size_(file_size),
+      version_(version),
       metadata_(std::move(metadata)),
+      ranged_take_(ranged_take),
       last_page_(metadata_.columns.size()) {}
 
 Result<Column> FragmentReader::DecodePage(size_t col, size_t page, std::string_view stored) const {
@@ -110,7 +108,7 @@ Result<Column> FragmentReader::DecodePage(size_t col, size_t page, std::string_v
   } else if (stored.size() != p.raw_length) {
     return ctx(CorruptError("uncompressed page length mismatch"));
   }
-  auto c = internal::DecodeColumnBody(body, f.type, p.row_count);
+  auto c = internal::DecodeColumnBody(body, f.type, p.row_count, version_);
   if (!c.ok()) return ctx(c.status());
   if (c->null_count() != p.stats.null_count) return ctx(CorruptError("null count mismatch"));
   if (!f.nullable && c->has_nulls()) return ctx(CorruptError("nulls in a non-nullable column"));
@@ -223,6 +221,80 @@ Result<Batch> FragmentReader::ReadAll(std::span<const FieldId> ids) const {
   return Read(ids, 0, num_rows());
 }
 
+bool FragmentReader::IsCached(size_t col, size_t page) const {
+  std::lock_guard<std::mutex> lock(cache_mu_);
+  return last_page_[col].page == page;
+}
+
+// The pages of one column holding rows of a Take, ascending; ranged_at[k] indexes the ranged
+// read of pages[k] (SIZE_MAX: the page is read whole).
+struct FragmentReader::TakePlan {
+  size_t col = 0;
+  std::vector<size_t> pages;
+  std::vector<size_t> ranged_at;
+};
+
+FragmentReader::TakePlan FragmentReader::PlanTake(size_t col, std::span<const uint64_t> sorted,
+                                                  std::vector<internal::RangedPage>* ranged) const {
+  TakePlan plan;
+  plan.col = col;
+  const ColumnChunkInfo& chunk = metadata_.columns[col];
+  const DataType& type = metadata_.schema.field(col).type;
+  for (size_t i = 0; i < sorted.size();) {
+    size_t page = metadata_.PageForRow(col, sorted[i]);
+    const PageInfo& p = chunk.pages[page];
+    size_t j = i;
+    while (j < sorted.size() && sorted[j] < p.end_row()) ++j;
+    plan.pages.push_back(page);
+    plan.ranged_at.push_back(SIZE_MAX);
+    if (internal::WantRanged(p, type, version_, j - i, ranged_take_) && !IsCached(col, page)) {
+      internal::RangedPage rp{col, page, {}};
+      for (size_t k = i; k < j; ++k) {
+        rp.rows.push_back(static_cast<uint32_t>(sorted[k] - p.first_row));
+      }
+      plan.ranged_at.back() = ranged->size();
+      ranged->push_back(std::move(rp));
+    }
+    i = j;
+  }
+  return plan;
+}
+
+Result<Column> FragmentReader::AssembleTake(const TakePlan& plan, std::span<const uint64_t> rows,
+                                            std::span<const internal::RangedPage> ranged,
+                                            std::span<const std::optional<Column>> partial) const {
+  auto is_ranged = [&](size_t k) {
+    return plan.ranged_at[k] != SIZE_MAX && partial[plan.ranged_at[k]].has_value();
+  };
+  // Pages not read row-granularly (or whose ranged read fell back) are read whole.
+  std::vector<size_t> whole;
+  for (size_t k = 0; k < plan.pages.size(); ++k) {
+    if (!is_ranged(k)) whole.push_back(plan.pages[k]);
+  }
+  std::vector<Column> decoded;
+  if (!whole.empty()) {
+    OG_ASSIGN_OR_RETURN(decoded, LoadPages(plan.col, whole));
+  }
+  const ColumnChunkInfo& chunk = metadata_.columns[plan.col];
+  auto starts_after = [&](uint64_t row, size_t page) { return row < chunk.pages[page].first_row; };
+  ColumnBuilder b(metadata_.schema.field(plan.col).type);
+  b.Reserve(rows.size());
+  for (uint64_t r : rows) {
+    auto it = std::upper_bound(plan.pages.begin(), plan.pages.end(), r, starts_after);
+    const size_t k = static_cast<size_t>(it - plan.pages.begin()) - 1;
+    const uint64_t in_page = r - chunk.pages[plan.pages[k]].first_row;
+    if (is_ranged(k)) {
+      const std::vector<uint32_t>& got = ranged[plan.ranged_at[k]].rows;
+      auto at = std::lower_bound(got.begin(), got.end(), in_page) - got.begin();
+      OG_RETURN_IF_ERROR(b.AppendColumn(*partial[plan.ranged_at[k]], static_cast<size_t>(at), 1));
+    } else {
+      auto w = std::lower_bound(whole.begin(), whole.end(), plan.pages[k]) - whole.begin();
+      OG_RETURN_IF_ERROR(b.AppendColumn(decoded[static_cast<size_t>(w)], in_page, 1));
+    }
+  }
+  return b.Finish();
+}
+
 Result<Batch> FragmentReader::Take(std::span<const FieldId> ids,
                                    std::span<const uint64_t> rows) const {
   for (uint64_t r : rows) {
@@ -232,25 +304,20 @@ Result<Batch> FragmentReader::Take(std::span<const FieldId> ids,
     }
   }
   OG_ASSIGN_OR_RETURN(Schema out_schema, metadata_.schema.Select(ids));
+  std::vector<uint64_t> sorted(rows.begin(), rows.end());
+  std::sort(sorted.begin(), sorted.end());
+  sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
+  // Sparse rows of large pages are read row-granularly (the ranged reads of all columns share
+  // their rounds), the other pages whole.
+  std::vector<TakePlan> plans;
+  std::vector<internal::RangedPage> ranged;
+  for (FieldId id : ids) plans.push_back(PlanTake(*ColumnIndex(id), sorted, &ranged));
+  OG_ASSIGN_OR_RETURN(std::vector<std::optional<Column>> partial,
+                      internal::ReadRanged(store_, key_, metadata_, ranged, ranged_take_));
   std::vector<Column> cols;
-  for (FieldId id : ids) {
-    size_t c = *ColumnIndex(id);
-    const ColumnChunkInfo& chunk = metadata_.columns[c];
-    std::vector<size_t> row_page(rows.size());
-    for (size_t i = 0; i < rows.size(); ++i) row_page[i] = metadata_.PageForRow(c, rows[i]);
-    std::vector<size_t> pages = row_page;
-    std::sort(pages.begin(), pages.end());
-    pages.erase(std::unique(pages.begin(), pages.end()), pages.end());
-    OG_ASSIGN_OR_RETURN(std::vector<Column> decoded, LoadPages(c, pages));
-    ColumnBuilder b(metadata_.schema.field(c).type);
-    b.Reserve(rows.size());
-    for (size_t i = 0; i < rows.size(); ++i) {
-      size_t k = static_cast<size_t>(std::lower_bound(pages.begin(), pages.end(), row_page[i]) -
-                                     pages.begin());
-      OG_RETURN_IF_ERROR(
-          b.AppendColumn(decoded[k], rows[i] - chunk.pages[row_page[i]].first_row, 1));
-    }
-    cols.push_back(b.Finish());
+  for (const TakePlan& plan : plans) {
+    OG_ASSIGN_OR_RETURN(Column c, AssembleTake(plan, rows, ranged, partial));
+    cols.push_back(std::move(c));
   }
   if (cols.empty()) return Batch::NoColumns(rows.size());
   return Batch::Make(std::move(out_schema), std::move(cols));
@@ -262,7 +329,7 @@ Status FragmentReader::Verify() const {
   std::string header;
   internal::ByteWriter hw(&header);
   hw.Bytes(std::string_view(kFragmentMagic, 4));
-  hw.U16(kFragmentFormatVersion);
+  hw.U16(version_);
   hw.U16(0);
   hw.U64(0);
   if (std::string_view(bytes).substr(0, kHeaderSize) != header) {

@@ -1,7 +1,8 @@
 // Reads a fragment file (.ogf, docs/format/fragment.md) through an ObjectStore: Open costs one
 // ranged read of the file tail (a second only if the footer is larger than the first guess, plus a
 // Head when the file size is not given); reads then fetch only the pages of the requested columns
-// and rows (adjacent pages of a column coalesced into one GetRange). ARCHITECTURE.md §5.
+// and rows (adjacent pages of a column coalesced into one GetRange; Take of a few rows of a large
+// page fetches just their bytes). ARCHITECTURE.md §5.
 #pragma once
 
 #include <cstddef>
@@ -23,19 +24,43 @@
 
 namespace omnigraph::format {
 
+namespace internal {
+struct RangedPage;  // ranged_take.h
+}  // namespace internal
+
+// When FragmentReader::Take reads just the bytes of the requested rows of a page instead of the
+// whole page (docs/format/fragment.md "Row-granular reads"). Only uncompressed pages of
+// random-access encodings qualify; the thresholds keep dense or small requests on the whole-page
+// path, which costs one request and verifies the page checksum.
+struct RangedTakeOptions {
+  bool enabled = true;
+  // Pages stored in fewer bytes are read whole.
+  uint64_t min_page_bytes = 16 * 1024;
+  // A page is read whole when more than this fraction of its rows is requested...
+  double max_row_fraction = 1.0 / 8;
+  // ...or when its ranged reads (values, offsets, dictionary; as coalesced) would fetch more than
+  // this fraction of it.
+  double max_byte_fraction = 0.5;
+  // Ranges separated by fewer bytes are fetched with one GetRange.
+  uint64_t coalesce_gap = 4 * 1024;
+};
+
 struct FragmentOpenOptions {
   // The object's size (from the manifest's FragmentInfo::file_size); saves a Head request.
   std::optional<uint64_t> file_size;
   // Bytes to fetch from the end on open (FragmentInfo::tail_size reads the footer exactly); if the
   // footer turns out larger, a second ranged read fetches the rest.
   uint64_t tail_size_hint = 64 * 1024;
+  RangedTakeOptions ranged_take;
 };
 
 // Errors of every method: NotFound / Transient / Io from the store; Corrupt naming the file (and
 // the column and page) when a checksum, magic or structure check fails — corrupt bytes are never
-// returned as data. Thread-safe: after Open the reader is immutable (apart from an internal,
-// locked cache of the last decoded page per column); concurrent reads are fine.
-// The store must outlive the reader.
+// returned as data, with one exception: Take's row-granular reads cannot verify the checksum of a
+// page they read only in part; they check its structure instead (a page found inconsistent is read
+// whole, which verifies it), so a flipped value byte that stays well-formed goes unnoticed there.
+// Thread-safe: after Open the reader is immutable (apart from an internal, locked cache of the last
+// decoded page per column); concurrent reads are fine. The store must outlive the reader.
 class FragmentReader {
  public:
   static Result<std::unique_ptr<FragmentReader>> Open(io::ObjectStore& store, std::string key,
@@ -45,6 +70,8 @@ class FragmentReader {
   const Schema& schema() const { return metadata_.schema; }
   uint64_t num_rows() const { return metadata_.num_rows; }
   uint64_t file_size() const { return file_size_; }
+  // kOldestFragmentFormatVersion..kFragmentFormatVersion.
+  uint16_t format_version() const { return version_; }
   // Page index and statistics, for pruning: metadata().columns[i].pages[p].stats.
   const FragmentMetadata& metadata() const { return metadata_; }
   // Column position of a field id in schema(), or nullopt.
@@ -57,7 +84,8 @@ class FragmentReader {
   Result<Batch> ReadAll(std::span<const FieldId> ids) const;
 
   // The rows at `rows` (any order, repeats allowed), in that order. Reads only pages holding at
-  // least one of them. InvalidArgument if a row is >= num_rows().
+  // least one of them, and of a large page holding few of them only the bytes of those rows (see
+  // RangedTakeOptions; results are the same either way). InvalidArgument if a row is >= num_rows().
   Result<Batch> Take(std::span<const FieldId> ids, std::span<const uint64_t> rows) const;
 
   // Rows of pages [first_page, end_page) of column `col` (schema position), i.e. rows
@@ -69,13 +97,23 @@ class FragmentReader {
   Status Verify() const;
 
  private:
-  FragmentReader(io::ObjectStore& store, std::string key, uint64_t file_size,
-                 FragmentMetadata metadata);
+  FragmentReader(io::ObjectStore& store, std::string key, uint64_t file_size, uint16_t version,
+                 FragmentMetadata metadata, RangedTakeOptions ranged_take);
   // Decodes the page `page` of column `col` from its stored bytes.
   Result<Column> DecodePage(size_t col, size_t page, std::string_view stored) const;
   // Sorted unique page indices of column `col` -> decoded pages, from the cache or the store
   // (adjacent missing pages share one GetRange).
   Result<std::vector<Column>> LoadPages(size_t col, const std::vector<size_t>& pages) const;
+  // Whether page `page` of column `col` is the cached one.
+  bool IsCached(size_t col, size_t page) const;
+  // Take, per column: which pages hold the rows (`sorted`: ascending, unique) and which of them to
+  // read row-granularly (appended to *ranged); then the column of the requested rows in order.
+  struct TakePlan;
+  TakePlan PlanTake(size_t col, std::span<const uint64_t> sorted,
+                    std::vector<internal::RangedPage>* ranged) const;
+  Result<Column> AssembleTake(const TakePlan& plan, std::span<const uint64_t> rows,
+                              std::span<const internal::RangedPage> ranged,
+                              std::span<const std::optional<Column>> partial) const;
 
   struct CachedPage {
     size_t page = SIZE_MAX;
@@ -85,7 +123,9 @@ class FragmentReader {
   io::ObjectStore& store_;
   std::string key_;
   uint64_t file_size_ = 0;
+  uint16_t version_ = kFragmentFormatVersion;
   FragmentMetadata metadata_;
+  RangedTakeOptions ranged_take_;
   // The last decoded page of each column, so consecutive range reads that share a page (batch
   // boundaries inside pages) fetch and decode it once.
   mutable std::mutex cache_mu_;

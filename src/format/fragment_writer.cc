@@ -121,6 +121,10 @@ Result<FragmentInfo> FragmentWriter::WriteTo(io::ObjectStore& store, std::string
 Status FragmentWriter::Encode(std::string* buf, io::ObjectWriter* sink, FragmentInfo* info) {
   if (finished_) return InvalidArgumentError("FragmentWriter::Finish called twice");
   finished_ = true;
+  const uint16_t version = options_.format_version;
+  if (version < kOldestFragmentFormatVersion || version > kFragmentFormatVersion) {
+    return InvalidArgumentError("cannot write fragment format version " + std::to_string(version));
+  }
   constexpr size_t kFlushBytes = size_t{8} << 20;
   // Cut every column first, so that an in-memory file buffer is allocated once at (an upper bound
   // of) its final size: growing it by doubling would touch and copy every byte about twice more.
@@ -155,14 +159,14 @@ Status FragmentWriter::Encode(std::string* buf, io::ObjectWriter* sink, Fragment
   };
   ByteWriter w(&out);
   w.Bytes(std::string_view(kFragmentMagic, 4));
-  w.U16(kFragmentFormatVersion);
+  w.U16(version);
   w.U16(0);
   w.U64(0);
   FragmentMetadata meta;
   meta.schema = schema_;
   meta.num_rows = num_rows_;
   meta.columns.resize(schema_.num_fields());
-  internal::EncodeOptions eopt{options_.allow_encodings, options_.force_encoding};
+  internal::EncodeOptions eopt{options_.allow_encodings, options_.force_encoding, version};
   const bool compress = options_.compression != Compression::kNone;
   std::string raw, packed;
   for (size_t c = 0; c < schema_.num_fields(); ++c) {
@@ -210,7 +214,7 @@ Status FragmentWriter::Encode(std::string* buf, io::ObjectWriter* sink, Fragment
   std::string tail_fields;
   ByteWriter tw(&tail_fields);
   tw.U64(footer_len);
-  tw.U16(kFragmentFormatVersion);
+  tw.U16(version);
   tw.U16(0);
   tw.Bytes(std::string_view(kFragmentMagic, 4));
   covered.append(tail_fields);

@@ -35,6 +35,9 @@ struct FragmentWriterOptions {
   // Test hook: forces this top-level encoding wherever it applies to the column's type (dictionary:
   // String/Blob; bit-packed, RLE: integers, Date, DateTime, Bool); elsewhere the normal choice.
   std::optional<Encoding> force_encoding;
+  // Test hook: the format version to write (kOldestFragmentFormatVersion..kFragmentFormatVersion),
+  // so tests can check that readers keep reading older files. InvalidArgument otherwise.
+  uint16_t format_version = kFragmentFormatVersion;
 };
 
 // What the table layer records in its manifest about a written fragment.

@@ -24,8 +24,10 @@ void TouchEveryCell(const Column& c) {
 
 TEST(PageCodecTest, RoundTripAndMutationsOfEveryType) {
   Batch batch = testing::AllTypesBatch(30);
-  std::vector<EncodeOptions> variants(5);
+  std::vector<EncodeOptions> variants(6);
   variants[1].allow_encodings = false;
+  variants[5].allow_encodings = false;
+  variants[5].version = 1;  // plain strings as lengths
   variants[2].force_encoding = Encoding::kDictionary;
   variants[3].force_encoding = Encoding::kRle;
   variants[4].force_encoding = Encoding::kBitPacked;
@@ -35,11 +37,11 @@ TEST(PageCodecTest, RoundTripAndMutationsOfEveryType) {
       const Column& col = batch.column(c);
       std::string body;
       EncodeColumnBody(col, opt, &body);
-      auto back = DecodeColumnBody(body, col.type(), col.length());
+      auto back = DecodeColumnBody(body, col.type(), col.length(), opt.version);
       ASSERT_TRUE(back.ok()) << col.type().ToString() << ": " << back.status().ToString();
       ASSERT_TRUE(back->Equals(col)) << col.type().ToString();
       for (size_t len = 0; len < body.size(); ++len) {
-        auto r = DecodeColumnBody(body.substr(0, len), col.type(), col.length());
+        auto r = DecodeColumnBody(body.substr(0, len), col.type(), col.length(), opt.version);
         ASSERT_FALSE(r.ok()) << col.type().ToString() << " truncated to " << len;
         ASSERT_EQ(r.status().category(), StatusCode::kCorrupt);
       }
@@ -47,7 +49,7 @@ TEST(PageCodecTest, RoundTripAndMutationsOfEveryType) {
         for (uint8_t mask : {uint8_t{0x01}, uint8_t{0x10}, uint8_t{0xff}}) {
           std::string bad = body;
           bad[i] = static_cast<char>(bad[i] ^ mask);
-          auto r = DecodeColumnBody(bad, col.type(), col.length());
+          auto r = DecodeColumnBody(bad, col.type(), col.length(), opt.version);
           if (r.ok()) {
             ASSERT_EQ(r->length(), col.length());
             TouchEveryCell(*r);
@@ -71,7 +73,7 @@ TEST(PageCodecTest, RandomBytesNeverCrash) {
     std::string junk(rng() % 64, '\0');
     for (char& ch : junk) ch = static_cast<char>(rng());
     const DataType& t = schema.field(iter % schema.num_fields()).type;
-    auto r = DecodeColumnBody(junk, t, rng() % 9);
+    auto r = DecodeColumnBody(junk, t, rng() % 9, static_cast<uint16_t>(1 + iter % 2));
     if (r.ok()) {
       TouchEveryCell(*r);
     } else {

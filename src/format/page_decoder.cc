@@ -34,10 +34,9 @@ Status DecodeIntegers(ByteReader& r, size_t n, size_t plain_width, bool is_signe
       if (plain_width == 8) {
         if (n) std::memcpy(out->data(), s.data(), n * 8);
       } else {
-        for (size_t i = 0; i < n; ++i) std::memcpy(&(*out)[i], s.data() + i * plain_width, plain_width);
-      }
-      if (is_signed && plain_width == 4) {
-        for (auto& v : *out) v = static_cast<uint64_t>(int64_t{static_cast<int32_t>(static_cast<uint32_t>(v))});
+        for (size_t i = 0; i < n; ++i) {
+          (*out)[i] = PlainIntegerImage(s.data() + i * plain_width, plain_width, is_signed);
+        }
       }
       return Status::Ok();
     }
@@ -100,17 +99,20 @@ bool ValidAt(const std::vector<uint8_t>& validity, size_t i) {
   return validity.empty() || GetBit(validity.data(), i);
 }
 
-Status DecodeBytes(ByteReader& r, size_t n, ColumnData* d) {
+Status DecodeBytes(ByteReader& r, size_t n, uint16_t version, ColumnData* d) {
   uint8_t enc = 0;
   if (!r.U8(&enc)) return Bad("truncated string block");
   d->offsets.assign(n + 1, 0);
   if (static_cast<Encoding>(enc) == Encoding::kPlain) {
     if (n > r.remaining() / 4) return Bad("truncated string lengths");
+    // Version 1 stores each row's length, later versions its end offset (random access).
+    const bool end_offsets = version >= 2;
     uint64_t total = 0;
     for (size_t i = 0; i < n; ++i) {
-      uint32_t len = 0;
-      r.U32(&len);
-      total += len;
+      uint32_t v = 0;
+      r.U32(&v);
+      if (end_offsets && v < total) return Bad("string offsets decrease");
+      total = end_offsets ? v : total + v;
       d->offsets[i + 1] = total;
     }
     std::string_view s;
@@ -162,7 +164,8 @@ Status DecodeBytes(ByteReader& r, size_t n, ColumnData* d) {
   return Status::Ok();
 }
 
-Result<Column> DecodeBody(ByteReader& r, const DataType& type, size_t n, int depth) {
+Result<Column> DecodeBody(ByteReader& r, const DataType& type, size_t n, uint16_t version,
+                          int depth) {
   auto d = std::make_shared<ColumnData>();
   d->type = type;
   d->rows = n;
@@ -178,14 +181,6 @@ Result<Column> DecodeBody(ByteReader& r, const DataType& type, size_t n, int dep
     }
   }
   Phys p = PhysOf(type.kind);
-  auto zero_nulls = [&](auto& vec, size_t width) {
-    if (d->validity.empty()) return;
-    for (size_t i = 0; i < n; ++i) {
-      if (!GetBit(d->validity.data(), i)) {
-        std::fill(vec.begin() + i * width, vec.begin() + (i + 1) * width, 0);
-      }
-    }
-  };
   switch (p) {
     case Phys::kBool:
     case Phys::kI32:
@@ -195,26 +190,7 @@ Result<Column> DecodeBody(ByteReader& r, const DataType& type, size_t n, int dep
       std::vector<uint64_t> raw;
       size_t width = p == Phys::kBool ? 1 : (p == Phys::kI32 || p == Phys::kU32) ? 4 : 8;
       OG_RETURN_IF_ERROR(DecodeIntegers(r, n, width, p == Phys::kI32, &raw));
-      if (!d->validity.empty()) {
-        for (size_t i = 0; i < n; ++i) {
-          if (!GetBit(d->validity.data(), i)) raw[i] = 0;
-        }
-      }
-      if (p == Phys::kBool) {
-        OG_RETURN_IF_ERROR(Narrow(raw, false, &d->bools));
-        for (uint8_t b : d->bools) {
-          if (b > 1) return Bad("boolean value other than 0 or 1");
-        }
-      } else if (p == Phys::kI32) {
-        OG_RETURN_IF_ERROR(Narrow(raw, true, &d->i32));
-      } else if (p == Phys::kI64) {
-        d->i64.resize(n);
-        if (n) std::memcpy(d->i64.data(), raw.data(), n * 8);
-      } else if (p == Phys::kU32) {
-        OG_RETURN_IF_ERROR(Narrow(raw, false, &d->u32));
-      } else {
-        d->u64 = std::move(raw);
-      }
+      OG_RETURN_IF_ERROR(StoreIntegerImages(std::move(raw), d.get()));
       break;
     }
     case Phys::kF32:
@@ -229,19 +205,11 @@ Result<Column> DecodeBody(ByteReader& r, const DataType& type, size_t n, int dep
       size_t per_row = p == Phys::kF64 ? 8 : p == Phys::kF32 ? 4 : 4 * size_t{type.dimension};
       std::string_view s;
       if (n > r.remaining() / per_row || !r.Take(n * per_row, &s)) return Bad("truncated floats");
-      if (p == Phys::kF64) {
-        d->f64.resize(n);
-        if (!s.empty()) std::memcpy(d->f64.data(), s.data(), s.size());
-        zero_nulls(d->f64, 1);
-      } else {
-        d->f32.resize(s.size() / 4);
-        if (!s.empty()) std::memcpy(d->f32.data(), s.data(), s.size());
-        zero_nulls(d->f32, p == Phys::kVector ? type.dimension : 1);
-      }
+      StoreFloats(s, d.get());
       break;
     }
     case Phys::kBytes:
-      OG_RETURN_IF_ERROR(DecodeBytes(r, n, d.get()));
+      OG_RETURN_IF_ERROR(DecodeBytes(r, n, version, d.get()));
       break;
     case Phys::kList: {
       if (depth > 0) return Bad("nested list");
@@ -262,7 +230,7 @@ Result<Column> DecodeBody(ByteReader& r, const DataType& type, size_t n, int dep
         d->offsets[i + 1] = total;
       }
       OG_ASSIGN_OR_RETURN(Column child,
-                          DecodeBody(r, DataType::Scalar(type.element), total, depth + 1));
+                          DecodeBody(r, DataType::Scalar(type.element), total, version, depth + 1));
       d->child = std::move(child);
       break;
     }
@@ -272,9 +240,66 @@ Result<Column> DecodeBody(ByteReader& r, const DataType& type, size_t n, int dep
 
 }  // namespace
 
-Result<Column> DecodeColumnBody(std::string_view body, const DataType& type, size_t rows) {
+uint64_t PlainIntegerImage(const char* p, size_t width, bool is_signed) {
+  uint64_t v = 0;
+  std::memcpy(&v, p, width);
+  if (is_signed && width == 4) {
+    v = static_cast<uint64_t>(int64_t{static_cast<int32_t>(static_cast<uint32_t>(v))});
+  }
+  return v;
+}
+
+Status StoreIntegerImages(std::vector<uint64_t> raw, ColumnData* d) {
+  OG_DCHECK(raw.size() == d->rows);
+  if (!d->validity.empty()) {
+    for (size_t i = 0; i < raw.size(); ++i) {
+      if (!GetBit(d->validity.data(), i)) raw[i] = 0;
+    }
+  }
+  switch (PhysOf(d->type.kind)) {
+    case Phys::kBool:
+      OG_RETURN_IF_ERROR(Narrow(raw, false, &d->bools));
+      for (uint8_t b : d->bools) {
+        if (b > 1) return Bad("boolean value other than 0 or 1");
+      }
+      return Status::Ok();
+    case Phys::kI32: return Narrow(raw, true, &d->i32);
+    case Phys::kU32: return Narrow(raw, false, &d->u32);
+    case Phys::kI64:
+      d->i64.resize(raw.size());
+      if (!raw.empty()) std::memcpy(d->i64.data(), raw.data(), raw.size() * 8);
+      return Status::Ok();
+    case Phys::kU64:
+      d->u64 = std::move(raw);
+      return Status::Ok();
+    default: OG_UNREACHABLE();
+  }
+}
+
+void StoreFloats(std::string_view bytes, ColumnData* d) {
+  const size_t n = d->rows;
+  OG_DCHECK(bytes.size() == n * FixedWidth(d->type));
+  auto fill = [&](auto& vec, size_t per_row) {
+    vec.resize(bytes.size() / sizeof(vec[0]));
+    if (!bytes.empty()) std::memcpy(vec.data(), bytes.data(), bytes.size());
+    if (d->validity.empty()) return;
+    for (size_t i = 0; i < n; ++i) {
+      if (!GetBit(d->validity.data(), i)) {
+        std::fill(vec.begin() + i * per_row, vec.begin() + (i + 1) * per_row, 0);
+      }
+    }
+  };
+  if (PhysOf(d->type.kind) == Phys::kF64) {
+    fill(d->f64, 1);
+  } else {
+    fill(d->f32, d->type.kind == TypeKind::kVector ? size_t{d->type.dimension} : 1);
+  }
+}
+
+Result<Column> DecodeColumnBody(std::string_view body, const DataType& type, size_t rows,
+                                uint16_t version) {
   ByteReader r(body);
-  OG_ASSIGN_OR_RETURN(Column c, DecodeBody(r, type, rows, 0));
+  OG_ASSIGN_OR_RETURN(Column c, DecodeBody(r, type, rows, version, 0));
   if (!r.at_end()) return Bad(std::to_string(r.remaining()) + " trailing bytes after the page body");
   return c;
 }

@@ -183,7 +183,11 @@ Encoding EncodeBytes(const Column& c, const EncodeOptions& opt, std::string* out
     }
   }
   w.U8(static_cast<uint8_t>(Encoding::kPlain));
-  for (size_t i = 0; i < n; ++i) w.U32(static_cast<uint32_t>(off[i + 1] - off[i]));
+  // Version 1: row lengths; later versions: end offsets, so that a reader can locate one row.
+  const bool end_offsets = opt.version >= 2;
+  for (size_t i = 0; i < n; ++i) {
+    w.U32(static_cast<uint32_t>(end_offsets ? off[i + 1] - off[0] : off[i + 1] - off[i]));
+  }
   w.Bytes(c.string_data().substr(off[0], data_bytes));
   return Encoding::kPlain;
 }
