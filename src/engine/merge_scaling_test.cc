@@ -101,7 +101,7 @@ TEST(MergeScalingTest, BytesReadFollowTheChangeNotTheGraph) {
   const Cost large = MergeCost(200000);
   // The larger graph holds 10x the rows; a merge that scanned columns would read ~10x.
   EXPECT_LT(large.bytes_read, 2 * small.bytes_read) << "20k: " << small.detail << "\n200k: " << large.detail;
-  EXPECT_LT(large.bytes_read, 1'500'000u) << large.detail;
+  EXPECT_LT(large.bytes_read, 4'000'000u) << large.detail;  // whole columns would be ~10 MB
 }
 
 }  // namespace

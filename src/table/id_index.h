@@ -25,22 +25,28 @@
 namespace omnigraph::table {
 
 // One immutable run of (key, row address) entries in its serialized form (docs/format/table.md
-// "Id-index segment", version 2): entries ordered by (xxhash64(key), key, address), a bucket
+// "Id-index segment", versions 2 and 3): entries ordered by (xxhash64(key), key, address), a bucket
 // directory over the top hash bits, so a lookup reads one bucket (about 1.5 entries) and verifies
 // the key. The object's bytes are held as read (no per-entry decoding). Thread-safe.
 class IdSegment {
  public:
-  // The on-disk versions this build reads (1: sorted keys; 2: hashed) and the one it writes.
+  // The on-disk versions this build reads (1: sorted keys; 2: hashed; 3: hashed with chunk
+  // checksums) and the one it writes.
   static constexpr uint32_t kOldestReadVersion = 1;
-  static constexpr uint32_t kWriteVersion = 2;
+  static constexpr uint32_t kWriteVersion = 3;
+  // Version 3 stores a checksum (ChunkSum) of every kChunkBytes-byte chunk of the bytes before
+  // them, so a ranged read verifies every chunk it uses (table/index_probe.h).
+  static constexpr uint64_t kChunkBytes = 256;
+  static uint64_t ChunkCount(uint64_t body_bytes) { return (body_bytes + kChunkBytes - 1) / kChunkBytes; }
+  static uint32_t ChunkSum(std::string_view chunk);
 
   // Orders `entries` by (hash, key, address). At most 2^32 - 1 entries.
   static IdSegment Build(std::vector<std::pair<std::string, uint64_t>> entries);
   // Takes the object's bytes. Corrupt naming `what` on a bad magic, length, checksum or structure;
   // format_too_new naming the version for a version newer than kWriteVersion. Version-1 segments
-  // are converted (re-ordered by hash) in memory.
+  // are converted (re-ordered by hash) in memory; version-2 and 3 bytes are kept as read.
   static Result<IdSegment> Parse(std::string bytes, std::string_view what);
-  // The serialized (version 2) bytes.
+  // The serialized bytes (version 3 when built here).
   const std::string& bytes() const { return bytes_; }
   std::string Serialize() const { return bytes_; }
 

@@ -1,5 +1,6 @@
-// IdSegment: the id-index segment codec (docs/format/table.md "Id-index segment"). Version 2 is
-// written and read in place; version 1 (sorted keys, varint entries) is still read and converted.
+// IdSegment: the id-index segment codec (docs/format/table.md "Id-index segment"). Version 3 is
+// written; versions 2 and 3 are read in place; version 1 (sorted keys, varint entries) is still
+// read and converted.
 #include <algorithm>
 #include <bit>
 #include <cstring>
@@ -39,9 +40,14 @@ uint32_t BucketBitsFor(uint64_t count) {
 }
 uint64_t BucketOf(uint64_t hash, uint32_t bits) { return bits == 0 ? 0 : hash >> (64 - bits); }
 
-// Byte size of a version-2 segment; callers bound count and bits first (no overflow).
-uint64_t V2Size(uint64_t count, uint32_t bits, uint64_t key_bytes) {
-  return kV2HeaderSize + 24 * count + 4 * ((uint64_t{1} << bits) + 1) + key_bytes + kTrailerSize;
+// Bytes before the chunk sums (v3) or the trailer (v2): header, arrays, buckets, keys.
+uint64_t BodySize(uint64_t count, uint32_t bits, uint64_t key_bytes) {
+  return kV2HeaderSize + 24 * count + 4 * ((uint64_t{1} << bits) + 1) + key_bytes;
+}
+// Byte size of a segment of `version` (2 or 3); callers bound count and bits first (no overflow).
+uint64_t SegmentSize(uint32_t version, uint64_t count, uint32_t bits, uint64_t key_bytes) {
+  const uint64_t body = BodySize(count, bits, key_bytes);
+  return body + (version >= 3 ? 4 * IdSegment::ChunkCount(body) : 0) + kTrailerSize;
 }
 
 // False on truncation or a varint longer than `max_bits` allows (version 1).
@@ -64,6 +70,8 @@ bool GetVarint(std::string_view in, size_t* pos, int max_bits, uint64_t* out) {
 
 uint64_t IdSegment::KeyHash(std::string_view key) { return XxHash64(key); }
 
+uint32_t IdSegment::ChunkSum(std::string_view chunk) { return static_cast<uint32_t>(XxHash64(chunk)); }
+
 void IdSegment::Layout() {
   count_ = LoadU64(bytes_.data() + 16);
   bucket_bits_ = LoadU32(bytes_.data() + 24);
@@ -81,7 +89,7 @@ IdSegment IdSegment::BuildSorted(std::span<const Ref> refs) {
   for (const Ref& r : refs) key_bytes += r.key.size();
   const uint32_t bits = BucketBitsFor(n);
   IdSegment s;
-  s.bytes_.resize(V2Size(n, bits, key_bytes));
+  s.bytes_.resize(SegmentSize(kWriteVersion, n, bits, key_bytes));
   char* p = s.bytes_.data();
   std::memcpy(p, kMagic, 8);
   StoreU32(p + 8, kWriteVersion);
@@ -106,6 +114,11 @@ IdSegment IdSegment::BuildSorted(std::span<const Ref> refs) {
   for (uint64_t b = 0; b <= nb; ++b) {
     while (i < n && BucketOf(refs[i].hash, bits) < b) ++i;
     StoreU32(p + s.buckets_ + 4 * b, static_cast<uint32_t>(b == nb ? n : i));
+  }
+  const uint64_t body = BodySize(n, bits, key_bytes);
+  for (uint64_t c = 0; c < ChunkCount(body); ++c) {
+    const uint64_t at = c * kChunkBytes;
+    StoreU32(p + body + 4 * c, ChunkSum(std::string_view(s.bytes_).substr(at, std::min(kChunkBytes, body - at))));
   }
   const size_t covered = s.bytes_.size() - kTrailerSize;
   StoreU64(p + covered, XxHash64(std::string_view(s.bytes_).substr(0, covered)));
@@ -166,8 +179,18 @@ Result<IdSegment> IdSegment::Parse(std::string bytes, std::string_view what) {
   const uint64_t key_bytes = LoadU64(bytes.data() + 32);
   if (n > UINT32_MAX || n > bytes.size() / 24 || bits != BucketBitsFor(n) ||
       LoadU32(bytes.data() + 28) != 0 || key_bytes > bytes.size() ||
-      V2Size(n, bits, key_bytes) != bytes.size()) {
+      SegmentSize(version, n, bits, key_bytes) != bytes.size()) {
     return bad("has inconsistent lengths");
+  }
+  if (version >= 3) {  // the chunk sums, which ranged probes rely on
+    const uint64_t body = BodySize(n, bits, key_bytes);
+    for (uint64_t c = 0; c < ChunkCount(body); ++c) {
+      const uint64_t at = c * kChunkBytes;
+      if (ChunkSum(std::string_view(bytes).substr(at, std::min(kChunkBytes, body - at))) !=
+          LoadU32(bytes.data() + body + 4 * c)) {
+        return bad("has a bad chunk checksum");
+      }
+    }
   }
   IdSegment s;
   s.bytes_ = std::move(bytes);

@@ -106,11 +106,11 @@ TEST(IdSegmentTest, ReadsVersion1Segments) {
 }
 
 TEST(IdSegmentTest, NewerVersionIsFormatTooNew) {
-  std::string v3 = EncodeV1(SampleEntries(), /*version=*/3);
-  auto r = IdSegment::Parse(v3, "new.seg");
+  std::string v4 = EncodeV1(SampleEntries(), /*version=*/4);
+  auto r = IdSegment::Parse(v4, "new.seg");
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), ErrorCode::kFormatTooNew);
-  EXPECT_NE(r.status().message().find("format version 3"), std::string::npos)
+  EXPECT_NE(r.status().message().find("format version 4"), std::string::npos)
       << r.status().ToString();
   EXPECT_NE(r.status().message().find("new.seg"), std::string::npos);
   // Version 0 was never written.

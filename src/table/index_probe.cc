@@ -7,6 +7,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "common/check.h"
 #include "common/error_codes.h"
 #include "table/id_index.h"
 #include "table/scanner.h"
@@ -30,47 +31,79 @@ uint32_t U32(std::string_view s, size_t off) {
   return v;
 }
 
-// Byte ranges of one object, fetched with as few GetRange requests as kCoalesceGap allows.
+// Byte ranges of one version-3 segment, fetched with as few GetRange requests as kCoalesceGap
+// allows. Every range is widened to whole checksum chunks of the segment's body, whose stored sums
+// are fetched with them and checked before any byte is used: damaged bytes are `corrupt`, never
+// data.
 class RangeSet {
  public:
+  RangeSet(std::string key, uint64_t body_bytes) : key_(std::move(key)), body_(body_bytes) {}
   void Add(uint64_t offset, uint64_t length) {
-    if (length > 0) wanted_.emplace_back(offset, offset + length);
+    if (length == 0) return;
+    constexpr uint64_t kChunk = IdSegment::kChunkBytes;
+    for (uint64_t c = offset / kChunk; c <= (offset + length - 1) / kChunk; ++c) {
+      if (!chunks_.insert(c).second) continue;
+      wanted_.emplace_back(c * kChunk, std::min(body_, (c + 1) * kChunk));
+      wanted_.emplace_back(body_ + 4 * c, body_ + 4 * c + 4);
+    }
   }
-  Status Fetch(const TableVersion& v, const std::string& key, ProbeStats* stats) {
+  Status Fetch(const TableVersion& v, ProbeStats* stats) {
     std::sort(wanted_.begin(), wanted_.end());
+    std::vector<Run> fresh;
     for (const auto& [begin, end] : wanted_) {
-      if (!runs_.empty() && begin <= runs_.back().end + kCoalesceGap) {
-        runs_.back().end = std::max(runs_.back().end, end);
+      if (!fresh.empty() && begin <= fresh.back().end + kCoalesceGap) {
+        fresh.back().end = std::max(fresh.back().end, end);
       } else {
-        runs_.push_back(Run{begin, end, {}});
+        fresh.push_back(Run{begin, end, {}});
       }
     }
     wanted_.clear();
-    for (Run& r : runs_) {
-      if (!r.bytes.empty()) continue;
-      OG_ASSIGN_OR_RETURN(r.bytes, v.store().GetRange(key, r.begin, r.end - r.begin));
-      if (r.bytes.size() != r.end - r.begin)
-        return CorruptError(key + ": index segment is shorter than its header says");
+    for (Run& r : fresh) {
+      Result<std::string> got = v.store().GetRange(v.AbsoluteKey(key_), r.begin, r.end - r.begin);
+      if (!got.ok() && got.status().code() != ErrorCode::kRangeOutOfBounds) return got.status();
+      if (!got.ok() || got->size() != r.end - r.begin)
+        return CorruptError(key_ + ": index segment is shorter than its header says");
+      r.bytes = std::move(got).value();
       ++stats->ranged_reads;
       stats->bytes_read += r.bytes.size();
     }
+    runs_.insert(runs_.end(), std::make_move_iterator(fresh.begin()), std::make_move_iterator(fresh.end()));
+    std::sort(runs_.begin(), runs_.end(), [](const Run& a, const Run& b) { return a.begin < b.begin; });
+    constexpr uint64_t kChunk = IdSegment::kChunkBytes;
+    for (uint64_t c : chunks_) {
+      if (verified_.count(c)) continue;
+      const uint64_t at = c * kChunk, len = std::min(body_, at + kChunk) - at;
+      if (IdSegment::ChunkSum(Raw(at, len)) != U32(Raw(body_ + 4 * c, 4), 0))
+        return CorruptError(key_ + ": index segment chunk " + std::to_string(c) + " fails its checksum");
+      verified_.insert(c);
+    }
     return Status::Ok();
   }
-  // The fetched bytes [offset, offset + length); Fetch must have covered them.
-  std::string_view At(uint64_t offset, uint64_t length) const {
-    auto it = std::upper_bound(runs_.begin(), runs_.end(), offset,
-                               [](uint64_t o, const Run& r) { return o < r.begin; });
-    --it;  // the run starting at or before offset (Fetch guarantees one covers the range)
-    return std::string_view(it->bytes).substr(offset - it->begin, length);
-  }
+  // The fetched and verified bytes [offset, offset + length) of the body.
+  std::string_view At(uint64_t offset, uint64_t length) const { return Raw(offset, length); }
 
  private:
   struct Run {
     uint64_t begin, end;
     std::string bytes;
   };
+  // Runs of different rounds may overlap: take the nearest run starting at or before `offset`
+  // that covers the whole range (Add + Fetch made one).
+  std::string_view Raw(uint64_t offset, uint64_t length) const {
+    auto it = std::upper_bound(runs_.begin(), runs_.end(), offset,
+                               [](uint64_t o, const Run& r) { return o < r.begin; });
+    while (it != runs_.begin()) {
+      --it;
+      if (offset + length <= it->end) return std::string_view(it->bytes).substr(offset - it->begin, length);
+    }
+    OG_CHECK(false);
+    return {};
+  }
+  std::string key_;
+  uint64_t body_;
+  std::set<uint64_t> chunks_, verified_;
   std::vector<std::pair<uint64_t, uint64_t>> wanted_;
-  std::vector<Run> runs_;  // sorted, disjoint
+  std::vector<Run> runs_;  // sorted by begin
 };
 
 // A value looked up: its hash and its position in the caller's list.
@@ -79,36 +112,46 @@ struct Wanted {
   size_t index;
 };
 
-// Probes one stored (version 2) segment by ranged reads; appends (value index, address) matches.
-// Version-1 segments have no buckets: they are loaded whole (as IdIndex does) and probed in memory.
+// Probes `segment` in memory; appends (value index, address) matches.
+void ProbeLoaded(const IdSegment& segment, std::span<const std::string> values, const std::vector<Wanted>& wanted,
+                 std::vector<std::pair<size_t, uint64_t>>* out) {
+  for (const Wanted& w : wanted) {
+    if (!segment.HasHash(w.hash)) continue;
+    auto [lo, hi] = segment.EqualRange(values[w.index], w.hash);
+    for (size_t i = lo; i < hi; ++i) out->emplace_back(w.index, segment.address(i));
+  }
+}
+
+// Probes one stored segment; appends (value index, address) matches. Version 3 by ranged reads of
+// checksummed chunks; older versions (no chunk sums) are read whole, verified, cached, and probed
+// in memory.
 Status ProbeStored(const TableVersion& v, const IndexSegmentMeta& meta, std::span<const std::string> values,
                    const std::vector<Wanted>& wanted, std::vector<std::pair<size_t, uint64_t>>* out,
                    ProbeStats* stats) {
   const std::string key = v.AbsoluteKey(meta.keys[0]);
-  OG_ASSIGN_OR_RETURN(std::string header, v.store().GetRange(key, 0, kHeaderSize));
+  char header_bytes[kHeaderSize] = {};
+  size_t header_length = 0;
+  {
+    OG_ASSIGN_OR_RETURN(std::string read, v.store().GetRange(key, 0, kHeaderSize));
+    header_length = std::min<size_t>(read.size(), kHeaderSize);
+    std::memcpy(header_bytes, read.data(), header_length);
+  }
+  const std::string_view header(header_bytes, header_length);
   ++stats->ranged_reads;
   stats->bytes_read += header.size();
   if (header.size() < 16 || std::memcmp(header.data(), kMagic, 8) != 0)
     return CorruptError(key + ": not an index segment (bad magic)");
-  const uint32_t version = U32(header, 8);
-  if (version != IdSegment::kWriteVersion) {
-    if (version == 0 || version > IdSegment::kWriteVersion) {
-      // Parse reports both (corrupt / format_too_new) with the right code and message.
-      OG_ASSIGN_OR_RETURN(std::string all, v.store().Get(key));
-      OG_ASSIGN_OR_RETURN(IdSegment bad, IdSegment::Parse(std::move(all), key));
-      (void)bad;
-      return CorruptError(key + ": unexpected index segment version " + std::to_string(version));
-    }
+  if (U32(header, 8) != 3 || header.size() != kHeaderSize) {
+    // Parse verifies the whole-object checksum and reports versions it cannot read.
     OG_ASSIGN_OR_RETURN(std::string all, v.store().Get(key));
+    ++stats->whole_reads;
     stats->bytes_read += all.size();
-    OG_ASSIGN_OR_RETURN(IdSegment seg, IdSegment::Parse(std::move(all), key));
-    for (const Wanted& w : wanted) {
-      auto [lo, hi] = seg.EqualRange(values[w.index], w.hash);
-      for (size_t i = lo; i < hi; ++i) out->emplace_back(w.index, seg.address(i));
-    }
+    OG_ASSIGN_OR_RETURN(IdSegment parsed, IdSegment::Parse(std::move(all), key));
+    auto seg = std::make_shared<const IdSegment>(std::move(parsed));
+    v.cache()->PutIdSegment(meta.keys[0], seg);
+    ProbeLoaded(*seg, values, wanted, out);
     return Status::Ok();
   }
-  if (header.size() != kHeaderSize) return CorruptError(key + ": truncated index segment header");
   const uint64_t n = U64(header, 16);
   const uint32_t bits = U32(header, 24);
   const uint64_t key_bytes = U64(header, 32);
@@ -116,49 +159,49 @@ Status ProbeStored(const TableVersion& v, const IndexSegmentMeta& meta, std::spa
   if (n != meta.entries || n >= (uint64_t{1} << 32) || bits != expect_bits || key_bytes > (uint64_t{1} << 40))
     return CorruptError(key + ": index segment header disagrees with the manifest (" + std::to_string(n) +
                         " entries, " + std::to_string(meta.entries) + " expected)");
-  if (n == 0) return Status::Ok();
   const uint64_t hashes = kHeaderSize, addresses = hashes + 8 * n, ends = addresses + 8 * n,
-                 buckets = ends + 8 * n, keys = buckets + 4 * ((uint64_t{1} << bits) + 1);
+                 buckets = ends + 8 * n, keys = buckets + 4 * ((uint64_t{1} << bits) + 1), body = keys + key_bytes;
+  RangeSet ranges(meta.keys[0], body);
+  // 1. The (checksummed) header again and the bucket directory entries of the wanted values.
+  ranges.Add(0, kHeaderSize);
   auto bucket_of = [&](uint64_t h) { return bits == 0 ? 0 : h >> (64 - bits); };
-  // 1. The bucket directory entries of the wanted values.
-  RangeSet dir;
-  for (const Wanted& w : wanted) dir.Add(buckets + 4 * bucket_of(w.hash), 8);
-  OG_RETURN_IF_ERROR(dir.Fetch(v, key, stats));
+  for (const Wanted& w : wanted) ranges.Add(buckets + 4 * bucket_of(w.hash), 8);
+  OG_RETURN_IF_ERROR(ranges.Fetch(v, stats));
+  if (ranges.At(0, kHeaderSize) != header) return CorruptError(key + ": index segment header changed while read");
+  if (n == 0) return Status::Ok();
   // 2. The hashes, addresses and key ends of those buckets.
-  RangeSet entries;
   std::map<uint64_t, std::pair<uint64_t, uint64_t>> spans;  // bucket -> [lo, hi)
   for (const Wanted& w : wanted) {
     const uint64_t b = bucket_of(w.hash);
-    std::string_view d = dir.At(buckets + 4 * b, 8);
+    std::string_view d = ranges.At(buckets + 4 * b, 8);
     const uint64_t lo = U32(d, 0), hi = U32(d, 4);
     if (lo > hi || hi > n) return CorruptError(key + ": index segment bucket out of range");
     if (!spans.emplace(b, std::pair{lo, hi}).second || lo == hi) continue;
-    entries.Add(hashes + 8 * lo, 8 * (hi - lo));
-    entries.Add(addresses + 8 * lo, 8 * (hi - lo));
-    entries.Add(ends + 8 * (lo == 0 ? 0 : lo - 1), 8 * (hi - lo + (lo == 0 ? 0 : 1)));
+    ranges.Add(hashes + 8 * lo, 8 * (hi - lo));
+    ranges.Add(addresses + 8 * lo, 8 * (hi - lo));
+    ranges.Add(ends + 8 * (lo == 0 ? 0 : lo - 1), 8 * (hi - lo + (lo == 0 ? 0 : 1)));
   }
-  OG_RETURN_IF_ERROR(entries.Fetch(v, key, stats));
+  OG_RETURN_IF_ERROR(ranges.Fetch(v, stats));
   // 3. The key bytes of entries whose hash matches; the key decides.
   struct Candidate {
     size_t index;
     uint64_t address, begin, end;
   };
   std::vector<Candidate> candidates;
-  RangeSet key_ranges;
   for (const Wanted& w : wanted) {
     const auto [lo, hi] = spans.at(bucket_of(w.hash));
     for (uint64_t i = lo; i < hi; ++i) {
-      if (U64(entries.At(hashes + 8 * i, 8), 0) != w.hash) continue;
-      const uint64_t begin = i == 0 ? 0 : U64(entries.At(ends + 8 * (i - 1), 8), 0);
-      const uint64_t end = U64(entries.At(ends + 8 * i, 8), 0);
+      if (U64(ranges.At(hashes + 8 * i, 8), 0) != w.hash) continue;
+      const uint64_t begin = i == 0 ? 0 : U64(ranges.At(ends + 8 * (i - 1), 8), 0);
+      const uint64_t end = U64(ranges.At(ends + 8 * i, 8), 0);
       if (begin > end || end > key_bytes) return CorruptError(key + ": index segment key bounds out of range");
-      candidates.push_back(Candidate{w.index, U64(entries.At(addresses + 8 * i, 8), 0), begin, end});
-      key_ranges.Add(keys + begin, end - begin);
+      candidates.push_back(Candidate{w.index, U64(ranges.At(addresses + 8 * i, 8), 0), begin, end});
+      ranges.Add(keys + begin, end - begin);
     }
   }
-  OG_RETURN_IF_ERROR(key_ranges.Fetch(v, key, stats));
+  OG_RETURN_IF_ERROR(ranges.Fetch(v, stats));
   for (const Candidate& c : candidates) {
-    if (key_ranges.At(keys + c.begin, c.end - c.begin) == values[c.index]) out->emplace_back(c.index, c.address);
+    if (ranges.At(keys + c.begin, c.end - c.begin) == values[c.index]) out->emplace_back(c.index, c.address);
   }
   return Status::Ok();
 }
@@ -194,11 +237,7 @@ Result<std::vector<std::pair<size_t, uint64_t>>> ProbeColumn(const TableVersion&
     covered.insert(s.fragment_ids.begin(), s.fragment_ids.end());
     if (auto seg = version.cache()->GetIdSegment(s.keys[0])) {
       ++stats->segments_in_memory;
-      for (const Wanted& w : wanted) {
-        if (!seg->HasHash(w.hash)) continue;
-        auto [lo, hi] = seg->EqualRange(values[w.index], w.hash);
-        for (size_t i = lo; i < hi; ++i) found.emplace_back(w.index, seg->address(i));
-      }
+      ProbeLoaded(*seg, values, wanted, &found);
       continue;
     }
     ++stats->segments_ranged;

@@ -1,8 +1,9 @@
 // Lookups of a few values in a hash-indexed column of one table version — the key column (id
 // index) or an indexed String column (value index, TableSchema::indexed_field_ids) — that read
 // only what those values need: segments already in the cache are probed in memory, the others by
-// ranged reads of the buckets the values hash to (docs/format/table.md "Id-index segment"), so the
-// bytes read follow the number of values, not the table. Fragments no segment of the column covers
+// ranged reads of the checksummed chunks holding the buckets the values hash to (docs/format/
+// table.md "Id-index segment"), so the bytes read follow the number of values, not the table, and
+// every byte used is verified. Fragments no segment of the column covers
 // are scanned on that column (with the caller's filter, so statistics can prune). This is how a
 // merge checks 1,000 changed entities against a table of millions of rows.
 #pragma once
@@ -23,6 +24,7 @@ struct ProbeStats {
   uint64_t segments_in_memory = 0;  // probed from the cache
   uint64_t segments_ranged = 0;     // probed by ranged reads
   uint64_t ranged_reads = 0;        // GetRange requests issued (after coalescing)
+  uint64_t whole_reads = 0;         // segments without chunk checksums (before version 3), read whole
   uint64_t bytes_read = 0;          // bytes of those requests
   uint64_t fragments_scanned = 0;   // uncovered fragments scanned on the column
 };

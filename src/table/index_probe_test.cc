@@ -6,11 +6,13 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <map>
 #include <random>
 #include <set>
 
 #include "common/error_codes.h"
+#include "common/hash.h"
 #include "io/counting_store.h"
 #include "io/memory_store.h"
 #include "table/compaction.h"
@@ -162,7 +164,11 @@ TEST_F(IndexProbeTest, RangedProbeReadsFollowTheValuesNotTheTable) {
   ASSERT_TRUE(got.ok()) << got.status().ToString();
   EXPECT_EQ(got->size(), 80u);  // 4 rows per value
   EXPECT_GT(segment_bytes, 5'000'000u);
-  EXPECT_LT(stats.bytes_read, segment_bytes / 200) << stats.bytes_read << " of " << segment_bytes;
+  // The header chunk, and per value at most 5 checksummed chunks (bucket, hashes, addresses, key
+  // ends, key) with their sums.
+  EXPECT_LT(stats.bytes_read, (2 + 5 * values.size()) * (IdSegment::kChunkBytes + 4)) << stats.bytes_read;
+  EXPECT_LT(stats.bytes_read, segment_bytes / 10) << stats.bytes_read << " of " << segment_bytes;
+  EXPECT_EQ(stats.whole_reads, 0u);
   EXPECT_LE(stats.ranged_reads, 1 + 5 * values.size());  // header; per value: bucket, 3 entry arrays, key
 }
 
@@ -178,28 +184,62 @@ TEST_F(IndexProbeTest, DamagedSegmentsAreCorruptNotCrashes) {
   const std::string good = *store_.Get(key);
   std::vector<std::string> values;
   for (int i = 0; i < 1000; i += 7) values.push_back("d" + std::to_string(i));
-  const uint64_t n = 5000;
-  const size_t bucket_dir = 40 + 24 * n;
-  // Every byte of the header and a stretch of the bucket directory and key ends, set to 0xff.
+  const auto model = Model(v, "dst");
+  // Flipped bytes of the header, the bucket directory, the entry arrays, the keys and the chunk
+  // sums: every probe gives `corrupt` or exactly the right rows, never wrong ones.
   std::vector<size_t> offsets;
   for (size_t i = 8; i < 40; ++i) offsets.push_back(i);
-  for (size_t i = bucket_dir; i < bucket_dir + 64; ++i) offsets.push_back(i);
-  for (size_t i = 40 + 16 * n; i < 40 + 16 * n + 64; ++i) offsets.push_back(i);
+  for (size_t i = 40; i < good.size() - 8; i += 97) offsets.push_back(i);
   int corrupt = 0;
   for (size_t off : offsets) {
     std::string bad = good;
-    bad[off] = static_cast<char>(0xff);
+    bad[off] = static_cast<char>(bad[off] ^ 0x5a);
     ASSERT_TRUE(store_.Put(key, bad).ok());
     auto got = ProbeColumn(Cold(v), v.schema().FindByName("dst")->id, values, Predicate());
     if (!got.ok()) {
       EXPECT_TRUE(got.status().code() == ErrorCode::kCorrupt || got.status().code() == ErrorCode::kFormatTooNew)
           << got.status().ToString();
       ++corrupt;
+      continue;
+    }
+    std::map<std::string, std::set<uint64_t>> by_value;
+    for (const auto& [i, a] : *got) by_value[values[i]].insert(a);
+    for (const auto& value : values) {
+      auto it = model.find(value);
+      EXPECT_EQ(by_value[value], it == model.end() ? std::set<uint64_t>{} : it->second)
+          << "wrong rows for " << value << " with byte " << off << " flipped";
     }
   }
-  EXPECT_GT(corrupt, 0);
+  EXPECT_GT(corrupt, static_cast<int>(offsets.size()) / 2);
   ASSERT_TRUE(store_.Put(key, good).ok());
   ExpectProbeMatchesModel(Cold(v), "dst", values);
+}
+
+TEST_F(IndexProbeTest, SegmentsWithoutChunkSumsAreReadWholeAndVerified) {
+  std::vector<Row> rows;
+  for (int i = 0; i < 3000; ++i) rows.push_back(R(i, i % 500));
+  OG_ASSERT_OK_AND_ASSIGN(TableVersion v, AppendRows(*v0_, BatchOf(v0_->schema(), rows)));
+  // Rewrite the value segment as version 2: the same body without chunk sums.
+  for (const auto& s : v.manifest().indexes) {
+    if (s.kind != kValueIndexKind) continue;
+    const std::string key = v.AbsoluteKey(s.keys[0]);
+    std::string bytes = *store_.Get(key);
+    uint64_t n, bits, key_bytes = 0;
+    std::memcpy(&n, bytes.data() + 16, 8);
+    bits = static_cast<uint8_t>(bytes[24]);
+    std::memcpy(&key_bytes, bytes.data() + 32, 8);
+    const uint64_t body = 40 + 24 * n + 4 * ((uint64_t{1} << bits) + 1) + key_bytes;
+    std::string v2 = bytes.substr(0, body);
+    const uint32_t version = 2;
+    std::memcpy(v2.data() + 8, &version, 4);
+    const uint64_t sum = XxHash64(v2);
+    v2.append(reinterpret_cast<const char*>(&sum), 8);
+    ASSERT_TRUE(store_.Put(key, v2).ok());
+  }
+  std::vector<std::string> values{"d1", "d7", "d499", "none"};
+  ProbeStats stats;
+  ExpectProbeMatchesModel(Cold(v), "dst", values, &stats);
+  EXPECT_EQ(stats.whole_reads, 1u);
 }
 
 }  // namespace
