@@ -9,6 +9,7 @@
 #include "format/byte_io.h"
 #include "format/column_internal.h"
 #include "format/fragment_format.h"
+#include "format/page_checksum.h"
 
 namespace omnigraph::format {
 
@@ -251,7 +252,7 @@ std::string FragmentMetadata::Serialize() const {
 }
 
 Result<FragmentMetadata> FragmentMetadata::Parse(std::string_view footer, uint64_t data_end,
-                                                 std::string_view file) {
+                                                 uint16_t version, std::string_view file) {
   auto bad = [&](const std::string& what) {
     return CorruptError("fragment " + std::string(file) + ": footer: " + what);
   };
@@ -309,7 +310,10 @@ Result<FragmentMetadata> FragmentMetadata::Parse(std::string_view footer, uint64
       if (comp > static_cast<uint8_t>(Compression::kLz4)) return bad(where + "bad compression");
       p.encoding = static_cast<Encoding>(enc);
       p.compression = static_cast<Compression>(comp);
-      if (p.offset < 16 || p.stored_length > data_end || p.offset > data_end - p.stored_length) {
+      p.checksums_length = internal::ChunkChecksumsLength(p.stored_length, version);
+      if (p.offset < 16 || p.stored_length > data_end ||
+          p.checksums_length > data_end - p.stored_length ||
+          p.offset > data_end - p.stored_length - p.checksums_length) {
         return bad(where + "page outside the data area");
       }
       if (p.raw_length > (uint64_t{1} << 31)) return bad(where + "page too large");

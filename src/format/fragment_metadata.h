@@ -62,10 +62,16 @@ struct PageInfo {
   uint32_t row_count = 0;       // >= 1
   Encoding encoding = Encoding::kPlain;
   Compression compression = Compression::kNone;
-  uint64_t checksum = 0;        // xxhash64 (seed 0) of the stored bytes
+  // xxhash64 (seed 0) of the chunk checksums (version >= 2) or of the stored bytes (version 1).
+  uint64_t checksum = 0;
   ColumnStats stats;
+  // Bytes of the chunk-checksum array that follows the stored bytes (page_checksum.h); computed
+  // from stored_length and the format version, not stored in the footer.
+  uint64_t checksums_length = 0;
 
   uint64_t end_row() const { return first_row + row_count; }
+  // The file offset just past the page: its stored bytes and its chunk checksums.
+  uint64_t file_end() const { return offset + stored_length + checksums_length; }
 };
 
 struct ColumnChunkInfo {
@@ -83,10 +89,11 @@ struct FragmentMetadata {
 
   // The footer bytes (without the 24-byte trailer).
   std::string Serialize() const;
-  // Parses and validates footer bytes (already checksum-verified). Corrupt, naming `file`, if the
-  // structure is inconsistent (bad kinds, page ranges out of [16, data_end), rows not contiguous).
+  // Parses and validates footer bytes (already checksum-verified) of a file of format `version`.
+  // Corrupt, naming `file`, if the structure is inconsistent (bad kinds, a page with its chunk
+  // checksums out of [16, data_end), rows not contiguous).
   static Result<FragmentMetadata> Parse(std::string_view footer, uint64_t data_end,
-                                        std::string_view file);
+                                        uint16_t version, std::string_view file);
 };
 
 }  // namespace omnigraph::format

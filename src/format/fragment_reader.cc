@@ -8,6 +8,7 @@
 #include "format/byte_io.h"
 #include "format/column_builder.h"
 #include "format/fragment_format.h"
+#include "format/page_checksum.h"
 #include "format/page_codec.h"
 #include "format/ranged_take.h"
 
@@ -72,7 +73,7 @@ Result<std::unique_ptr<FragmentReader>> FragmentReader::Open(io::ObjectStore& st
   }
   if (flags != 0) return bad("unknown trailer flags");
   covered.resize(footer_len);
-  OG_ASSIGN_OR_RETURN(FragmentMetadata meta, FragmentMetadata::Parse(covered, size - need, key));
+  OG_ASSIGN_OR_RETURN(FragmentMetadata meta, FragmentMetadata::Parse(covered, size - need, version, key));
   return std::unique_ptr<FragmentReader>(new FragmentReader(store, std::move(key), size, version,
                                                             std::move(meta), options.ranged_take));
 }
@@ -88,7 +89,7 @@ FragmentReader::FragmentReader(io::ObjectStore& store, std::string key, uint64_t
       ranged_take_(ranged_take),
       last_page_(metadata_.columns.size()) {}
 
-Result<Column> FragmentReader::DecodePage(size_t col, size_t page, std::string_view stored) const {
+Result<Column> FragmentReader::DecodePage(size_t col, size_t page, std::string_view bytes) const {
   const Field& f = metadata_.schema.field(col);
   const PageInfo& p = metadata_.columns[col].pages[page];
   auto ctx = [&](const Status& s) {
@@ -96,8 +97,11 @@ Result<Column> FragmentReader::DecodePage(size_t col, size_t page, std::string_v
                         std::to_string(f.id) + ") page " + std::to_string(page) + ": " +
                         s.message());
   };
-  if (stored.size() != p.stored_length) return ctx(CorruptError("short page"));
-  if (XxHash64(stored) != p.checksum) return ctx(CorruptError("page checksum mismatch"));
+  if (bytes.size() != p.stored_length + p.checksums_length) return ctx(CorruptError("short page"));
+  std::string_view stored = bytes.substr(0, p.stored_length);
+  Status checked = internal::VerifyPageChecksums(stored, bytes.substr(p.stored_length), p.checksum,
+                                                 version_);
+  if (!checked.ok()) return ctx(checked);
   std::string decompressed;
   std::string_view body = stored;  // uncompressed pages are decoded in place
   if (p.compression != Compression::kNone) {
@@ -118,6 +122,7 @@ Result<Column> FragmentReader::DecodePage(size_t col, size_t page, std::string_v
 namespace {
 
 // Sorted, unique page indices -> decoded pages (same order); adjacent pages share one GetRange.
+// `decode` gets each page's stored bytes followed by its chunk checksums.
 Result<std::vector<Column>> FetchPages(io::ObjectStore& store, const std::string& key,
                                        const ColumnChunkInfo& chunk,
                                        const std::vector<size_t>& pages,
@@ -128,20 +133,20 @@ Result<std::vector<Column>> FetchPages(io::ObjectStore& store, const std::string
   while (i < pages.size()) {
     size_t j = i + 1;
     while (j < pages.size() && pages[j] == pages[j - 1] + 1 &&
-           chunk.pages[pages[j]].offset ==
-               chunk.pages[pages[j - 1]].offset + chunk.pages[pages[j - 1]].stored_length) {
+           chunk.pages[pages[j]].offset == chunk.pages[pages[j - 1]].file_end()) {
       ++j;
     }
     const PageInfo& a = chunk.pages[pages[i]];
     const PageInfo& b = chunk.pages[pages[j - 1]];
-    uint64_t len = b.offset + b.stored_length - a.offset;
+    uint64_t len = b.file_end() - a.offset;
     auto bytes = store.GetRange(key, a.offset, len);
     if (!bytes.ok()) return MapRangeError(bytes.status(), key);
     if (bytes->size() != len) return CorruptError("fragment " + key + ": short page read");
     for (size_t k = i; k < j; ++k) {
       const PageInfo& p = chunk.pages[pages[k]];
       OG_ASSIGN_OR_RETURN(Column c, decode(pages[k], std::string_view(*bytes).substr(
-                                                         p.offset - a.offset, p.stored_length)));
+                                                         p.offset - a.offset,
+                                                         p.file_end() - p.offset)));
       out.push_back(std::move(c));
     }
     i = j;
@@ -338,9 +343,10 @@ Status FragmentReader::Verify() const {
   for (size_t c = 0; c < metadata_.columns.size(); ++c) {
     const auto& pages = metadata_.columns[c].pages;
     for (size_t p = 0; p < pages.size(); ++p) {
-      OG_RETURN_IF_ERROR(
-          DecodePage(c, p, std::string_view(bytes).substr(pages[p].offset, pages[p].stored_length))
-              .status());
+      OG_RETURN_IF_ERROR(DecodePage(c, p,
+                                    std::string_view(bytes).substr(
+                                        pages[p].offset, pages[p].file_end() - pages[p].offset))
+                             .status());
     }
   }
   return Status::Ok();

@@ -28,21 +28,21 @@ namespace internal {
 struct RangedPage;  // ranged_take.h
 }  // namespace internal
 
-// When FragmentReader::Take reads just the bytes of the requested rows of a page instead of the
-// whole page (docs/format/fragment.md "Row-granular reads"). Only uncompressed pages of
-// random-access encodings qualify; the thresholds keep dense or small requests on the whole-page
-// path, which costs one request and verifies the page checksum.
+// When FragmentReader::Take reads just the checksummed 4 KiB chunks holding the requested rows of
+// a page instead of the whole page (docs/format/fragment.md "Row-granular reads"). Only
+// uncompressed pages of random-access encodings in version-2 files qualify; the thresholds keep
+// dense or small requests on the whole-page path, which costs one request.
 struct RangedTakeOptions {
   bool enabled = true;
   // Pages stored in fewer bytes are read whole.
   uint64_t min_page_bytes = 16 * 1024;
   // A page is read whole when more than this fraction of its rows is requested...
   double max_row_fraction = 1.0 / 8;
-  // ...or when its ranged reads (values, offsets, dictionary; as coalesced) would fetch more than
-  // this fraction of it.
+  // ...or when its ranged reads (the chunks of values, offsets, dictionary, and the chunk
+  // checksums; as coalesced) would fetch more than this fraction of it.
   double max_byte_fraction = 0.5;
   // Ranges separated by fewer bytes are fetched with one GetRange.
-  uint64_t coalesce_gap = 4 * 1024;
+  uint64_t coalesce_gap = 1024;
 };
 
 struct FragmentOpenOptions {
@@ -56,9 +56,9 @@ struct FragmentOpenOptions {
 
 // Errors of every method: NotFound / Transient / Io from the store; Corrupt naming the file (and
 // the column and page) when a checksum, magic or structure check fails — corrupt bytes are never
-// returned as data, with one exception: Take's row-granular reads cannot verify the checksum of a
-// page they read only in part; they check its structure instead (a page found inconsistent is read
-// whole, which verifies it), so a flipped value byte that stays well-formed goes unnoticed there.
+// returned as data. Take's row-granular reads verify the chunk checksums of every chunk they use
+// (version 2; version-1 pages are always read whole); a page that fails is read whole, which
+// reports it.
 // Thread-safe: after Open the reader is immutable (apart from an internal, locked cache of the last
 // decoded page per column); concurrent reads are fine. The store must outlive the reader.
 class FragmentReader {
@@ -99,8 +99,9 @@ class FragmentReader {
  private:
   FragmentReader(io::ObjectStore& store, std::string key, uint64_t file_size, uint16_t version,
                  FragmentMetadata metadata, RangedTakeOptions ranged_take);
-  // Decodes the page `page` of column `col` from its stored bytes.
-  Result<Column> DecodePage(size_t col, size_t page, std::string_view stored) const;
+  // Verifies and decodes the page `page` of column `col` from its stored bytes followed by its
+  // chunk checksums (none in version 1).
+  Result<Column> DecodePage(size_t col, size_t page, std::string_view bytes) const;
   // Sorted unique page indices of column `col` -> decoded pages, from the cache or the store
   // (adjacent missing pages share one GetRange).
   Result<std::vector<Column>> LoadPages(size_t col, const std::vector<size_t>& pages) const;

@@ -124,7 +124,7 @@ TEST_F(FragmentReaderTest, OpenIsOneRangedReadAndProjectionReadsOnlyItsColumns) 
   const auto& pages = (*r)->metadata().columns[4].pages;
   ASSERT_GT(pages.size(), 3u);
   uint64_t col_bytes = 0;
-  for (const auto& p : pages) col_bytes += p.stored_length;
+  for (const auto& p : pages) col_bytes += p.stored_length + p.checksums_length;
   store_.Reset();
   auto got = (*r)->ReadAll(one);
   ASSERT_TRUE(got.ok());
@@ -135,7 +135,7 @@ TEST_F(FragmentReaderTest, OpenIsOneRangedReadAndProjectionReadsOnlyItsColumns) 
   // A row range inside one page reads just that page.
   store_.Reset();
   ASSERT_TRUE((*r)->Read(one, pages[2].first_row, pages[2].first_row + 1).ok());
-  EXPECT_EQ(store_.counts().bytes_read, pages[2].stored_length);
+  EXPECT_EQ(store_.counts().bytes_read, pages[2].stored_length + pages[2].checksums_length);
 
   // Three columns: three requests.
   std::vector<FieldId> three = {1, 9, 13};
@@ -170,7 +170,8 @@ TEST_F(FragmentReaderTest, TakeReadsOnlyPagesHoldingTheRows) {
   store_.Reset();
   ASSERT_TRUE((*fresh)->Take(one, few).ok());
   EXPECT_EQ(store_.counts().total(), 2u);
-  EXPECT_EQ(store_.counts().bytes_read, pages[1].stored_length + pages[19].stored_length);
+  EXPECT_EQ(store_.counts().bytes_read, pages[1].file_end() - pages[1].offset +
+                                             pages[19].file_end() - pages[19].offset);
   // The last decoded page (19) is cached: taking from it again costs nothing.
   store_.Reset();
   std::vector<uint64_t> again = {1950};

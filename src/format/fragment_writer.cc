@@ -7,6 +7,7 @@
 #include "format/byte_io.h"
 #include "format/column_internal.h"
 #include "format/fragment_format.h"
+#include "format/page_checksum.h"
 #include "format/page_codec.h"
 
 namespace omnigraph::format {
@@ -141,7 +142,8 @@ Status FragmentWriter::Encode(std::string* buf, io::ObjectWriter* sink, Fragment
     bound += 24 + schema_.field(c).name.size() + kFooterBytesPerPage * cuts[c].size();
     uint64_t first = 0;
     for (uint32_t rows : cuts[c]) {
-      bound += internal::EncodedBodyBound(col.Slice(first, rows));
+      const size_t body = internal::EncodedBodyBound(col.Slice(first, rows));
+      bound += body + internal::ChunkChecksumsLength(body, version);
       first += rows;
     }
     cols.push_back(std::move(col));
@@ -168,7 +170,7 @@ Status FragmentWriter::Encode(std::string* buf, io::ObjectWriter* sink, Fragment
   meta.columns.resize(schema_.num_fields());
   internal::EncodeOptions eopt{options_.allow_encodings, options_.force_encoding, version};
   const bool compress = options_.compression != Compression::kNone;
-  std::string raw, packed;
+  std::string raw, packed, sums;
   for (size_t c = 0; c < schema_.num_fields(); ++c) {
     const Column& col = cols[c];
     ColumnChunkInfo& chunk = meta.columns[c];
@@ -184,7 +186,6 @@ Status FragmentWriter::Encode(std::string* buf, io::ObjectWriter* sink, Fragment
         p.encoding = internal::EncodeColumnBody(slice, eopt, &out);
         p.raw_length = out.size() - at;
         p.stored_length = p.raw_length;
-        p.checksum = XxHash64(std::string_view(out).substr(at));
       } else {
         raw.clear();
         p.encoding = internal::EncodeColumnBody(slice, eopt, &raw);
@@ -195,8 +196,16 @@ Status FragmentWriter::Encode(std::string* buf, io::ObjectWriter* sink, Fragment
           stored = packed;
         }
         p.stored_length = stored.size();
-        p.checksum = XxHash64(stored);
         out.append(stored);
+      }
+      if (version >= internal::kFirstChunkedVersion) {
+        // The chunk checksums follow the page; the footer's checksum covers them.
+        sums.clear();
+        p.checksum = internal::AppendChunkChecksums(std::string_view(out).substr(at), &sums);
+        p.checksums_length = sums.size();
+        out.append(sums);
+      } else {
+        p.checksum = XxHash64(std::string_view(out).substr(at));
       }
       p.first_row = first;
       p.row_count = rows;

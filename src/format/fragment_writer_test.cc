@@ -2,10 +2,13 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <set>
 
+#include "common/hash.h"
 #include "format/column_builder.h"
 #include "format/format_test_util.h"
+#include "format/page_checksum.h"
 #include "format/fragment_reader.h"
 #include "io/memory_store.h"
 
@@ -180,6 +183,61 @@ TEST(FragmentWriterTest, PagesFollowTargetsAndHugeValuesGetTheirOwnPage) {
   ASSERT_TRUE(br.ok());
   EXPECT_EQ((*br)->metadata().columns[0].pages.size(), 4u);
   EXPECT_EQ((*br)->metadata().columns[0].pages[0].row_count, 65536u);
+}
+
+// docs/format/fragment.md "Page checksums": in version 2 each page is followed by the low 32 bits
+// of xxhash64 of each 4 KiB chunk of its stored bytes, and the footer's page checksum is xxhash64
+// of that array; version 1 has no array and checksums the stored bytes.
+TEST(FragmentWriterTest, PagesAreFollowedByTheirChunkChecksums) {
+  Batch batch = testing::AllTypesBatch(3000);
+  for (uint16_t version : {uint16_t{1}, uint16_t{2}}) {
+    for (Compression comp : {Compression::kNone, Compression::kZstd}) {
+      FragmentWriterOptions o;
+      o.format_version = version;
+      o.compression = comp;
+      o.target_page_bytes = 10000;  // pages of one to a few chunks
+      FragmentInfo info;
+      FragmentWriter w(batch.schema(), o);
+      ASSERT_TRUE(w.Append(batch).ok());
+      auto bytes = w.Finish(&info);
+      ASSERT_TRUE(bytes.ok());
+      io::MemoryStore store;
+      ASSERT_TRUE(store.Put("f.ogf", *bytes).ok());
+      auto r = FragmentReader::Open(store, "f.ogf");
+      ASSERT_TRUE(r.ok()) << r.status().ToString();
+      uint64_t next = 16;  // pages and their checksums are contiguous, in column order
+      size_t multi_chunk = 0;
+      for (const auto& chunk : (*r)->metadata().columns) {
+        for (const PageInfo& p : chunk.pages) {
+          ASSERT_EQ(p.offset, next);
+          std::string_view stored = std::string_view(*bytes).substr(p.offset, p.stored_length);
+          if (version == 1) {
+            EXPECT_EQ(p.checksums_length, 0u);
+            EXPECT_EQ(p.checksum, XxHash64(stored));
+          } else {
+            const uint64_t chunks = internal::ChunkCount(p.stored_length);
+            ASSERT_EQ(p.checksums_length, 4 * chunks);
+            std::string_view sums =
+                std::string_view(*bytes).substr(p.offset + p.stored_length, 4 * chunks);
+            EXPECT_EQ(p.checksum, XxHash64(sums));
+            for (uint64_t c = 0; c < chunks; ++c) {
+              uint32_t want = static_cast<uint32_t>(XxHash64(stored.substr(c * internal::kChecksumChunkBytes, internal::kChecksumChunkBytes)));
+              uint32_t got = 0;
+              std::memcpy(&got, sums.data() + 4 * c, 4);
+              EXPECT_EQ(got, want) << "chunk " << c;
+            }
+            multi_chunk += chunks > 1;
+          }
+          next = p.file_end();
+        }
+      }
+      EXPECT_EQ(next, info.file_size - info.tail_size);  // the footer follows the last page
+      if (version == 2) {
+        EXPECT_GT(multi_chunk, 0u);
+      }
+      EXPECT_TRUE((*r)->Verify().ok());
+    }
+  }
 }
 
 }  // namespace

@@ -2,14 +2,18 @@
 
 #include <algorithm>
 #include <cstring>
+#include <deque>
+#include <map>
 #include <memory>
 #include <optional>
 #include <utility>
 
 #include "common/error_codes.h"
+#include "common/hash.h"
 #include "common/thread_pool.h"
 #include "format/byte_io.h"
 #include "format/column_internal.h"
+#include "format/page_checksum.h"
 #include "format/page_codec.h"
 
 namespace omnigraph::format::internal {
@@ -109,7 +113,10 @@ uint32_t U32(std::string_view s) {
   return v;
 }
 
-// One page on its way through the rounds. Body offsets are relative to the page start.
+// One page on its way through the rounds. Body offsets are relative to the page start. Every byte
+// it decodes comes from a chunk whose checksum was verified (docs/format/fragment.md "Page
+// checksums"): wanted byte ranges are rounded out to whole chunks, round 1 also fetches the chunk
+// checksums (checked against the footer), and a chunk is used only after it matched its entry.
 class PageRead {
  public:
   PageRead(const RangedPage& req, const PageInfo& info, const Field& field)
@@ -128,13 +135,14 @@ class PageRead {
 
   // Whether the page takes part in the next round: neither finished nor failed, and the bytes it
   // fetches (this round's ranges as coalesced, plus earlier rounds') stay within the density
-  // limit. A page over it is left undone, so it is read whole.
+  // limit. A page over it fails, so it is read whole.
   bool Admit(const RangedTakeOptions& options) {
     if (failed_ || done_) return false;
     uint64_t bytes = fetched_;
     for (const Range& r : Coalesce(ranges_, options.coalesce_gap)) bytes += r.length;
     if (static_cast<double>(bytes) >
         options.max_byte_fraction * static_cast<double>(info_.raw_length)) {
+      Fail();
       return false;
     }
     fetched_ = bytes;
@@ -142,10 +150,30 @@ class PageRead {
   }
   Column TakeColumn() const { return ColumnAccess::Make(d_); }
 
+  // Verifies the chunks fetched this round (round 1: first the chunk checksums against the
+  // footer). A mismatch fails the page, so it is read whole, which reports the corruption.
+  void Accept(const Fetched& f) {
+    ranges_.clear();
+    if (sums_.empty()) {
+      sums_ = f.View(info_.offset + info_.stored_length, info_.checksums_length);
+      if (XxHash64(sums_) != info_.checksum) return Fail();
+    }
+    for (auto& [chunk, bytes] : chunks_) {
+      if (!bytes.empty()) continue;
+      std::string_view got = f.View(info_.offset + chunk * kChecksumChunkBytes, ChunkLength(chunk));
+      if (!ChunkMatches(sums_, chunk, got)) return Fail();
+      bytes = got;
+    }
+  }
+
   // Round 1: the flags byte, the validity bits of the rows, the encoding byte and its fixed
-  // header; for fixed-width values the values, for plain strings their offsets.
+  // header; for fixed-width values the values, for plain strings their offsets; the chunk
+  // checksums of the page.
   void PlanHead() {
     const uint64_t n = info_.row_count;
+    // Every page of a version-2 file has chunk checksums; without them nothing can be verified.
+    if (info_.checksums_length != 4 * ChunkCount(info_.stored_length)) return Fail();
+    ranges_.push_back({info_.offset + info_.stored_length, info_.checksums_length});
     // The writer stores a validity bitmap exactly when the page has nulls; any other layout is
     // read whole.
     has_validity_ = info_.stats.null_count > 0;
@@ -153,11 +181,7 @@ class PageRead {
     payload_ = enc_at_ + 1;
     Want(0, 1);
     if (has_validity_) {
-      uint64_t last_byte = UINT64_MAX;
-      for (uint32_t r : req_.rows) {
-        if (r / 8 != last_byte) Want(1 + r / 8, 1);
-        last_byte = r / 8;
-      }
+      for (uint32_t r : req_.rows) Want(1 + r / 8, 1);
     }
     uint64_t header = layout_ == Layout::kBitPacked ? 9 : layout_ == Layout::kDictionary ? 4 : 0;
     Want(enc_at_, 1 + header);
@@ -171,19 +195,19 @@ class PageRead {
     }
   }
 
-  void ReadHead(const Fetched& f) {
-    ranges_.clear();
-    if (Body(f, 0, 1)[0] != (has_validity_ ? 1 : 0)) return Fail();
-    if (static_cast<uint8_t>(Body(f, enc_at_, 1)[0]) != static_cast<uint8_t>(info_.encoding)) {
+  void ReadHead() {
+    if (failed_) return;
+    if (Body(0, 1)[0] != (has_validity_ ? 1 : 0)) return Fail();
+    if (static_cast<uint8_t>(Body(enc_at_, 1)[0]) != static_cast<uint8_t>(info_.encoding)) {
       return Fail();
     }
-    ReadValidity(f);
+    ReadValidity();
     if (failed_) return;
     switch (layout_) {
       case Layout::kFixed:
-        return ReadFixed(f);
+        return ReadFixed();
       case Layout::kBitPacked: {
-        std::string_view h = Body(f, payload_, 9);
+        std::string_view h = Body(payload_, 9);
         std::memcpy(&base_, h.data(), 8);
         width_ = static_cast<uint8_t>(h[8]);
         packed_at_ = payload_ + 9;
@@ -193,18 +217,19 @@ class PageRead {
         return WantPacked();
       }
       case Layout::kPlainBytes:
-        return PlanBytes(f);
+        return PlanBytes();
       case Layout::kDictionary:
-        return PlanDictionary(f);
+        return PlanDictionary();
     }
   }
 
   // Round 2: bit-packed values, string bytes, or the dictionary and the indices.
-  void ReadBody(const Fetched& f) {
+  void ReadBody() {
+    if (failed_) return;
     switch (layout_) {
       case Layout::kBitPacked: {
         std::vector<uint64_t> raw(req_.rows.size());
-        for (size_t i = 0; i < raw.size(); ++i) raw[i] = base_ + Packed(f, req_.rows[i]);
+        for (size_t i = 0; i < raw.size(); ++i) raw[i] = base_ + Packed(req_.rows[i]);
         if (!StoreIntegerImages(std::move(raw), d_.get()).ok()) return Fail();
         done_ = true;
         return;
@@ -213,14 +238,14 @@ class PageRead {
         d_->offsets.assign(spans_.size() + 1, 0);
         for (size_t i = 0; i < spans_.size(); ++i) {
           auto [begin, end] = spans_[i];
-          d_->bytes.append(Body(f, bytes_at_ + begin, end - begin));
+          d_->bytes.append(Body(bytes_at_ + begin, end - begin));
           d_->offsets[i + 1] = d_->bytes.size();
         }
         done_ = true;
         return;
       }
       case Layout::kDictionary:
-        return ReadDictionary(f);
+        return ReadDictionary();
       case Layout::kFixed:
         OG_UNREACHABLE();
     }
@@ -229,15 +254,37 @@ class PageRead {
  private:
   void Fail() { failed_ = true; }
 
+  uint64_t ChunkLength(uint64_t chunk) const {
+    return std::min(kChecksumChunkBytes, info_.stored_length - chunk * kChecksumChunkBytes);
+  }
+
+  // Wants page bytes [at, at + length): the chunks holding them that are not fetched yet are
+  // this round's ranges.
   void Want(uint64_t at, uint64_t length) {
     if (length == 0 || failed_) return;
     if (at > info_.raw_length || length > info_.raw_length - at) return Fail();
-    ranges_.push_back({info_.offset + at, length});
+    for (uint64_t c = at / kChecksumChunkBytes; c <= (at + length - 1) / kChecksumChunkBytes; ++c) {
+      if (chunks_.emplace(c, std::string_view()).second) {
+        ranges_.push_back({info_.offset + c * kChecksumChunkBytes, ChunkLength(c)});
+      }
+    }
   }
 
-  std::string_view Body(const Fetched& f, uint64_t at, uint64_t length) const {
+  // Page bytes [at, at + length) from verified chunks. Precondition: wanted in an earlier round.
+  std::string_view Body(uint64_t at, uint64_t length) {
     if (length == 0) return {};  // never requested, so possibly not fetched
-    return f.View(info_.offset + at, length);
+    const uint64_t first = at / kChecksumChunkBytes;
+    const uint64_t last = (at + length - 1) / kChecksumChunkBytes;
+    auto chunk = [&](uint64_t c) {
+      auto it = chunks_.find(c);
+      OG_CHECK(it != chunks_.end() && !it->second.empty());
+      return it->second;
+    };
+    if (first == last) return chunk(first).substr(at - first * kChecksumChunkBytes, length);
+    std::string& joined = joined_.emplace_back();  // spans chunks: copied once
+    joined.reserve(length);
+    for (uint64_t c = first; c <= last; ++c) joined.append(chunk(c));
+    return std::string_view(joined).substr(at - first * kChecksumChunkBytes, length);
   }
 
   // The bytes holding packed value `r` (bit-packed values and dictionary indices).
@@ -248,23 +295,23 @@ class PageRead {
       Want(packed_at_ + bit / 8, ((bit & 7) + width_ + 7) / 8);
     }
   }
-  uint64_t Packed(const Fetched& f, uint32_t r) const {
+  uint64_t Packed(uint32_t r) {
     if (width_ == 0) return 0;
     uint64_t bit = uint64_t{r} * width_;
-    std::string_view s = Body(f, packed_at_ + bit / 8, ((bit & 7) + width_ + 7) / 8);
+    std::string_view s = Body(packed_at_ + bit / 8, ((bit & 7) + width_ + 7) / 8);
     return LoadBits(s, static_cast<unsigned>(bit & 7), width_);
   }
 
   bool IsNull(size_t i) const { return !d_->validity.empty() && !GetBit(d_->validity.data(), i); }
 
-  void ReadValidity(const Fetched& f) {
+  void ReadValidity() {
     if (!has_validity_) return;
     const size_t k = req_.rows.size();
     std::vector<uint8_t> bits((k + 7) / 8, 0);
     bool any_null = false;
     for (size_t i = 0; i < k; ++i) {
       uint32_t r = req_.rows[i];
-      if ((static_cast<uint8_t>(Body(f, 1 + r / 8, 1)[0]) >> (r & 7)) & 1) {
+      if ((static_cast<uint8_t>(Body(1 + r / 8, 1)[0]) >> (r & 7)) & 1) {
         SetBit(bits.data(), i);
       } else {
         any_null = true;
@@ -274,11 +321,11 @@ class PageRead {
     if (any_null) d_->validity = std::move(bits);
   }
 
-  void ReadFixed(const Fetched& f) {
+  void ReadFixed() {
     const size_t w = FixedWidth(field_.type);
     std::string values;
     values.reserve(req_.rows.size() * w);
-    for (uint32_t r : req_.rows) values.append(Body(f, payload_ + uint64_t{r} * w, w));
+    for (uint32_t r : req_.rows) values.append(Body(payload_ + uint64_t{r} * w, w));
     if (phys_ == Phys::kF32 || phys_ == Phys::kF64 || phys_ == Phys::kVector) {
       StoreFloats(values, d_.get());
     } else {
@@ -293,16 +340,16 @@ class PageRead {
 
   // Plain strings (version 2): row r's bytes are [end[r-1], end[r]) of the bytes after the
   // rows x u32 end offsets; the last end offset is the length of those bytes.
-  void PlanBytes(const Fetched& f) {
+  void PlanBytes() {
     const uint64_t n = info_.row_count;
-    const uint64_t last = U32(Body(f, payload_ + 4 * (n - 1), 4));
+    const uint64_t last = U32(Body(payload_ + 4 * (n - 1), 4));
     bytes_at_ = payload_ + 4 * n;
     if (bytes_at_ + last != info_.raw_length) return Fail();
     spans_.reserve(req_.rows.size());
     for (size_t i = 0; i < req_.rows.size(); ++i) {
       uint32_t r = req_.rows[i];
-      uint32_t begin = r == 0 ? 0 : U32(Body(f, payload_ + 4 * uint64_t{r - 1}, 4));
-      uint32_t end = U32(Body(f, payload_ + 4 * uint64_t{r}, 4));
+      uint32_t begin = r == 0 ? 0 : U32(Body(payload_ + 4 * uint64_t{r - 1}, 4));
+      uint32_t end = U32(Body(payload_ + 4 * uint64_t{r}, 4));
       if (begin > end || end > last || (IsNull(i) && begin != end)) return Fail();
       spans_.emplace_back(begin, end);
       Want(bytes_at_ + begin, end - begin);
@@ -312,9 +359,9 @@ class PageRead {
   // Dictionary strings: u32 count, count x u32 length, the entries, u8 width, the packed indices.
   // The width is taken to be the writer's (the fewest bits for count - 1), which places every part;
   // round 2 checks it and the entry lengths against the page.
-  void PlanDictionary(const Fetched& f) {
+  void PlanDictionary() {
     const uint64_t n = info_.row_count;
-    dict_count_ = U32(Body(f, payload_, 4));
+    dict_count_ = U32(Body(payload_, 4));
     if (dict_count_ == 0) return Fail();
     width_ = BitWidth(dict_count_ - 1);
     dict_at_ = payload_ + 4;
@@ -327,8 +374,8 @@ class PageRead {
     WantPacked();
   }
 
-  void ReadDictionary(const Fetched& f) {
-    std::string_view dict = Body(f, dict_at_, dict_len_);
+  void ReadDictionary() {
+    std::string_view dict = Body(dict_at_, dict_len_);
     if (static_cast<uint8_t>(dict.back()) != width_) return Fail();
     const uint64_t count = dict_count_;
     std::vector<uint64_t> starts(count + 1, 0);
@@ -337,7 +384,7 @@ class PageRead {
     std::string_view entries = dict.substr(4 * count, dict_bytes_);
     d_->offsets.assign(req_.rows.size() + 1, 0);
     for (size_t i = 0; i < req_.rows.size(); ++i) {
-      uint64_t idx = Packed(f, req_.rows[i]);
+      uint64_t idx = Packed(req_.rows[i]);
       if (IsNull(i) ? idx != 0 : idx >= count) return Fail();
       if (!IsNull(i)) d_->bytes.append(entries.substr(starts[idx], starts[idx + 1] - starts[idx]));
       d_->offsets[i + 1] = d_->bytes.size();
@@ -355,6 +402,11 @@ class PageRead {
   bool done_ = false;
   uint64_t fetched_ = 0;       // bytes fetched in earlier rounds, for the density check
   std::vector<Range> ranges_;  // this round's ranges
+  // The page's chunk checksums (verified against the footer) and its wanted chunks: index ->
+  // verified bytes (empty until fetched and verified). Views into the rounds' Fetched bytes.
+  std::string_view sums_;
+  std::map<uint64_t, std::string_view> chunks_;
+  std::deque<std::string> joined_;  // byte ranges that span chunks, copied together
   bool has_validity_ = false;
   uint64_t enc_at_ = 0;   // the encoding byte
   uint64_t payload_ = 0;  // what follows it
@@ -389,9 +441,8 @@ bool WantRanged(const PageInfo& page, const DataType& type, uint16_t version, si
       static_cast<double>(rows) > options.max_row_fraction * page.row_count) {
     return false;
   }
-  auto layout = LayoutOf(page.encoding, PhysOf(type.kind));
-  // Version 1 plain strings store lengths: locating a row needs all lengths before it.
-  return layout.has_value() && (*layout != Layout::kPlainBytes || version >= 2);
+  // Version-1 pages have no chunk checksums, so a partial read could not be verified.
+  return version >= kFirstChunkedVersion && LayoutOf(page.encoding, PhysOf(type.kind)).has_value();
 }
 
 Result<std::vector<std::optional<Column>>> ReadRanged(io::ObjectStore& store,
@@ -405,6 +456,8 @@ Result<std::vector<std::optional<Column>>> ReadRanged(io::ObjectStore& store,
     reads.emplace_back(rp, meta.columns[rp.col].pages[rp.page], meta.schema.field(rp.col));
     reads.back().PlanHead();
   }
+  // The bytes of both rounds stay alive: pages use chunks fetched in round 1 again in round 2.
+  Fetched rounds[2];
   for (int round = 0; round < 2; ++round) {
     std::vector<size_t> active;
     std::vector<Range> ranges;
@@ -414,13 +467,14 @@ Result<std::vector<std::optional<Column>>> ReadRanged(io::ObjectStore& store,
       ranges.insert(ranges.end(), reads[i].ranges().begin(), reads[i].ranges().end());
     }
     if (active.empty()) break;
-    OG_ASSIGN_OR_RETURN(Fetched f,
+    OG_ASSIGN_OR_RETURN(rounds[round],
                         Fetched::Fetch(store, key, std::move(ranges), options.coalesce_gap));
     for (size_t i : active) {
+      reads[i].Accept(rounds[round]);
       if (round == 0) {
-        reads[i].ReadHead(f);
+        reads[i].ReadHead();
       } else {
-        reads[i].ReadBody(f);
+        reads[i].ReadBody();
       }
     }
   }
