@@ -1,10 +1,14 @@
 // `omnigraph load [URI] --data F.ndjson --mode append|merge|overwrite [--branch B [--from A]]`: one
-// NDJSON file = one atomic commit, fully validated first.
+// NDJSON file = one atomic commit, fully validated first. The file is streamed (read and parsed a
+// chunk at a time), never held in memory whole.
 #include <unistd.h>
 
 #include <cstdint>
 #include <cstdio>
+#include <memory>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "cli/cli_graph.h"
 #include "cli/cli_util.h"
@@ -35,13 +39,25 @@ int PrintLoadErrors(const Status& s, bool json) {
 
 // `load --branch B --from A` when B does not exist yet: the load is first validated by a dry run
 // against A's head on an in-memory overlay of the store (nothing reaches the store), so that an
-// invalid load never creates B. The overlay holds the whole staged load in memory.
-Status DryRunLoad(engine::Graph& g, std::string_view text, engine::LoadOptions o, const std::string& from) {
+// invalid load never creates B. The overlay holds the whole staged load in memory. The input is
+// read twice; one that cannot be (a pipe) is first read into `*text` and loaded from there.
+Status DryRunLoad(engine::Graph& g, std::unique_ptr<engine::LoadSource>* source, std::string* text,
+                  engine::LoadOptions o, const std::string& from) {
+  if (!(*source)->Rewind().ok()) {
+    std::vector<char> buf(size_t{1} << 20);
+    for (;;) {
+      OG_ASSIGN_OR_RETURN(size_t n, (*source)->Read(buf.data(), buf.size()));
+      if (n == 0) break;
+      text->append(buf.data(), n);
+    }
+    *source = engine::NewStringLoadSource(*text);
+  }
   auto overlay = std::make_shared<io::StagingStore>(g.store(), /*flush_threshold_bytes=*/UINT64_MAX);
   OG_ASSIGN_OR_RETURN(auto dry, engine::Graph::Open(overlay, g.options()));
   o.branch = from;
   o.progress = nullptr;
-  return engine::LoadNdjson(*dry, text, o).status();
+  OG_RETURN_IF_ERROR(engine::LoadNdjson(*dry, **source, o).status());
+  return (*source)->Rewind();
 }
 
 }  // namespace
@@ -60,6 +76,15 @@ void AddLoadCommand(CLI::App& app, CommandAction* run) {
   auto from = std::make_shared<std::string>();
   cmd->add_option("--from", *from, "Create --branch from this branch first when it does not exist")
       ->needs(branch_opt);
+  auto limits = std::make_shared<engine::LoadOptions>();
+  cmd->add_option("--max-memory", limits->max_memory_bytes,
+                  "Fail (resource_limit) when the parsed records need more memory than this (default 4G)")
+      ->transform(CLI::AsSizeValue(false));
+  cmd->add_option("--max-record-size", limits->max_record_bytes,
+                  "Reject (resource_limit) a line longer than this (default 64M)")
+      ->transform(CLI::AsSizeValue(false));
+  cmd->add_option("--chunk-size", limits->chunk_bytes, "Read and parse the input this much at a time (default 32M)")
+      ->transform(CLI::AsSizeValue(false));
   AddGraphFlags(cmd, flags.get(), /*positional=*/true);
   cmd->callback([=] {
     *run = [=]() -> int {
@@ -67,9 +92,10 @@ void AddLoadCommand(CLI::App& app, CommandAction* run) {
       if (!m.ok()) return ReportError(m.status(), flags->json);
       auto g = OpenGraph(*flags, /*writable=*/true);
       if (!g.ok()) return ReportError(g.status(), flags->json);
-      auto text = ReadFile(*data, "data file");
-      if (!text.ok()) return ReportError(text.status(), flags->json);
-      engine::LoadOptions o;
+      auto source = engine::OpenLoadFile(*data, "data file");
+      if (!source.ok()) return ReportError(source.status(), flags->json);
+      std::string text;  // the input, only when a dry run must read a pipe twice
+      engine::LoadOptions o = *limits;
       o.mode = *m;
       o.branch = *branch;
       if (!if_commit->empty()) o.if_commit = *if_commit;
@@ -82,7 +108,7 @@ void AddLoadCommand(CLI::App& app, CommandAction* run) {
           return ReportError(existing.status(), flags->json);
         }
         if (!existing.ok()) {
-          Status dry = DryRunLoad(**g, *text, o, *from);
+          Status dry = DryRunLoad(**g, &*source, &text, o, *from);
           if (!dry.ok()) return PrintLoadErrors(dry, flags->json);
           auto created = (*g)->CreateBranch(*branch, *from);
           if (!created.ok() && created.status().category() != StatusCode::kAlreadyExists) {
@@ -97,15 +123,21 @@ void AddLoadCommand(CLI::App& app, CommandAction* run) {
       int64_t start = MonotonicNanos();
       bool progress = !flags->json && ::isatty(STDERR_FILENO);
       if (progress) {
-        std::fprintf(stderr, "loading %s (%.1f MB)...\n", data->c_str(), static_cast<double>(text->size()) / 1e6);
+        if (auto size = (*source)->size()) {
+          std::fprintf(stderr, "loading %s (%.1f MB)...\n", data->c_str(), static_cast<double>(*size) / 1e6);
+        } else {
+          std::fprintf(stderr, "loading %s...\n", data->c_str());
+        }
         o.progress = [start](std::string_view phase, uint64_t records, uint64_t bytes) {
           double s = static_cast<double>(MonotonicNanos() - start) / 1e9;
-          std::fprintf(stderr, "  %-9.*s %llu records, %.1f MB, %.2fs (%.0f records/s)\n",
+          // "parsing" (once per chunk) rewrites its line; the other phases end theirs.
+          std::fprintf(stderr, "\r  %-9.*s %llu records, %.1f MB, %.2fs (%.0f records/s)%s",
                        static_cast<int>(phase.size()), phase.data(), static_cast<unsigned long long>(records),
-                       static_cast<double>(bytes) / 1e6, s, s > 0 ? static_cast<double>(records) / s : 0.0);
+                       static_cast<double>(bytes) / 1e6, s, s > 0 ? static_cast<double>(records) / s : 0.0,
+                       phase == "parsing" ? "" : "\n");
         };
       }
-      auto r = engine::LoadNdjson(**g, *text, o);
+      auto r = engine::LoadNdjson(**g, **source, o);
       if (!r.ok()) {
         if (created_entry) {
           auto undone = (*g)->DeleteBranchIf(*branch, *created_entry);

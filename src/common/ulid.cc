@@ -47,12 +47,9 @@ Generator& Gen() {
   }();
   return *g;
 }
-}  // namespace
 
-Ulid Ulid::Generate() {
-  Generator& g = Gen();
-  std::lock_guard<std::mutex> lock(g.mu);
-  uint64_t ms = static_cast<uint64_t>(NowMicros() / 1000);
+// The next id of `g`, at the clock reading `ms`. Requires g.mu.
+std::array<uint8_t, 16> NextLocked(Generator& g, uint64_t ms) {
   if (ms <= g.last_ms) {
     // Same (or earlier: clock stepped back) millisecond: increment the random part.
     ms = g.last_ms;
@@ -67,22 +64,43 @@ Ulid Ulid::Generate() {
     g.last_rand[0] &= 0x7f;  // leave headroom for increments
   }
   g.last_ms = ms;
+  std::array<uint8_t, 16> bytes;
+  for (int i = 0; i < 6; ++i) bytes[i] = static_cast<uint8_t>(ms >> (8 * (5 - i)));
+  for (int i = 0; i < 10; ++i) bytes[6 + i] = g.last_rand[i];
+  return bytes;
+}
+}  // namespace
+
+Ulid Ulid::Generate() {
+  Generator& g = Gen();
+  std::lock_guard<std::mutex> lock(g.mu);
   Ulid u;
-  for (int i = 0; i < 6; ++i) u.bytes_[i] = static_cast<uint8_t>(ms >> (8 * (5 - i)));
-  for (int i = 0; i < 10; ++i) u.bytes_[6 + i] = g.last_rand[i];
+  u.bytes_ = NextLocked(g, static_cast<uint64_t>(NowMicros() / 1000));
   return u;
 }
 
+void Ulid::GenerateMany(std::span<Ulid> out) {
+  if (out.empty()) return;
+  Generator& g = Gen();
+  std::lock_guard<std::mutex> lock(g.mu);
+  const auto ms = static_cast<uint64_t>(NowMicros() / 1000);
+  for (Ulid& u : out) u.bytes_ = NextLocked(g, ms);
+}
+
 std::string Ulid::ToString() const {
-  // 128 bits -> 26 chars of 5 bits; the first char carries the top 3 bits (130 bits total).
   std::string out(26, '0');
+  ToChars(out.data());
+  return out;
+}
+
+void Ulid::ToChars(char* out) const {
+  // 128 bits -> 26 chars of 5 bits; the first char carries the top 3 bits (130 bits total).
   U128 v = 0;
   for (uint8_t b : bytes_) v = (v << 8) | b;
   for (int i = 25; i >= 0; --i) {
     out[i] = kAlphabet[static_cast<int>(v & 31)];
     v >>= 5;
   }
-  return out;
 }
 
 Result<Ulid> Ulid::Parse(std::string_view text) {

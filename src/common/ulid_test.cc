@@ -37,6 +37,23 @@ TEST(UlidTest, MonotonicEvenWhenClockStepsBack) {
   EXPECT_EQ(a.timestamp_ms(), 2'000'000'000'000u);
 }
 
+TEST(UlidTest, GenerateManyContinuesTheSequence) {
+  Ulid before = Ulid::Generate();
+  std::vector<Ulid> block(300);
+  Ulid::GenerateMany(block);
+  Ulid after = Ulid::Generate();
+  Ulid prev = before;
+  for (const Ulid& u : block) {
+    EXPECT_LT(prev, u);
+    char chars[26];
+    u.ToChars(chars);
+    EXPECT_EQ(std::string(chars, 26), u.ToString());
+    prev = u;
+  }
+  EXPECT_LT(prev, after);
+  Ulid::GenerateMany({});  // nothing to do
+}
+
 TEST(UlidTest, UniqueAcrossThreads) {
   std::vector<std::vector<std::string>> out(4);
   std::vector<std::thread> threads;

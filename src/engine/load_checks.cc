@@ -3,6 +3,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "common/hash.h"
 #include "common/json.h"
 #include "common/thread_pool.h"
 #include "engine/schema_store.h"
@@ -20,6 +21,52 @@ Result<format::Batch> ReadColumns(const table::TableVersion& t, std::vector<std:
   return t.ScanAll(o);
 }
 
+// The ids of one node type in a load, for the endpoint probes: open addressing over 16-byte slots
+// (a 32-bit hash tag, the length, a pointer into the load's columns) at most 2/3 full, so a probe
+// costs about one cache miss and compares bytes only on a tag match. Read-only after
+// construction: thread-safe.
+class IdSet {
+ public:
+  explicit IdSet(const TypeGroup& group) {
+    size_t capacity = 16;
+    while (capacity * 2 < group.size() * 3) capacity *= 2;
+    slots_.resize(capacity);
+    mask_ = capacity - 1;
+    group.ForEach([&](const TypeSegment& s, size_t r) { Insert(s.id(r)); });
+  }
+  bool Contains(std::string_view id) const {
+    const uint64_t h = XxHash64(id);
+    const uint32_t tag = Tag(h);
+    for (size_t i = h & mask_;; i = (i + 1) & mask_) {
+      const Slot& slot = slots_[i];
+      if (slot.tag == 0) return false;
+      if (slot.tag == tag && std::string_view(slot.data, slot.size) == id) return true;
+    }
+  }
+
+ private:
+  struct Slot {
+    uint32_t tag = 0;  // 0: empty
+    uint32_t size = 0;
+    const char* data = nullptr;
+  };
+  static uint32_t Tag(uint64_t h) { return static_cast<uint32_t>(h >> 32) | 1; }
+  void Insert(std::string_view id) {
+    const uint64_t h = XxHash64(id);
+    const uint32_t tag = Tag(h);
+    for (size_t i = h & mask_;; i = (i + 1) & mask_) {
+      Slot& slot = slots_[i];
+      if (slot.tag == 0) {
+        slot = Slot{tag, static_cast<uint32_t>(id.size()), id.data()};
+        return;
+      }
+      if (slot.tag == tag && std::string_view(slot.data, slot.size) == id) return;
+    }
+  }
+  std::vector<Slot> slots_;
+  size_t mask_ = 0;
+};
+
 std::string TupleKey(const std::vector<Value>& values, bool* has_null) {
   std::string key;
   *has_null = false;
@@ -32,32 +79,6 @@ std::string TupleKey(const std::vector<Value>& values, bool* has_null) {
 }
 
 }  // namespace
-
-size_t TypeGroup::PropertyIndex(std::string_view name) const {
-  const auto& props = properties();
-  for (size_t i = 0; i < props.size(); ++i) {
-    if (props[i].name == name) return i;
-  }
-  return props.size();
-}
-
-std::vector<TypeGroup> GroupByType(const std::vector<LoadRecord>& records) {
-  std::vector<TypeGroup> groups;
-  std::map<std::string, size_t> index;
-  for (const auto& r : records) {
-    auto [it, fresh] = index.emplace(r.type_name(), groups.size());
-    if (fresh) {
-      TypeGroup g;
-      g.name = r.type_name();
-      g.is_edge = r.is_edge;
-      g.node = r.node;
-      g.edge = r.edge;
-      groups.push_back(std::move(g));
-    }
-    groups[it->second].records.push_back(&r);
-  }
-  return groups;
-}
 
 void LoadChecker::Add(uint64_t line, ErrorCode code, std::string message) {
   if (Full()) {
@@ -89,28 +110,35 @@ Status LoadChecker::CheckIds(const std::vector<TypeGroup>& groups) {
   for (const auto& g : groups) {
     // Views into the records (which outlive the checker); generated ids are fresh ULIDs.
     std::unordered_map<std::string_view, uint64_t> seen;
-    seen.reserve(g.records.size());
-    for (const LoadRecord* r : g.records) {
-      if (!r->id_given) continue;
-      auto [it, fresh] = seen.emplace(r->id, r->line);
+    seen.reserve(g.size());
+    g.ForEach([&](const TypeSegment& s, size_t r) {
+      if (!s.id_given(r)) return;
+      auto [it, fresh] = seen.emplace(s.id(r), s.lines[r]);
       if (!fresh) {
-        Add(r->line, ErrorCode::kLoadDuplicateId,
-            g.name + " id " + Quote(r->id) + " already appears on line " + std::to_string(it->second));
+        Add(s.lines[r], ErrorCode::kLoadDuplicateId,
+            g.name + " id " + Quote(s.id(r)) + " already appears on line " + std::to_string(it->second));
       }
-    }
+    });
     if (mode_ == LoadMode::kOverwrite) continue;
     OG_ASSIGN_OR_RETURN(table::TableVersion t, snap_.Table(g.name));
     if (t.row_count() == 0) continue;
     OG_ASSIGN_OR_RETURN(table::IdIndex idx, table::IdIndex::Open(t));
     std::vector<std::string> ids;
-    for (const LoadRecord* r : g.records) ids.push_back(r->id);
+    std::vector<std::pair<uint64_t, bool>> line_strict;
+    ids.reserve(g.size());
+    line_strict.reserve(g.size());
+    g.ForEach([&](const TypeSegment& s, size_t r) {
+      ids.emplace_back(s.id(r));
+      line_strict.emplace_back(s.lines[r], s.strict(r));
+    });
     auto found = idx.LookupMany(ids);
     for (size_t i = 0; i < ids.size(); ++i) {
       if (!found[i]) continue;
-      if (mode_ == LoadMode::kAppend || g.records[i]->strict) {
-        Add(g.records[i]->line, ErrorCode::kKeyConflict,
+      const auto [line, strict] = line_strict[i];
+      if (mode_ == LoadMode::kAppend || strict) {
+        Add(line, ErrorCode::kKeyConflict,
             g.name + " id " + Quote(ids[i]) + " already exists" +
-                (g.records[i]->strict ? "" : " (use --mode merge to update it)"));
+                (strict ? "" : " (use --mode merge to update it)"));
       } else {
         replaced_ids_[g.name].insert(ids[i]);
       }
@@ -122,17 +150,14 @@ Status LoadChecker::CheckIds(const std::vector<TypeGroup>& groups) {
 
 Status LoadChecker::CheckEndpoints(const std::vector<TypeGroup>& groups) {
   // Node ids per type available after the load: the batch, plus the snapshot unless overwritten.
-  std::map<std::string, std::unordered_set<std::string_view>> batch_ids;
+  std::map<std::string, IdSet> batch_ids;
   for (const auto& g : groups) {
-    if (g.is_edge) continue;
-    auto& s = batch_ids[g.name];
-    s.reserve(g.records.size());
-    for (const LoadRecord* r : g.records) s.insert(r->id);
+    if (!g.is_edge) batch_ids.emplace(g.name, IdSet(g));
   }
   // Where to look for each node type, resolved once (the id index of a type is opened on first
   // need, before the parallel probes below, which only read).
   struct Side {
-    const std::unordered_set<std::string_view>* batch = nullptr;
+    const IdSet* batch = nullptr;
     const table::IdIndex* graph = nullptr;  // null: not in the graph (empty or overwritten)
   };
   std::map<std::string, std::optional<table::IdIndex>> indexes;
@@ -154,23 +179,30 @@ Status LoadChecker::CheckEndpoints(const std::vector<TypeGroup>& groups) {
     if (!g.is_edge) continue;
     OG_ASSIGN_OR_RETURN(Side from, side_of(g.edge->from_type));
     OG_ASSIGN_OR_RETURN(Side to, side_of(g.edge->to_type));
-    auto exists = [](const Side& side, const std::string& id) {
-      if (side.batch != nullptr && side.batch->count(id)) return true;
+    auto exists = [](const Side& side, std::string_view id) {
+      if (side.batch != nullptr && side.batch->Contains(id)) return true;
       return side.graph != nullptr && side.graph->Lookup(id).has_value();
     };
-    // Probed in parallel chunks; each chunk keeps its first errors, merged in line order.
-    constexpr size_t kChunk = 1 << 14;
-    const size_t chunks = (g.records.size() + kChunk - 1) / kChunk;
-    std::vector<std::vector<LoadError>> found(chunks);
+    // Probed in parallel ranges of rows; each keeps its first errors, merged in line order.
+    constexpr size_t kRange = 1 << 14;
+    struct Range {
+      const TypeSegment* segment;
+      size_t begin, end;
+    };
+    std::vector<Range> ranges;
+    for (const TypeSegment& s : g.segments) {
+      for (size_t b = 0; b < s.size(); b += kRange) ranges.push_back({&s, b, std::min(s.size(), b + kRange)});
+    }
+    std::vector<std::vector<LoadError>> found(ranges.size());
     const size_t cap = max_errors_ + 1;
-    OG_RETURN_IF_ERROR(ThreadPool::Default().ParallelFor(chunks, [&](size_t c) -> Status {
-      for (size_t i = c * kChunk; i < std::min(g.records.size(), (c + 1) * kChunk) && found[c].size() < cap; ++i) {
-        const LoadRecord* r = g.records[i];
+    OG_RETURN_IF_ERROR(ThreadPool::Default().ParallelFor(ranges.size(), [&](size_t c) -> Status {
+      const TypeSegment& s = *ranges[c].segment;
+      for (size_t i = ranges[c].begin; i < ranges[c].end && found[c].size() < cap; ++i) {
         for (int side = 0; side < 2; ++side) {
           const std::string& type = side == 0 ? g.edge->from_type : g.edge->to_type;
-          const std::string& id = side == 0 ? r->src : r->dst;
+          const std::string_view id = side == 0 ? s.src(i) : s.dst(i);
           if (exists(side == 0 ? from : to, id)) continue;
-          found[c].push_back(LoadError{r->line, ErrorCode::kLoadDanglingEdge,
+          found[c].push_back(LoadError{s.lines[i], ErrorCode::kLoadDanglingEdge,
                                        g.name + " " + (side == 0 ? "\"from\"" : "\"to\"") + " " + Quote(id) +
                                            " is not a " + type + " in the graph or in this load"});
         }
@@ -197,7 +229,8 @@ Status LoadChecker::CheckRetainedEdges(const std::vector<TypeGroup>& groups) {
     std::map<std::string, std::unordered_set<std::string>> ids;
     for (const auto& g : groups) {
       if (g.is_edge) continue;
-      for (const LoadRecord* r : g.records) ids[g.name].insert(r->id);
+      auto& type_ids = ids[g.name];
+      g.ForEach([&](const TypeSegment& s, size_t r) { type_ids.emplace(s.id(r)); });
     }
     for (size_t row = 0; row < b.num_rows() && !Full(); ++row) {
       for (int side = 0; side < 2; ++side) {
@@ -220,12 +253,12 @@ Status LoadChecker::CheckRetainedEdges(const std::vector<TypeGroup>& groups) {
 Status LoadChecker::CheckUniques(const TypeGroup& g) {
   const auto& uniques = g.is_edge ? g.edge->uniques : g.node->uniques;
   for (const auto& cols : uniques) {
-    auto values_of = [&](const LoadRecord* r) {
+    auto values_of = [&](const TypeSegment& s, size_t i) {
       std::vector<Value> v;
       for (const auto& c : cols) {
-        if (g.is_edge && c == "src") v.push_back(Value::String(r->src));
-        else if (g.is_edge && c == "dst") v.push_back(Value::String(r->dst));
-        else v.push_back(r->values[g.PropertyIndex(c)]);
+        if (g.is_edge && c == "src") v.push_back(Value::String(std::string(s.src(i))));
+        else if (g.is_edge && c == "dst") v.push_back(Value::String(std::string(s.dst(i))));
+        else v.push_back(s.values[g.PropertyIndex(c)].GetValue(i));
       }
       return v;
     };
@@ -233,16 +266,16 @@ Status LoadChecker::CheckUniques(const TypeGroup& g) {
     for (size_t i = 0; i < cols.size(); ++i) label += (i ? ", " : "") + cols[i];
     label += ")";
     std::unordered_map<std::string, std::pair<std::string, uint64_t>> batch;  // tuple -> (id, line)
-    for (const LoadRecord* r : g.records) {
+    g.ForEach([&](const TypeSegment& s, size_t i) {
       bool has_null;
-      std::string key = TupleKey(values_of(r), &has_null);
-      if (has_null) continue;
-      auto [it, fresh] = batch.emplace(key, std::make_pair(r->id, r->line));
-      if (!fresh && it->second.first != r->id) {
-        Add(r->line, ErrorCode::kLoadUnique,
+      std::string key = TupleKey(values_of(s, i), &has_null);
+      if (has_null) return;
+      auto [it, fresh] = batch.emplace(key, std::make_pair(std::string(s.id(i)), s.lines[i]));
+      if (!fresh && it->second.first != s.id(i)) {
+        Add(s.lines[i], ErrorCode::kLoadUnique,
             g.name + " " + label + " is violated: same values as line " + std::to_string(it->second.second));
       }
-    }
+    });
     if (Overwritten(g.name) || batch.empty()) continue;
     OG_ASSIGN_OR_RETURN(table::TableVersion t, snap_.Table(g.name));
     if (t.row_count() == 0) continue;
@@ -271,10 +304,11 @@ Status LoadChecker::CheckCardinality(const TypeGroup& g) {
   if (card.is_default()) return Status::Ok();
   std::unordered_map<std::string, uint64_t> count;    // source id -> edges after the load
   std::unordered_map<std::string, uint64_t> first_line;
-  for (const LoadRecord* r : g.records) {
-    ++count[r->src];
-    first_line.emplace(r->src, r->line);
-  }
+  g.ForEach([&](const TypeSegment& s, size_t i) {
+    std::string src(s.src(i));
+    ++count[src];
+    first_line.emplace(std::move(src), s.lines[i]);
+  });
   if (!Overwritten(g.name)) {
     OG_ASSIGN_OR_RETURN(table::TableVersion t, snap_.Table(g.name));
     if (t.row_count() > 0) {

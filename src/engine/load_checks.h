@@ -8,28 +8,12 @@
 #include <string>
 #include <vector>
 
+#include "engine/load_group.h"
 #include "engine/load_record.h"
 #include "engine/loader.h"
 #include "engine/snapshot.h"
 
 namespace omnigraph::engine {
-
-// The records of one type, in line order.
-struct TypeGroup {
-  std::string name;
-  bool is_edge = false;
-  const compiler::NodeType* node = nullptr;
-  const compiler::EdgeType* edge = nullptr;
-  std::vector<const LoadRecord*> records;
-
-  const std::vector<compiler::Property>& properties() const {
-    return is_edge ? edge->properties : node->properties;
-  }
-  // properties().size() when absent.
-  size_t PropertyIndex(std::string_view name) const;
-};
-
-std::vector<TypeGroup> GroupByType(const std::vector<LoadRecord>& records);
 
 struct LoadCheckResult {
   std::vector<LoadError> errors;

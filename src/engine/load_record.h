@@ -1,10 +1,11 @@
-// Bulk-load parsing (LANGUAGE.md §3): NDJSON lines -> typed records, with every per-record check
-// (envelope, types, enums, nullability, @range, @check, ids) done here, in parallel across cores.
-// Cross-record and against-the-graph checks live in loader.cc.
+// The per-record rules of bulk loads and mutations (LANGUAGE.md §1, §3): value conformance (types,
+// enums, nullability) and the per-record constraints (@range, @check). The NDJSON parser that
+// applies them to load lines is load_json.h / load_parser.h; cross-record checks are load_checks.h.
 #pragma once
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -22,6 +23,7 @@ struct LoadError {
   std::string message;
 };
 
+// One record of a mutation (the loader keeps its records as columns: load_group.h).
 struct LoadRecord {
   uint64_t line = 0;
   bool is_edge = false;
@@ -34,12 +36,6 @@ struct LoadRecord {
   std::vector<Value> values;   // one per property of the type, in declaration order
 
   const std::string& type_name() const { return is_edge ? edge->name : node->name; }
-};
-
-struct ParsedLoad {
-  std::vector<LoadRecord> records;  // in line order
-  std::vector<LoadError> errors;    // in line order, at most max_errors
-  bool errors_truncated = false;
 };
 
 // The per-value rules shared by load and mutation (LANGUAGE.md §1): converts an already typed
@@ -58,14 +54,15 @@ class RecordRules {
   RecordRules& operator=(const RecordRules&) = delete;
   // `load_range` / `load_check` for the first constraint a node record violates.
   Status Check(const LoadRecord& record) const;
+  // The same for a node's property values (one per property, declaration order; only the
+  // properties Constrains() names are read).
+  Status Check(const compiler::NodeType& node, std::span<const Value> values) const;
+  // Whether a @range or @check reads property `property` (an index into node.properties).
+  bool Constrains(const compiler::NodeType& node, size_t property) const;
 
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
-
-// Parses and checks every non-blank line of `ndjson`. Generated ids (unkeyed nodes without an
-// `id`, edges without one) are ULIDs.
-ParsedLoad ParseLoad(std::string_view ndjson, const compiler::Catalog& catalog, size_t max_errors);
 
 }  // namespace omnigraph::engine

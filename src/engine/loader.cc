@@ -1,5 +1,6 @@
 #include "engine/loader.h"
 
+#include <algorithm>
 #include <map>
 #include <mutex>
 #include <set>
@@ -9,7 +10,7 @@
 #include "common/json.h"
 #include "common/thread_pool.h"
 #include "engine/load_checks.h"
-#include "engine/load_record.h"
+#include "engine/load_parser.h"
 #include "engine/schema_store.h"
 #include "format/batch.h"
 #include "format/column_builder.h"
@@ -50,63 +51,114 @@ Status ErrorsToStatus(const std::vector<LoadError>& errors, bool truncated) {
       .WithSpan(SourceSpan{"", static_cast<uint32_t>(first.line), 1, static_cast<uint32_t>(first.line), 1});
 }
 
-// Builds the rows of one type in table-schema order, writing Blob payloads first.
-Result<format::Batch> BuildRows(const table::TableVersion& base, const TypeGroup& group) {
+// The rows of one type in table-schema order, a batch per segment: the segments' columns as they
+// are (shared, not copied), except Blob payloads, which are written first (one blob file per type)
+// and replaced by their descriptors.
+Result<std::vector<format::Batch>> BuildRows(const table::TableVersion& base, const TypeGroup& group) {
   const auto& props = group.properties();
   std::vector<size_t> blob_props;
   for (size_t i = 0; i < props.size(); ++i) {
     if (props[i].type.kind == TypeKind::kBlob) blob_props.push_back(i);
   }
+  // Payloads in (segment, blob property, row) order; blob_start[s][k]: the first of segment s's
+  // payloads of blob property k.
   std::vector<std::string> payloads;
-  // blob_slot[property][record]: the index of that value's payload (for non-null blobs).
-  std::map<size_t, std::vector<uint32_t>> blob_slot;
-  for (size_t i : blob_props) blob_slot[i].assign(group.records.size(), 0);
-  for (size_t r = 0; r < group.records.size(); ++r) {
-    for (size_t i : blob_props) {
-      const Value& v = group.records[r]->values[i];
-      if (v.is_null()) continue;
-      blob_slot[i][r] = static_cast<uint32_t>(payloads.size());
-      payloads.push_back(v.string_value());
+  std::vector<std::vector<size_t>> blob_start(group.segments.size());
+  for (size_t s = 0; s < group.segments.size(); ++s) {
+    for (size_t idx : blob_props) {
+      blob_start[s].push_back(payloads.size());
+      const format::Column& raw = group.segments[s].values[idx];
+      for (size_t r = 0; r < raw.length(); ++r) {
+        if (raw.IsValid(r)) payloads.emplace_back(raw.string_at(r));
+      }
     }
   }
   std::vector<format::BlobDescriptor> descriptors;
   if (!payloads.empty()) {
     OG_ASSIGN_OR_RETURN(descriptors, base.WriteBlobs(payloads));
   }
-  // Column by column, straight from the records: no per-row Value copies.
+  payloads.clear();
   const table::TableSchema& schema = base.schema();
   const format::Schema fschema = schema.ToFormatSchema();
-  std::vector<format::Column> columns;
-  columns.reserve(schema.fields.size());
-  for (size_t c = 0; c < schema.fields.size(); ++c) {
-    const auto& f = schema.fields[c];
-    format::ColumnBuilder b(fschema.field(c).type);
-    b.Reserve(group.records.size());
-    const bool is_id = f.name == kIdColumn;
-    const bool is_src = group.is_edge && f.name == kSrcColumn;
-    const bool is_dst = group.is_edge && f.name == kDstColumn;
-    const size_t idx = (is_id || is_src || is_dst) ? props.size() : group.PropertyIndex(f.name);
-    const bool blob = idx < props.size() && props[idx].type.kind == TypeKind::kBlob;
-    for (size_t r = 0; r < group.records.size(); ++r) {
-      const LoadRecord* rec = group.records[r];
-      if (is_id) {
-        b.AppendString(rec->id);
-      } else if (is_src) {
-        b.AppendString(rec->src);
-      } else if (is_dst) {
-        b.AppendString(rec->dst);
-      } else if (idx == props.size() || rec->values[idx].is_null()) {
-        b.AppendNull();
-      } else if (blob) {
-        b.AppendBlob(descriptors[blob_slot[idx][r]]);
-      } else {
-        Status st = b.Append(rec->values[idx]);
-        if (!st.ok()) return st.WithContext("line " + std::to_string(rec->line) + ", property '" + f.name + "'");
+  std::vector<format::Batch> out;
+  out.reserve(group.segments.size());
+  for (size_t s = 0; s < group.segments.size(); ++s) {
+    const TypeSegment& seg = group.segments[s];
+    std::vector<format::Column> columns;
+    columns.reserve(schema.fields.size());
+    for (size_t c = 0; c < schema.fields.size(); ++c) {
+      const auto& f = schema.fields[c];
+      const DataType& type = fschema.field(c).type;
+      const format::Column* source = nullptr;
+      const size_t idx = group.PropertyIndex(f.name);
+      if (f.name == kIdColumn) {
+        source = &seg.ids;
+      } else if (group.is_edge && f.name == kSrcColumn) {
+        source = &seg.srcs;
+      } else if (group.is_edge && f.name == kDstColumn) {
+        source = &seg.dsts;
+      } else if (idx < seg.values.size()) {
+        source = &seg.values[idx];
+      }
+      if (source == nullptr) {
+        columns.push_back(format::Column::Nulls(type, seg.size()));
+      } else if (type.kind == TypeKind::kBlob) {  // a Blob property (ids and endpoints are Strings)
+        size_t next = blob_start[s][static_cast<size_t>(
+            std::find(blob_props.begin(), blob_props.end(), idx) - blob_props.begin())];
+        format::ColumnBuilder b(type);
+        b.Reserve(seg.size());
+        for (size_t r = 0; r < seg.size(); ++r) {
+          if (source->IsValid(r)) b.AppendBlob(descriptors[next++]);
+          else b.AppendNull();
+        }
+        columns.push_back(b.Finish());
+      } else if (source->type() == type) {
+        columns.push_back(*source);
+      } else {  // not expected (a property's column has its type): convert cell by cell
+        format::ColumnBuilder b(type);
+        b.Reserve(seg.size());
+        for (size_t r = 0; r < seg.size(); ++r) {
+          Status st = b.Append(source->GetValue(r));
+          if (!st.ok()) return st.WithContext("line " + std::to_string(seg.lines[r]) + ", property '" + f.name + "'");
+        }
+        columns.push_back(b.Finish());
       }
     }
-    columns.push_back(b.Finish());
+    OG_ASSIGN_OR_RETURN(format::Batch batch, format::Batch::Make(fschema, std::move(columns)));
+    out.push_back(std::move(batch));
   }
-  return format::Batch::Make(fschema, std::move(columns));
+  return out;
+}
+
+// Reads and parses the whole input, a chunk at a time, within the memory ceiling.
+Result<ParsedLoad> ParseInput(LoadSource& source, std::shared_ptr<const compiler::Catalog> catalog,
+                              const LoadOptions& options, uint64_t* input_bytes) {
+  // At least one error is kept: a rejected load must say why.
+  LoadParser parser(std::move(catalog), std::max<size_t>(options.max_errors, 1), options.max_record_bytes);
+  LineChunker chunker(source, options.chunk_bytes, options.max_record_bytes);
+  uint64_t next_line = 1;  // numbered across chunks
+  while (!parser.done()) {
+    Result<std::string_view> chunk = chunker.Next();
+    if (!chunk.ok()) {
+      if (chunk.status().category() != StatusCode::kResourceExhausted) return chunk.status();
+      parser.AddError({next_line, chunk.status().code(), chunk.status().message()});
+      break;
+    }
+    if (chunk->empty()) break;
+    next_line += parser.Parse(*chunk, next_line);
+    *input_bytes = chunker.bytes_read();
+    if (parser.memory_bytes() > options.max_memory_bytes) {
+      return ResourceExhaustedError(
+          "load: the parsed records reached " + std::to_string(parser.memory_bytes()) + " bytes by line " +
+          std::to_string(next_line - 1) + ", above the memory limit of " +
+          std::to_string(options.max_memory_bytes) +
+          " bytes; nothing was written. Raise the limit (omnigraph load --max-memory SIZE, "
+          "LoadOptions::max_memory_bytes) or split the input into several loads");
+    }
+    if (options.progress) options.progress("parsing", parser.records(), chunker.bytes_read());
+  }
+  *input_bytes = chunker.bytes_read();
+  return parser.Finish();
 }
 
 struct Staged {
@@ -116,23 +168,27 @@ struct Staged {
 
 Result<Staged> StageType(const table::TableVersion& base, const TypeGroup& group, LoadMode mode,
                          uint64_t updated) {
-  OG_ASSIGN_OR_RETURN(format::Batch rows, BuildRows(base, group));
+  OG_ASSIGN_OR_RETURN(std::vector<format::Batch> rows, BuildRows(base, group));
   table::TableWriter writer(base);
   Staged out;
-  uint64_t n = group.records.size();
+  uint64_t n = group.size();
   switch (mode) {
     case LoadMode::kAppend:
-      OG_RETURN_IF_ERROR(writer.Append(rows));
+      for (const auto& batch : rows) OG_RETURN_IF_ERROR(writer.Append(batch));
       out.counts.inserted = n;
       break;
-    case LoadMode::kMerge:
-      OG_RETURN_IF_ERROR(writer.Upsert(rows));
+    case LoadMode::kMerge: {
+      // One upsert: each call scans the rows pending before it.
+      OG_ASSIGN_OR_RETURN(format::Batch all, format::Batch::Concat(rows));
+      rows.clear();
+      OG_RETURN_IF_ERROR(writer.Upsert(all));
       out.counts.updated = updated;
       out.counts.inserted = n - updated;
       break;
+    }
     case LoadMode::kOverwrite:
       writer.ReplaceAll();
-      OG_RETURN_IF_ERROR(writer.Append(rows));
+      for (const auto& batch : rows) OG_RETURN_IF_ERROR(writer.Append(batch));
       out.counts.inserted = n;
       out.counts.deleted = base.row_count();
       break;
@@ -145,13 +201,15 @@ Result<Staged> StageType(const table::TableVersion& base, const TypeGroup& group
 }  // namespace
 
 Result<LoadResult> LoadNdjson(Graph& graph, std::string_view ndjson, const LoadOptions& options) {
-  if (ndjson.size() > options.max_bytes) {
-    return ResourceExhaustedError("load input is " + std::to_string(ndjson.size()) +
-                                  " bytes, above the limit of " + std::to_string(options.max_bytes));
-  }
-  // Parse once per schema (a concurrent schema change makes a retry parse again).
+  std::unique_ptr<LoadSource> source = NewStringLoadSource(ndjson);
+  return LoadNdjson(graph, *source, options);
+}
+
+Result<LoadResult> LoadNdjson(Graph& graph, LoadSource& source, const LoadOptions& options) {
+  // Parse once per schema (a concurrent schema change makes a retry read and parse again).
   std::string parsed_schema;
   std::optional<ParsedLoad> parsed;
+  uint64_t input_bytes = 0;
   LoadResult result;
   std::mutex result_mu;
 
@@ -161,16 +219,21 @@ Result<LoadResult> LoadNdjson(Graph& graph, std::string_view ndjson, const LoadO
   req.kind = options.mode == LoadMode::kOverwrite ? WriteKind::kStrict : WriteKind::kConstructive;
   req.prepare = [&](const Snapshot& snap) -> Result<PreparedWrite> {
     if (!parsed || parsed_schema != snap.commit().schema_id) {
-      parsed = ParseLoad(ndjson, snap.catalog(), options.max_errors);
+      if (parsed) {
+        parsed.reset();
+        Status rewound = source.Rewind();
+        if (!rewound.ok()) return rewound.WithContext("the schema changed during the load; load again");
+      }
+      OG_ASSIGN_OR_RETURN(parsed, ParseInput(source, snap.shared_catalog(), options, &input_bytes));
       parsed_schema = snap.commit().schema_id;
     }
     if (!parsed->errors.empty()) return ErrorsToStatus(parsed->errors, parsed->errors_truncated);
     auto report = [&](std::string_view phase) {
-      if (options.progress) options.progress(phase, parsed->records.size(), ndjson.size());
+      if (options.progress) options.progress(phase, parsed->records, input_bytes);
     };
     report("parsed");
-    std::vector<TypeGroup> groups = GroupByType(parsed->records);
-    LoadChecker checker(snap, options.mode, options.max_errors);
+    const std::vector<TypeGroup>& groups = parsed->groups;
+    LoadChecker checker(snap, options.mode, std::max<size_t>(options.max_errors, 1));
     OG_ASSIGN_OR_RETURN(LoadCheckResult checked, checker.Run(groups));
     if (!checked.errors.empty()) return ErrorsToStatus(checked.errors, checked.truncated);
     report("validated");
@@ -189,13 +252,13 @@ Result<LoadResult> LoadNdjson(Graph& graph, std::string_view ndjson, const LoadO
     w.operation = "load:" + std::string(LoadModeName(options.mode));
     std::lock_guard lock(result_mu);
     result.types.clear();
-    result.records = parsed->records.size();
+    result.records = parsed->records;
     for (size_t i = 0; i < groups.size(); ++i) {
       w.tables.emplace(groups[i].name, std::move(*staged[i].version));
       w.summary[groups[i].name] = staged[i].counts;
       LoadTypeStats& st = result.types[groups[i].name];
       st.kind = groups[i].is_edge ? EntityKind::kEdge : EntityKind::kNode;
-      st.loaded = groups[i].records.size();
+      st.loaded = groups[i].size();
       st.changes = staged[i].counts;
     }
     return w;

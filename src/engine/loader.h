@@ -1,7 +1,9 @@
 // Bulk load (LANGUAGE.md §3, RUST_SURFACE.md §8.1): one NDJSON document = one atomic commit.
 // Everything is validated before anything is written — per record (load_record.h), then across
 // records and against the snapshot (ids, @unique, referential integrity, @card, key conflicts) —
-// and every rejected line is reported with its number, code and reason.
+// and every rejected line is reported with its number, code and reason. The input is streamed: read
+// and parsed a chunk at a time into columns per type (load_input.h, load_parser.h), so memory holds
+// the parsed columns and one chunk of text, never the whole file.
 #pragma once
 
 #include <functional>
@@ -10,6 +12,7 @@
 #include <string>
 
 #include "engine/graph.h"
+#include "engine/load_input.h"
 
 namespace omnigraph::engine {
 
@@ -22,8 +25,16 @@ struct LoadOptions {
   std::string branch = "main";
   std::optional<std::string> if_commit;
   size_t max_errors = 100;
-  uint64_t max_bytes = uint64_t{4} << 30;  // `resource_limit` above this
-  // Called after each phase ("parsed", "validated", "staged") with the records and input bytes.
+  // Ceiling on the memory held by the parsed records (their columns, roughly the input size or
+  // less); a larger load fails with `resource_limit` before anything is written. Staging the rows
+  // needs about as much again on top.
+  uint64_t max_memory_bytes = uint64_t{4} << 30;
+  // The input is read and parsed this many bytes at a time; a chunk's text is freed once parsed.
+  size_t chunk_bytes = size_t{32} << 20;
+  // A longer line is rejected with `resource_limit` and its line number.
+  size_t max_record_bytes = size_t{64} << 20;
+  // Called after each chunk ("parsing") and each phase ("parsed", "validated", "staged") with the
+  // records and the input bytes read so far.
   std::function<void(std::string_view phase, uint64_t records, uint64_t bytes)> progress;
 };
 
@@ -42,5 +53,9 @@ struct LoadResult {
 // Validation failures: a Status whose code is the first error's code, whose message names its line,
 // and whose details() is {"errors":[{"line":N,"code":"...","message":"..."}...],"truncated":bool}.
 Result<LoadResult> LoadNdjson(Graph& graph, std::string_view ndjson, const LoadOptions& options);
+// The same, streaming `source` chunk by chunk. The input is read once, unless the branch's schema
+// changes between write attempts: it is then read again (Rewind), or, when it cannot be (a pipe),
+// the load fails with precondition_failed.
+Result<LoadResult> LoadNdjson(Graph& graph, LoadSource& source, const LoadOptions& options);
 
 }  // namespace omnigraph::engine
