@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <cstring>
+#include <deque>
 #include <map>
 #include <set>
 #include <unordered_map>
@@ -32,78 +33,87 @@ uint32_t U32(std::string_view s, size_t off) {
 }
 
 // Byte ranges of one version-3 segment, fetched with as few GetRange requests as kCoalesceGap
-// allows. Every range is widened to whole checksum chunks of the segment's body, whose stored sums
-// are fetched with them and checked before any byte is used: damaged bytes are `corrupt`, never
-// data.
+// allows. Every range is widened to whole checksum chunks of the segment's body, fetched with
+// their stored sums and checked before any byte is used: damaged bytes are `corrupt`, never data.
+// Each chunk is fetched and verified once; reads are served only from verified chunks (a range
+// crossing chunks fetched in different rounds is stitched together).
 class RangeSet {
  public:
   RangeSet(std::string key, uint64_t body_bytes) : key_(std::move(key)), body_(body_bytes) {}
   void Add(uint64_t offset, uint64_t length) {
     if (length == 0) return;
-    constexpr uint64_t kChunk = IdSegment::kChunkBytes;
     for (uint64_t c = offset / kChunk; c <= (offset + length - 1) / kChunk; ++c) {
-      if (!chunks_.insert(c).second) continue;
+      if (chunks_.count(c) || !pending_.insert(c).second) continue;
       wanted_.emplace_back(c * kChunk, std::min(body_, (c + 1) * kChunk));
       wanted_.emplace_back(body_ + 4 * c, body_ + 4 * c + 4);
     }
   }
   Status Fetch(const TableVersion& v, ProbeStats* stats) {
     std::sort(wanted_.begin(), wanted_.end());
-    std::vector<Run> fresh;
+    std::vector<std::pair<uint64_t, uint64_t>> runs;  // [begin, end), disjoint, ascending
     for (const auto& [begin, end] : wanted_) {
-      if (!fresh.empty() && begin <= fresh.back().end + kCoalesceGap) {
-        fresh.back().end = std::max(fresh.back().end, end);
+      if (!runs.empty() && begin <= runs.back().second + kCoalesceGap) {
+        runs.back().second = std::max(runs.back().second, end);
       } else {
-        fresh.push_back(Run{begin, end, {}});
+        runs.emplace_back(begin, end);
       }
     }
     wanted_.clear();
-    for (Run& r : fresh) {
-      Result<std::string> got = v.store().GetRange(v.AbsoluteKey(key_), r.begin, r.end - r.begin);
+    std::vector<const std::string*> bytes;
+    for (const auto& [begin, end] : runs) {
+      Result<std::string> got = v.store().GetRange(v.AbsoluteKey(key_), begin, end - begin);
       if (!got.ok() && got.status().code() != ErrorCode::kRangeOutOfBounds) return got.status();
-      if (!got.ok() || got->size() != r.end - r.begin)
+      if (!got.ok() || got->size() != end - begin)
         return CorruptError(key_ + ": index segment is shorter than its header says");
-      r.bytes = std::move(got).value();
       ++stats->ranged_reads;
-      stats->bytes_read += r.bytes.size();
+      stats->bytes_read += got->size();
+      bytes.push_back(&storage_.emplace_back(std::move(got).value()));  // deque: stable addresses
     }
-    runs_.insert(runs_.end(), std::make_move_iterator(fresh.begin()), std::make_move_iterator(fresh.end()));
-    std::sort(runs_.begin(), runs_.end(), [](const Run& a, const Run& b) { return a.begin < b.begin; });
-    constexpr uint64_t kChunk = IdSegment::kChunkBytes;
-    for (uint64_t c : chunks_) {
-      if (verified_.count(c)) continue;
+    // The bytes [offset, offset + length) of this round's runs (Add put every chunk and sum in one).
+    auto in_round = [&](uint64_t offset, uint64_t length) {
+      auto it = std::upper_bound(runs.begin(), runs.end(), offset,
+                                 [](uint64_t o, const auto& r) { return o < r.first; });
+      OG_CHECK(it != runs.begin());
+      --it;
+      OG_CHECK(offset + length <= it->second);
+      return std::string_view(*bytes[static_cast<size_t>(it - runs.begin())]).substr(offset - it->first, length);
+    };
+    for (uint64_t c : pending_) {
       const uint64_t at = c * kChunk, len = std::min(body_, at + kChunk) - at;
-      if (IdSegment::ChunkSum(Raw(at, len)) != U32(Raw(body_ + 4 * c, 4), 0))
+      std::string_view chunk = in_round(at, len);
+      if (IdSegment::ChunkSum(chunk) != U32(in_round(body_ + 4 * c, 4), 0))
         return CorruptError(key_ + ": index segment chunk " + std::to_string(c) + " fails its checksum");
-      verified_.insert(c);
+      chunks_.emplace(c, chunk);
     }
+    pending_.clear();
     return Status::Ok();
   }
-  // The fetched and verified bytes [offset, offset + length) of the body.
-  std::string_view At(uint64_t offset, uint64_t length) const { return Raw(offset, length); }
+  // The verified bytes [offset, offset + length) of the body; Add + Fetch must have covered them.
+  std::string_view At(uint64_t offset, uint64_t length) {
+    if (length == 0) return {};
+    const uint64_t first = offset / kChunk, last = (offset + length - 1) / kChunk;
+    if (first == last) return Chunk(first).substr(offset - first * kChunk, length);
+    std::string& out = storage_.emplace_back();
+    for (uint64_t c = first; c <= last; ++c) {
+      const uint64_t from = std::max(offset, c * kChunk), to = std::min(offset + length, (c + 1) * kChunk);
+      out.append(Chunk(c).substr(from - c * kChunk, to - from));
+    }
+    return out;
+  }
 
  private:
-  struct Run {
-    uint64_t begin, end;
-    std::string bytes;
-  };
-  // Runs of different rounds may overlap: take the nearest run starting at or before `offset`
-  // that covers the whole range (Add + Fetch made one).
-  std::string_view Raw(uint64_t offset, uint64_t length) const {
-    auto it = std::upper_bound(runs_.begin(), runs_.end(), offset,
-                               [](uint64_t o, const Run& r) { return o < r.begin; });
-    while (it != runs_.begin()) {
-      --it;
-      if (offset + length <= it->end) return std::string_view(it->bytes).substr(offset - it->begin, length);
-    }
-    OG_CHECK(false);
-    return {};
+  static constexpr uint64_t kChunk = IdSegment::kChunkBytes;
+  std::string_view Chunk(uint64_t c) const {
+    auto it = chunks_.find(c);
+    OG_CHECK(it != chunks_.end());
+    return it->second;
   }
   std::string key_;
   uint64_t body_;
-  std::set<uint64_t> chunks_, verified_;
+  std::map<uint64_t, std::string_view> chunks_;  // verified chunks, views into storage_
+  std::set<uint64_t> pending_;                   // added, not fetched yet
   std::vector<std::pair<uint64_t, uint64_t>> wanted_;
-  std::vector<Run> runs_;  // sorted by begin
+  std::deque<std::string> storage_;
 };
 
 // A value looked up: its hash and its position in the caller's list.

@@ -38,9 +38,11 @@ TableSchema Schema() {
   return *s;
 }
 
+// dst: "d<dst>", except "" for a negative dst and null for none.
 Row R(int id, std::optional<int> dst, int n = 0) {
   return {Value::String("e" + std::to_string(id)),
-          dst ? Value::String("d" + std::to_string(*dst)) : Value::Null(DataType::Scalar(TypeKind::kString)),
+          !dst ? Value::Null(DataType::Scalar(TypeKind::kString))
+               : Value::String(*dst < 0 ? std::string() : "d" + std::to_string(*dst)),
           Value::I64(n)};
 }
 
@@ -115,7 +117,7 @@ TEST_F(IndexProbeTest, ProbesAgreeWithAModelThroughWritesAndCompaction) {
     const int count = 1 + static_cast<int>(rng() % 60);
     for (int i = 0; i < count; ++i) {
       const int d = static_cast<int>(rng() % 50);
-      rows.push_back(R(next++, d % 7 == 0 ? std::optional<int>() : d, round));
+      rows.push_back(R(next++, d % 7 == 0 ? std::optional<int>() : d % 11 == 1 ? -1 : d, round));
     }
     OG_ASSERT_OK_AND_ASSIGN(v, AppendRows(v, BatchOf(v.schema(), rows)));
     if (round % 5 == 4) {
@@ -132,7 +134,7 @@ TEST_F(IndexProbeTest, ProbesAgreeWithAModelThroughWritesAndCompaction) {
       v = r.version;
     }
   }
-  std::vector<std::string> values{"d0", "d3", "d4", "d13", "d49", "nope", "d3"};
+  std::vector<std::string> values{"d0", "d3", "d4", "d13", "d49", "nope", "d3", ""};
   ExpectProbeMatchesModel(v, "dst", values);  // the writer's cache holds the segments
   ProbeStats cold_stats;
   ExpectProbeMatchesModel(Cold(v), "dst", values, &cold_stats);
@@ -214,6 +216,24 @@ TEST_F(IndexProbeTest, DamagedSegmentsAreCorruptNotCrashes) {
   EXPECT_GT(corrupt, static_cast<int>(offsets.size()) / 2);
   ASSERT_TRUE(store_.Put(key, good).ok());
   ExpectProbeMatchesModel(Cold(v), "dst", values);
+}
+
+TEST_F(IndexProbeTest, LongValuesAcrossChunksAndRounds) {
+  // Values of 0..700 bytes cross chunk boundaries, including chunks an earlier round of the probe
+  // fetched (the bucket directory's last chunk is the first keys' first chunk).
+  std::mt19937 rng(3);
+  std::vector<std::string> distinct;
+  for (int i = 0; i < 300; ++i) distinct.push_back(std::string(rng() % 700, static_cast<char>('a' + i % 26)) + std::to_string(i));
+  std::vector<Row> rows;
+  for (int i = 0; i < 3000; ++i) {
+    rows.push_back({Value::String("e" + std::to_string(i)), Value::String(distinct[rng() % distinct.size()]), Value::I64(i)});
+  }
+  OG_ASSERT_OK_AND_ASSIGN(TableVersion v, AppendRows(*v0_, BatchOf(v0_->schema(), rows)));
+  std::vector<std::string> values(distinct.begin(), distinct.begin() + 150);
+  values.push_back("absent");
+  ProbeStats stats;
+  ExpectProbeMatchesModel(Cold(v), "dst", values, &stats);
+  EXPECT_GT(stats.segments_ranged, 0u);
 }
 
 TEST_F(IndexProbeTest, SegmentsWithoutChunkSumsAreReadWholeAndVerified) {
