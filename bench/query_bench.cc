@@ -5,7 +5,10 @@
 //   - the eight queries of bench/peers/run.js, cold (first run on a fresh handle) and warm
 //     (median of --reps after one warm-up), asserting the answers equal the peers' (results.json).
 //   build/release/bench/query_bench --data DIR [--reps 5] [--peers results.json] [--out ours.json]
-//                                   [--dir /tmp] [--source p42]
+//                                   [--dir /tmp] [--source p42] [--graph ROOT] [--only q_name]
+//   --graph ROOT: query the graph an earlier run loaded (its root is printed; runs keep it) instead
+//   of loading one. --only: run one query (e.g. under perf, with a large --reps). Either skips the
+//   one-row commits (so that a kept graph stays as loaded).
 // Exit status: 0 when every answer agrees with the peers' (or no peer file was given), 1 otherwise.
 #include <sys/resource.h>
 
@@ -126,7 +129,7 @@ bool SameAnswer(const nlohmann::json& a, const nlohmann::json& b) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string data, peers_file, out_file, dir = "/tmp", source = "p42";
+  std::string data, peers_file, out_file, dir = "/tmp", source = "p42", graph, only;
   int reps = 5;
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string k = argv[i];
@@ -136,21 +139,25 @@ int main(int argc, char** argv) {
     else if (k == "--out") out_file = argv[i + 1];
     else if (k == "--dir") dir = argv[i + 1];
     else if (k == "--source") source = argv[i + 1];
+    else if (k == "--graph") graph = argv[i + 1];
+    else if (k == "--only") only = argv[i + 1];
     else {
       std::fprintf(stderr, "query_bench: unknown argument %s\n", k.c_str());
       return 2;
     }
   }
-  if (data.empty()) {
-    std::fprintf(stderr, "usage: query_bench --data DIR [--reps N] [--peers results.json] [--out F] [--dir D]\n");
+  if (data.empty() && graph.empty()) {
+    std::fprintf(stderr, "usage: query_bench --data DIR | --graph ROOT [--reps N] [--peers results.json] [--out F] "
+                         "[--dir D] [--source K] [--only q_name]\n");
     return 2;
   }
-  const std::string schema = ReadFile(data + "/schema.pg");
-  const std::string root = dir + "/og-query-bench-" + std::to_string(static_cast<long long>(NowMs()));
+  const std::string root =
+      !graph.empty() ? graph : dir + "/og-query-bench-" + std::to_string(static_cast<long long>(NowMs()));
   nlohmann::json out;
 
   // 1. Bulk load (the file is read before the clock starts; the peers' CSV parse is in theirs).
-  {
+  if (graph.empty()) {
+    const std::string schema = ReadFile(data + "/schema.pg");
     const std::string ndjson = ReadFile(data + "/data.ndjson");
     auto db = Take(Database::Init(root, schema), "init");
     double t = NowMs();
@@ -159,9 +166,9 @@ int main(int argc, char** argv) {
     out["load"] = {{"ms", ms}, {"records", loaded.records},
                    {"records_per_s", static_cast<double>(loaded.records) / (ms / 1000)},
                    {"peak_rss_mb", PeakRssMb()}};
-    std::printf("load: %llu records in %.0f ms (%.0f records/s), peak RSS %.0f MB\n",
+    std::printf("load: %llu records in %.0f ms (%.0f records/s), peak RSS %.0f MB (graph %s)\n",
                 static_cast<unsigned long long>(loaded.records), ms,
-                static_cast<double>(loaded.records) / (ms / 1000), PeakRssMb());
+                static_cast<double>(loaded.records) / (ms / 1000), PeakRssMb(), root.c_str());
   }
 
   // 2. Queries: cold = first run on a freshly opened handle (OS page cache warm); warm = median.
@@ -171,6 +178,7 @@ int main(int argc, char** argv) {
   {
     auto db = Take(Database::Open(root), "open");
     for (const BenchQuery& q : kQueries) {
+      if (!only.empty() && only != q.name) continue;
       double t = NowMs();
       QueryRows rows = Take(db->Query(q.source, params_json.find("k") != std::string::npos &&
                                                         std::string(q.source).find("$k") != std::string::npos
@@ -181,6 +189,7 @@ int main(int argc, char** argv) {
       answers[q.name] = AnswerOf(q, rows);
     }
     for (const BenchQuery& q : kQueries) {
+      if (!only.empty() && only != q.name) continue;
       const std::string p = std::string(q.source).find("$k") != std::string::npos ? params_json : "{}";
       std::vector<double> runs;
       Take(db->Query(q.source, p), q.name);
@@ -197,7 +206,7 @@ int main(int argc, char** argv) {
   out["warm_ms"] = warm;
 
   // 3. One-row commits with fsync on (the default), each an insert mutation: median latency.
-  {
+  if (graph.empty() && only.empty()) {
     auto db = Take(Database::Open(root), "open");
     std::vector<double> runs;
     for (int i = 0; i < 30; ++i) {
@@ -232,6 +241,7 @@ int main(int argc, char** argv) {
   for (const auto& [name, p] : peer_rows) std::printf(" %10s", name.c_str());
   std::printf("  ratio to fastest peer  answer\n");
   for (const BenchQuery& q : kQueries) {
+    if (!only.empty() && only != q.name) continue;
     std::printf("%-14s %10.3f %10.3f", q.name, cold[q.name].get<double>(), warm[q.name].get<double>());
     double best = INFINITY;
     for (const auto& [name, p] : peer_rows) {

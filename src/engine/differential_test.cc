@@ -178,6 +178,7 @@ class Gen {
 
   // One random read query.
   std::string Query(const std::map<std::string, int>& counts) {
+    if (Chance(15)) return PathQuery(counts);
     vars_.clear();
     next_ = 0;
     std::vector<std::string> clauses;
@@ -255,6 +256,51 @@ class Gen {
       q << "}";
     }
     if (Chance(50)) q << " limit " << Int(1, 5);
+    q << " }";
+    return q.str();
+  }
+
+  // A chain of traversals from one binding, each into a new variable, aggregated so that inner
+  // variables are only counted (the executor counts such chains per end node: PathCounts).
+  std::string PathQuery(const std::map<std::string, int>& counts) {
+    vars_.clear();
+    next_ = 0;
+    const auto& start = NodeType(Pick(std::vector<std::string>{"Person", "Person", "City", "Company"}));
+    std::ostringstream q;
+    q << "query q($pn: String) { match { " << Binding(NewVar(start.name), start, counts) << ' ';
+    const int links = Int(1, 3);
+    for (int k = 0; k < links; ++k) {
+      const Var from = vars_.back();
+      std::vector<const EdgeDef*> options;
+      for (const auto& e : EdgeTypes()) {
+        if (e.from == from.type || e.to == from.type) options.push_back(&e);
+      }
+      const EdgeDef& e = *Pick(options);
+      const bool forward = e.from == from.type && (e.to != from.type || Chance(70));
+      const std::string to = "$" + NewVar(forward ? e.to : e.from);
+      std::string word = e.from == e.to && Chance(20) ? "<" + e.word + ">" : e.word;
+      if (Chance(30)) {
+        const int lo = Int(0, 2);
+        word += "{" + std::to_string(lo) + "," + (Chance(20) ? "" : std::to_string(lo + Int(0, 2))) + "}";
+      }
+      q << (forward ? "$" + from.name : to) << ' ' << word << ' ' << (forward ? to : "$" + from.name) << ' ';
+    }
+    if (Chance(10)) q << Filter() << ' ';  // usually disables the plan: the general one must agree
+    const Var& first = vars_.front();
+    const Var& end = vars_.back();
+    q << "} return { ";
+    const int key = Int(0, 9);
+    if (key <= 4) q << "$" << end.name << "." << Pick(Props(end)).name << " as k, ";
+    else if (key <= 6) q << "$" << end.name << " as k, ";
+    else if (key == 7) q << "$" << first.name << "." << Pick(Props(first)).name << " as k, ";
+    q << "count($" << Pick(vars_).name << ") as n";
+    if (Chance(40)) {
+      const std::string fn = Pick(std::vector<std::string>{"sum", "avg", "min", "max", "count"});
+      q << ", " << fn << "($" << end.name << "." << NumericProp(end) << ") as m";
+    }
+    q << " }";
+    if (Chance(40)) q << " order { n" << (Chance(50) ? " desc" : "") << " }";
+    if (Chance(30)) q << " limit " << Int(1, 4);
     q << " }";
     return q.str();
   }

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <deque>
 #include <functional>
+#include <numeric>
 #include <set>
 #include <unordered_map>
 
@@ -49,24 +50,12 @@ struct Test {  // lhs op rhs
   const IrExpr* rhs;
 };
 
-std::optional<table::CompareOp> TableOp(CompareOp op, bool flip) {
-  switch (op) {
-    case CompareOp::kEq: return table::CompareOp::kEq;
-    case CompareOp::kNe: return table::CompareOp::kNe;
-    case CompareOp::kLt: return flip ? table::CompareOp::kGt : table::CompareOp::kLt;
-    case CompareOp::kLe: return flip ? table::CompareOp::kGe : table::CompareOp::kLe;
-    case CompareOp::kGt: return flip ? table::CompareOp::kLt : table::CompareOp::kGt;
-    case CompareOp::kGe: return flip ? table::CompareOp::kLe : table::CompareOp::kGe;
-    default: return std::nullopt;
-  }
-}
-
 // The plan of one clause list (the query's, or one `not` block's), reusable across seeds.
 class Pipeline {
  public:
   Pipeline(Context& ctx, const std::vector<IrClause>& clauses) : ctx_(ctx), clauses_(clauses) {}
   Status Prepare();
-  Result<Rows> Run(Rows rows, bool count_last = false);
+  Result<Rows> Run(Rows rows, bool count_last = false, const std::vector<bool>* read = nullptr);
 
  private:
   Result<bool> Check(const Test& t, const int64_t* row) {
@@ -81,7 +70,6 @@ class Pipeline {
   // The constant side of `t` when it is `var.id = constant` or `var.key = constant` for a
   // single-property String or integer @key (whose id is the value's canonical text).
   const IrExpr* IdConstant(int var, const Test& t, bool* is_key) const;
-  Result<std::optional<table::Predicate>> Pushable(const Test& t, int var, const table::TableVersion& tv);
   Result<Rows> Expand(const Rows& rows, const IrClause& t);
   // True when no test (of `v` alone, or not yet applied across variables) mentions `v`.
   bool Unconstrained(int v, const std::vector<bool>& multi_done) const {
@@ -91,20 +79,12 @@ class Pipeline {
     }
     return true;
   }
-  // Count-only queries: when `first` and then every traversal of `rest` each lead from the
-  // previous one's new variable into a fresh variable nothing else mentions (a path pattern),
-  // the links of that chain; nullopt otherwise.
-  struct Link {
-    const IrClause* t;
-    bool forward;  // from t->src to t->dst
-  };
-  std::optional<std::vector<Link>> CountableChain(const Rows& rows, const IrClause& first,
-                                                  const std::vector<const IrClause*>& rest,
-                                                  const std::vector<bool>& multi_done) const;
-  // The number of matches of `chain` from each row (memoized per node and level), summed into one
-  // row's multiplicity: no row per match is built.
-  Result<Rows> CountChain(Rows rows, const std::vector<Link>& chain);
-  Result<std::vector<uint32_t>> Reach(const Csr& csr, uint32_t x, bool forward, const IrClause& t, bool hetero);
+  // Count-only and aggregating queries: when `first` and then every traversal of `rest` each lead
+  // from the previous one's new variable into a fresh variable nothing else mentions (a path
+  // pattern), the links of that chain; nullopt otherwise.
+  std::optional<std::vector<PathLink>> CountableChain(const Rows& rows, const IrClause& first,
+                                                      const std::vector<const IrClause*>& rest,
+                                                      const std::vector<bool>& multi_done) const;
 
   Context& ctx_;
   const std::vector<IrClause>& clauses_;
@@ -115,7 +95,7 @@ class Pipeline {
   std::vector<const IrClause*> traversals_;
   std::vector<std::unique_ptr<Pipeline>> negations_;
   std::set<int> needed_;  // node variables bindings and traversals bind
-  std::vector<int32_t> dist_;
+  Reacher reacher_;
 };
 
 Status Pipeline::Prepare() {
@@ -192,43 +172,6 @@ Result<Rows> Pipeline::ApplyChecks(Rows rows, int var, bool with_var, std::vecto
   return out;
 }
 
-Result<std::optional<table::Predicate>> Pipeline::Pushable(const Test& t, int var, const table::TableVersion& tv) {
-  const IrExpr* prop = nullptr;
-  const IrExpr* other = nullptr;
-  bool flip = false;
-  if (t.lhs->kind == IrExprKind::kProperty && t.lhs->var == var && Context::IsConstant(*t.rhs)) {
-    prop = t.lhs, other = t.rhs;
-  } else if (t.rhs->kind == IrExprKind::kProperty && t.rhs->var == var && Context::IsConstant(*t.lhs)) {
-    prop = t.rhs, other = t.lhs, flip = true;
-  }
-  if (prop == nullptr) return std::optional<table::Predicate>();
-  const format::Field* field = nullptr;
-  for (const auto& f : tv.schema().fields) {
-    if (f.name == prop->property) field = &f;
-  }
-  if (field == nullptr) return std::optional<table::Predicate>();
-  OG_ASSIGN_OR_RETURN(Value v, ctx_.Eval(*other, nullptr));
-  if (v.is_null()) return std::optional<table::Predicate>();
-  const DataType& ft = field->type;
-  if (auto op = TableOp(t.op, flip)) {
-    if (!ft.is_scalar() || ft.kind == TypeKind::kBlob || v.kind() != ft.kind) return std::optional<table::Predicate>();
-    return std::optional<table::Predicate>(table::Predicate::Compare(field->name, *op, std::move(v)));
-  }
-  if (flip) return std::optional<table::Predicate>();
-  if (t.op == CompareOp::kStartsWith && ft.kind == TypeKind::kString && v.kind() == TypeKind::kString) {
-    return std::optional<table::Predicate>(table::Predicate::StartsWith(field->name, v.string_value()));
-  }
-  if (t.op == CompareOp::kContains) {
-    if (ft.kind == TypeKind::kString && v.kind() == TypeKind::kString) {
-      return std::optional<table::Predicate>(table::Predicate::Contains(field->name, v.string_value()));
-    }
-    if (ft.kind == TypeKind::kList && v.kind() == ft.element) {
-      return std::optional<table::Predicate>(table::Predicate::ListContains(field->name, std::move(v)));
-    }
-  }
-  return std::optional<table::Predicate>();
-}
-
 const IrExpr* Pipeline::IdConstant(int var, const Test& t, bool* is_key) const {
   if (t.op != CompareOp::kEq) return nullptr;
   const compiler::NodeType* node = ctx_.snap().catalog().FindNode(ctx_.TypeOf(var));
@@ -255,7 +198,6 @@ const IrExpr* Pipeline::IdConstant(int var, const Test& t, bool* is_key) const {
 Result<std::vector<uint32_t>> Pipeline::Candidates(int var) {
   const std::string& type = ctx_.TypeOf(var);
   OG_ASSIGN_OR_RETURN(const TableOrdinals* ord, ctx_.Ordinals(type));
-  OG_ASSIGN_OR_RETURN(const table::TableVersion* tv, ctx_.Table(type));
   const auto& tests = var_tests_[var];
   std::vector<uint32_t> cands;
   std::vector<bool> pushed(tests.size(), false);
@@ -286,30 +228,29 @@ Result<std::vector<uint32_t>> Pipeline::Candidates(int var) {
     break;
   }
   if (!by_id) {
-    std::vector<table::Predicate> preds;
-    for (size_t i = 0; i < tests.size(); ++i) {
-      OG_ASSIGN_OR_RETURN(auto p, Pushable(tests[i], var, *tv));
-      if (p) {
-        preds.push_back(std::move(*p));
+    // Property-versus-constant tests filter the ordinals over the table's cached columns
+    // (equalities first: usually the most selective); the other tests are checked per candidate.
+    cands.resize(ord->size());
+    std::iota(cands.begin(), cands.end(), uint32_t{0});
+    for (int pass = 0; pass < 2; ++pass) {
+      for (size_t i = 0; i < tests.size() && !cands.empty(); ++i) {
+        const Test& t = tests[i];
+        if ((t.op == CompareOp::kEq) != (pass == 0)) continue;
+        const IrExpr* prop = nullptr;
+        const IrExpr* other = nullptr;
+        const bool left = t.rhs->kind == IrExprKind::kProperty && t.rhs->var == var && Context::IsConstant(*t.lhs);
+        if (left) {
+          prop = t.rhs, other = t.lhs;
+        } else if (t.lhs->kind == IrExprKind::kProperty && t.lhs->var == var && Context::IsConstant(*t.rhs)) {
+          prop = t.lhs, other = t.rhs;
+        } else {
+          continue;
+        }
+        OG_ASSIGN_OR_RETURN(const format::Column* c, ctx_.Column(type, prop->property));
+        OG_ASSIGN_OR_RETURN(Value v, ctx_.Eval(*other, nullptr));
+        FilterByColumn(c, t.op, v, left, &cands);
         pushed[i] = true;
       }
-    }
-    if (preds.empty()) {
-      cands.resize(ord->size());
-      for (uint32_t i = 0; i < ord->size(); ++i) cands[i] = i;
-    } else {
-      table::ScanOptions o;
-      o.columns = std::vector<std::string>{};
-      o.with_row_address = true;
-      o.filter = preds.size() == 1 ? preds[0] : table::Predicate::And(std::move(preds));
-      OG_ASSIGN_OR_RETURN(format::Batch b, tv->ScanAll(o));
-      const format::Column* a = b.ColumnByName(table::kRowAddressColumn);
-      if (a != nullptr) {
-        for (uint64_t addr : a->u64_values()) {
-          if (auto x = ord->FromAddress(addr)) cands.push_back(*x);
-        }
-      }
-      std::sort(cands.begin(), cands.end());
     }
   }
   std::vector<const Test*> rest;
@@ -331,56 +272,9 @@ Result<std::vector<uint32_t>> Pipeline::Candidates(int var) {
   return out;
 }
 
-// Breadth-first distance semantics (LANGUAGE.md §2, as reference_eval.cc): from `x`, node y is
-// produced iff dist(x, y) is within the bounds, or y has a self loop and dist(x, y) + 1 is (the
-// self loop is taken while y is on the frontier). Backwards (x is the destination), a source s is
-// produced iff dist(s, x) is within the bounds, or x has a self loop and dist(s, x) + 1 is.
-Result<std::vector<uint32_t>> Pipeline::Reach(const Csr& csr, uint32_t x, bool forward, const IrClause& t,
-                                              bool hetero) {
-  auto in_range = [&](uint64_t k) { return k >= t.min_hops && (!t.max_hops || k <= *t.max_hops); };
-  const bool both = t.direction == compiler::Direction::kBoth;
-  std::vector<uint32_t> out;
-  if (hetero) {  // endpoints of two tables: only one hop exists
-    if (!in_range(1)) return out;
-    auto nodes = forward ? csr.OutNodes(x) : csr.InNodes(x);
-    for (size_t i = 0; i < nodes.size(); ++i) {
-      if (i == 0 || nodes[i] != nodes[i - 1]) out.push_back(nodes[i]);
-    }
-    return out;
-  }
-  if (dist_.size() != csr.num_src()) dist_.assign(csr.num_src(), -1);
-  std::vector<uint32_t> touched{x}, frontier{x}, next;
-  dist_[x] = 0;
-  for (uint32_t h = 1; !frontier.empty() && (!t.max_hops || h <= *t.max_hops); ++h) {
-    next.clear();
-    auto visit = [&](std::span<const uint32_t> nodes) {
-      for (uint32_t y : nodes) {
-        if (dist_[y] >= 0) continue;
-        dist_[y] = static_cast<int32_t>(h);
-        next.push_back(y);
-        touched.push_back(y);
-      }
-    };
-    for (uint32_t n : frontier) {
-      if (forward || both) visit(csr.OutNodes(n));
-      if (!forward || both) visit(csr.InNodes(n));
-    }
-    std::swap(frontier, next);
-  }
-  for (uint32_t y : touched) {
-    const uint64_t d = static_cast<uint64_t>(dist_[y]);
-    const bool loop = csr.HasSelfLoop(forward ? y : x);
-    if (in_range(d) || (loop && in_range(d + 1))) out.push_back(y);
-    dist_[y] = -1;
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
 Result<Rows> Pipeline::Expand(const Rows& rows, const IrClause& t) {
   OG_ASSIGN_OR_RETURN(const Csr* csr, ctx_.CsrFor(t.edge_type));
   const bool both = t.direction == compiler::Direction::kBoth;
-  const bool hetero = !csr->same_table();
   // One directed hop: y is produced iff it is a neighbour (a self loop produces the node itself),
   // each once (LANGUAGE.md §2), so no breadth-first state is needed.
   const bool one_hop = !both && t.min_hops == 1 && t.max_hops && *t.max_hops == 1;
@@ -449,7 +343,7 @@ Result<Rows> Pipeline::Expand(const Rows& rows, const IrClause& t) {
       const uint32_t x = static_cast<uint32_t>(s);
       auto it = reach_cache.find(x);
       if (it == reach_cache.end()) {
-        OG_ASSIGN_OR_RETURN(auto reached, Reach(*csr, x, true, t, hetero));
+        OG_ASSIGN_OR_RETURN(auto reached, reacher_.Reach(*csr, x, true, t));
         it = reach_cache.emplace(x, std::move(reached)).first;
       }
       if (std::binary_search(it->second.begin(), it->second.end(), static_cast<uint32_t>(d))) emit(r, s, d, -1);
@@ -464,77 +358,21 @@ Result<Rows> Pipeline::Expand(const Rows& rows, const IrClause& t) {
         if (k == 0 || nodes[k] != nodes[k - 1]) emit(r, nodes[k], d, -1);
       }
     } else if (s >= 0) {
-      OG_ASSIGN_OR_RETURN(auto reached, Reach(*csr, static_cast<uint32_t>(s), true, t, hetero));
+      OG_ASSIGN_OR_RETURN(auto reached, reacher_.Reach(*csr, static_cast<uint32_t>(s), true, t));
       for (uint32_t y : reached) emit(r, s, y, -1);
     } else {
-      OG_ASSIGN_OR_RETURN(auto reached, Reach(*csr, static_cast<uint32_t>(d), false, t, hetero));
+      OG_ASSIGN_OR_RETURN(auto reached, reacher_.Reach(*csr, static_cast<uint32_t>(d), false, t));
       for (uint32_t y : reached) emit(r, y, d, -1);
     }
   }
   return out;
 }
 
-Result<Rows> Pipeline::CountChain(Rows rows, const std::vector<Link>& chain) {
-  // count(k, x): the matches of links k.. from node x; memoized per level in an array over the
-  // start table's ordinals (rows share nodes; kUnknown = not computed yet).
-  constexpr uint64_t kUnknown = ~uint64_t{0};
-  std::vector<std::vector<uint64_t>> memo(chain.size());
-  std::vector<const Csr*> csrs;
-  for (size_t k = 0; k < chain.size(); ++k) {
-    OG_ASSIGN_OR_RETURN(const Csr* c, ctx_.CsrFor(chain[k].t->edge_type));
-    csrs.push_back(c);
-    memo[k].assign(chain[k].forward ? c->num_src() : c->num_dst(), kUnknown);
-  }
-  std::function<Result<uint64_t>(size_t, uint32_t)> count = [&](size_t k, uint32_t x) -> Result<uint64_t> {
-    if (x < memo[k].size() && memo[k][x] != kUnknown) return memo[k][x];
-    const IrClause& t = *chain[k].t;
-    const Csr& csr = *csrs[k];
-    const bool one_hop = t.direction != compiler::Direction::kBoth && t.min_hops == 1 && t.max_hops &&
-                         *t.max_hops == 1;
-    uint64_t n = 0;
-    auto add = [&](uint32_t y) -> Status {
-      if (k + 1 == chain.size()) {
-        ++n;
-        return Status::Ok();
-      }
-      OG_ASSIGN_OR_RETURN(uint64_t m, count(k + 1, y));
-      n += m;
-      return Status::Ok();
-    };
-    if (one_hop) {  // the distinct neighbours (lists are sorted)
-      auto nodes = chain[k].forward ? csr.OutNodes(x) : csr.InNodes(x);
-      for (size_t i = 0; i < nodes.size(); ++i) {
-        if (i == 0 || nodes[i] != nodes[i - 1]) OG_RETURN_IF_ERROR(add(nodes[i]));
-      }
-    } else {
-      OG_ASSIGN_OR_RETURN(auto reached, Reach(csr, x, chain[k].forward, t, !csr.same_table()));
-      for (uint32_t y : reached) OG_RETURN_IF_ERROR(add(y));
-    }
-    if (x < memo[k].size()) memo[k][x] = n;
-    return n;
-  };
-  uint64_t total = 0;
-  const int start = chain.front().forward ? chain.front().t->src : chain.front().t->dst;
-  for (size_t i = 0; i < rows.size(); ++i) {
-    OG_ASSIGN_OR_RETURN(uint64_t n, count(0, static_cast<uint32_t>(rows.row(i)[start])));
-    total += n * (rows.mult.empty() ? 1 : rows.mult[i]);
-  }
-  // The caller only sums multiplicities: one representative row carries the total.
-  Rows out;
-  out.width = rows.width;
-  out.bound = rows.bound;
-  if (total > 0) {
-    out.Append(rows.row(0));
-    out.mult.push_back(total);
-  }
-  return out;
-}
-
-std::optional<std::vector<Pipeline::Link>> Pipeline::CountableChain(const Rows& rows, const IrClause& first,
-                                                                     const std::vector<const IrClause*>& rest,
-                                                                     const std::vector<bool>& multi_done) const {
+std::optional<std::vector<PathLink>> Pipeline::CountableChain(const Rows& rows, const IrClause& first,
+                                                               const std::vector<const IrClause*>& rest,
+                                                               const std::vector<bool>& multi_done) const {
   if (!negations_.empty()) return std::nullopt;
-  std::vector<Link> chain;
+  std::vector<PathLink> chain;
   std::set<int> fresh_vars;
   std::vector<const IrClause*> left = rest;
   const IrClause* t = &first;
@@ -556,7 +394,7 @@ std::optional<std::vector<Pipeline::Link>> Pipeline::CountableChain(const Rows& 
     const int fresh = forward ? t->dst : t->src;
     if (rows.bound[fresh] || fresh_vars.count(fresh) || !Unconstrained(fresh, multi_done)) return std::nullopt;
     fresh_vars.insert(fresh);
-    chain.push_back(Link{t, forward});
+    chain.push_back(PathLink{t, forward});
     at = fresh;
     if (left.empty()) break;
     auto next = std::find_if(left.begin(), left.end(), [&](const IrClause* c) { return c->src == at || c->dst == at; });
@@ -570,7 +408,7 @@ std::optional<std::vector<Pipeline::Link>> Pipeline::CountableChain(const Rows& 
   return chain;
 }
 
-Result<Rows> Pipeline::Run(Rows rows, bool count_last) {
+Result<Rows> Pipeline::Run(Rows rows, bool count_last, const std::vector<bool>* read) {
   std::vector<bool> multi_done(multi_.size(), false);
   for (const Test& t : constant_) {
     OG_ASSIGN_OR_RETURN(bool ok, Check(t, nullptr));
@@ -602,8 +440,11 @@ Result<Rows> Pipeline::Run(Rows rows, bool count_last) {
       for (int v : {t.src, t.dst, t.edge_var}) {
         if (v >= 0 && !rows.bound[v]) fresh.push_back(v);
       }
-      if (count_last) {  // the rest is a chain of traversals into fresh, unconstrained variables
-        if (auto chain = CountableChain(rows, t, pending, multi_done)) return CountChain(std::move(rows), *chain);
+      if (count_last || read != nullptr) {  // the rest: traversals into fresh, unconstrained variables
+        if (auto chain = CountableChain(rows, t, pending, multi_done)) {
+          if (count_last) return CountChain(ctx_, std::move(rows), *chain, &reacher_);
+          if (PathCountable(rows, *chain, *read)) return PathCounts(ctx_, std::move(rows), *chain, *read, &reacher_);
+        }
       }
       OG_ASSIGN_OR_RETURN(rows, Expand(rows, t));
       for (int v : fresh) {
@@ -658,10 +499,11 @@ Result<Rows> Pipeline::Run(Rows rows, bool count_last) {
 
 }  // namespace
 
-Result<Rows> RunClauses(Context& ctx, const std::vector<IrClause>& clauses, Rows seed, bool count_last) {
+Result<Rows> RunClauses(Context& ctx, const std::vector<IrClause>& clauses, Rows seed, bool count_last,
+                        const std::vector<bool>* read) {
   Pipeline p(ctx, clauses);
   OG_RETURN_IF_ERROR(p.Prepare());
-  return p.Run(std::move(seed), count_last);
+  return p.Run(std::move(seed), count_last, read);
 }
 
 }  // namespace exec
@@ -731,7 +573,12 @@ Result<QueryResult> ExecuteQuery(const Snapshot& snap, const compiler::IrQuery& 
                  e.args[0].kind == compiler::IrExprKind::kVariable && e.args[0].var >= 0 &&
                  query.variables[e.args[0].var].scope == 0;
   }
-  OG_ASSIGN_OR_RETURN(exec::Rows rows, exec::RunClauses(ctx, query.clauses, std::move(seed), count_only));
+  // An aggregating query reads some variables only through count($v): chains of traversals through
+  // them are counted per end node instead of enumerated.
+  std::vector<bool> read;
+  if (query.has_aggregate && !count_only) read = exec::ReadVariables(query);
+  OG_ASSIGN_OR_RETURN(exec::Rows rows, exec::RunClauses(ctx, query.clauses, std::move(seed), count_only,
+                                                        read.empty() ? nullptr : &read));
   if (count_only && !rows.mult.empty()) {
     uint64_t total = 0;
     for (uint64_t m : rows.mult) total += m;

@@ -1,5 +1,9 @@
 // The executor's per-query context (executor_internal.h): table versions, cached ordinals, columns
 // and CSR adjacency of the query's types, and per-row expression evaluation.
+#include <cmath>
+#include <compare>
+#include <optional>
+
 #include "common/error_codes.h"
 #include "engine/executor_internal.h"
 
@@ -110,6 +114,97 @@ bool CompareValues(const Value& l, CompareOp op, const Value& r) {
     case CompareOp::kStartsWith: return l.string_value().rfind(r.string_value(), 0) == 0;
   }
   return false;
+}
+
+namespace {
+
+bool Holds(CompareOp op, std::weak_ordering c) {
+  switch (op) {
+    case CompareOp::kEq: return c == 0;
+    case CompareOp::kNe: return c != 0;
+    case CompareOp::kLt: return c < 0;
+    case CompareOp::kLe: return c <= 0;
+    case CompareOp::kGt: return c > 0;
+    case CompareOp::kGe: return c >= 0;
+    default: return false;
+  }
+}
+
+// `op` with its operands swapped (a op b <=> b Mirror(op) a); nullopt for contains/starts_with.
+std::optional<CompareOp> Mirror(CompareOp op) {
+  switch (op) {
+    case CompareOp::kEq:
+    case CompareOp::kNe: return op;
+    case CompareOp::kLt: return CompareOp::kGt;
+    case CompareOp::kLe: return CompareOp::kGe;
+    case CompareOp::kGt: return CompareOp::kLt;
+    case CompareOp::kGe: return CompareOp::kLe;
+    default: return std::nullopt;
+  }
+}
+
+// Value::Compare of two doubles: NaN equals NaN and sorts above every number; -0 equals 0.
+std::weak_ordering CompareDoubles(double x, double y) {
+  const bool xn = std::isnan(x), yn = std::isnan(y);
+  if (xn || yn) return xn == yn ? std::weak_ordering::equivalent : xn ? std::weak_ordering::greater : std::weak_ordering::less;
+  return x < y ? std::weak_ordering::less : x > y ? std::weak_ordering::greater : std::weak_ordering::equivalent;
+}
+
+}  // namespace
+
+void FilterByColumn(const format::Column* c, CompareOp op, const Value& v, bool constant_left,
+                    std::vector<uint32_t>* ordinals) {
+  if (c == nullptr || v.is_null()) {  // a missing column reads as null: nothing satisfies
+    ordinals->clear();
+    return;
+  }
+  auto keep = [&](auto holds) {
+    size_t w = 0;
+    for (uint32_t i : *ordinals) {
+      if (c->IsValid(i) && holds(i)) (*ordinals)[w++] = i;
+    }
+    ordinals->resize(w);
+  };
+  // The comparison as `column col_op constant` (ordering and equality only).
+  std::optional<CompareOp> col_op = Mirror(op);
+  if (col_op && !constant_left) col_op = op;
+  const TypeKind kind = c->type().kind;
+  auto is_signed = [](TypeKind k) { return k == TypeKind::kI32 || k == TypeKind::kI64; };
+  auto is_unsigned = [](TypeKind k) { return k == TypeKind::kU32 || k == TypeKind::kU64; };
+  const bool same_rep = kind == v.kind() || (is_signed(kind) && is_signed(v.kind())) ||
+                        (is_unsigned(kind) && is_unsigned(v.kind()));
+  if (col_op && same_rep) {  // column op constant, typed (as Value::Compare within one representation)
+    const CompareOp o = *col_op;
+    // Integers of one signedness compare by value (Value::Compare's rule within a representation).
+    auto keep_ordered = [&](auto col, auto x) { keep([&](uint32_t i) { return Holds(o, col[i] <=> x); }); };
+    switch (kind) {
+      case TypeKind::kString: {
+        const std::string_view x = v.string_value();
+        if (o == CompareOp::kEq) return keep([&](uint32_t i) { return c->string_at(i) == x; });
+        return keep([&](uint32_t i) { return Holds(o, c->string_at(i).compare(x) <=> 0); });
+      }
+      case TypeKind::kI32: return keep_ordered(c->i32_values(), v.int_value());
+      case TypeKind::kI64: return keep_ordered(c->i64_values(), v.int_value());
+      case TypeKind::kU32: return keep_ordered(c->u32_values(), v.uint_value());
+      case TypeKind::kU64: return keep_ordered(c->u64_values(), v.uint_value());
+      case TypeKind::kF64: {
+        auto col = c->f64_values();
+        const double x = v.float_value();
+        return keep([&](uint32_t i) { return Holds(o, CompareDoubles(col[i], x)); });
+      }
+      default: break;
+    }
+  }
+  if (!constant_left && kind == TypeKind::kString && v.kind() == TypeKind::kString &&
+      (op == CompareOp::kContains || op == CompareOp::kStartsWith)) {
+    const std::string_view x = v.string_value();
+    if (op == CompareOp::kContains) return keep([&](uint32_t i) { return c->string_at(i).find(x) != std::string_view::npos; });
+    return keep([&](uint32_t i) { return c->string_at(i).starts_with(x); });
+  }
+  keep([&](uint32_t i) {  // any other kind: the per-row rule itself
+    Value x = c->GetValue(i);
+    return constant_left ? CompareValues(v, op, x) : CompareValues(x, op, v);
+  });
 }
 
 }  // namespace exec

@@ -22,10 +22,13 @@ struct Rows {
   size_t width = 0;
   std::vector<int64_t> cells;
   std::vector<bool> bound;
-  // Count-only queries (RunClauses with count_last): when non-empty, row i stands for mult[i]
-  // matches that differ only in a last traversal's destination, which is left unbound.
+  // When non-empty, row i stands for mult[i] matches that differ only in the bindings of the
+  // collapsed variables (bound in every one of those matches, -1 in the row): count-only queries
+  // (RunClauses with count_last) and grouped path counts. Only count($v) may read a collapsed `v`.
   std::vector<uint64_t> mult;
+  std::vector<bool> collapsed;  // empty = none
   size_t size() const { return width == 0 ? 0 : cells.size() / width; }
+  bool Collapsed(int v) const { return static_cast<size_t>(v) < collapsed.size() && collapsed[v]; }
   const int64_t* row(size_t i) const { return cells.data() + i * width; }
   void Append(const int64_t* r) { cells.insert(cells.end(), r, r + width); }
 };
@@ -76,11 +79,56 @@ inline constexpr const char* kSearchUnimplemented =
 // NULL never satisfies a comparison (same rules as the reference).
 bool CompareValues(const Value& l, compiler::CompareOp op, const Value& r);
 
+// Keeps the `ordinals` whose value in column `c` (by ordinal; nullptr = the property is absent,
+// null everywhere) satisfies `column op v`, or `v op column` when `constant_left`: exactly
+// CompareValues on the row's value, typed for scalar columns (no Value per row).
+void FilterByColumn(const format::Column* c, compiler::CompareOp op, const Value& v, bool constant_left,
+                    std::vector<uint32_t>* ordinals);
+
+// One traversal of a path chain: from the previous link's new variable (the first link: from a
+// bound one) into a fresh variable that nothing but the chain mentions.
+struct PathLink {
+  const compiler::IrClause* t;
+  bool forward;  // from t->src to t->dst
+};
+
+// Breadth-first reach with the reference's distance semantics (LANGUAGE.md §2), with its scratch
+// reused across calls (executor_paths.cc). Not thread-safe.
+class Reacher {
+ public:
+  // The nodes traversal `t` produces from `x` (its source when `forward`, else its destination),
+  // sorted and distinct.
+  Result<std::vector<uint32_t>> Reach(const Csr& csr, uint32_t x, bool forward, const compiler::IrClause& t);
+
+ private:
+  std::vector<int32_t> dist_;
+};
+
+// The matches of `chain` from every row (memoized per node and level), summed into one row's
+// multiplicity: no row per match is built; the chain's variables stay unbound.
+Result<Rows> CountChain(Context& ctx, Rows rows, const std::vector<PathLink>& chain, Reacher* reacher);
+
+// The matches of `chain` per node of its last variable, counted level by level over a weighted
+// frontier instead of enumerated: one row per (row, end node) with the number of matches as its
+// multiplicity (Rows::mult); the chain's inner variables are collapsed. When `read` marks none of
+// the rows' bound variables, all rows share one frontier and those variables are collapsed too.
+// Whether PathCounts applies to `chain` and pays: the inner variables are not read, and the chain
+// has several links or the rows share one frontier.
+bool PathCountable(const Rows& rows, const std::vector<PathLink>& chain, const std::vector<bool>& read);
+Result<Rows> PathCounts(Context& ctx, Rows rows, const std::vector<PathLink>& chain,
+                        const std::vector<bool>& read, Reacher* reacher);
+
+// For an aggregating query: the variables whose bindings its result reads (grouping keys, aggregate
+// arguments, order keys) other than through count($v), which only needs $v bound.
+std::vector<bool> ReadVariables(const compiler::IrQuery& q);
+
 // Runs the clauses over `seed` (match pipeline; executor.cc). With `count_last` (the caller only
-// counts rows), a final one-variable traversal nothing else depends on is counted, not expanded:
-// the result then carries multiplicities (Rows::mult).
+// counts rows), a final one-variable traversal nothing else depends on is counted, not expanded.
+// With `read` (the caller aggregates, reading only those variables), a final chain of traversals
+// whose inner variables are not read is counted per end node (PathCounts). Either way the result
+// then carries multiplicities (Rows::mult).
 Result<Rows> RunClauses(Context& ctx, const std::vector<compiler::IrClause>& clauses, Rows seed,
-                        bool count_last = false);
+                        bool count_last = false, const std::vector<bool>* read = nullptr);
 
 // Aggregation, ordering, limit and projection of the matched rows (executor_output.cc).
 Result<QueryResult> BuildResult(Context& ctx, const Rows& rows);

@@ -4,7 +4,6 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
-#include <unordered_map>
 
 #include "common/error_codes.h"
 
@@ -55,12 +54,13 @@ bool MinMaxLess(const Value& a, const Value& b) {
          std::signbit(a.float_value()) && !std::signbit(b.float_value());
 }
 
-void Accumulate(const compiler::IrExpr& agg, Value v, Acc* acc) {
-  ++acc->count;
+// Adds `weight` rows of value `v` (Rows::mult: one row standing for several matches).
+void Accumulate(const compiler::IrExpr& agg, Value v, uint64_t weight, Acc* acc) {
+  acc->count += weight;
   if (agg.agg == AggFn::kSum || agg.agg == AggFn::kAvg) {
-    if (IsFloatKind(v.kind())) acc->fsum += v.float_value();
-    else if (IsUnsignedKind(v.kind())) acc->usum += v.uint_value();
-    else acc->isum += v.int_value();
+    if (IsFloatKind(v.kind())) acc->fsum += v.float_value() * static_cast<double>(weight);
+    else if (IsUnsignedKind(v.kind())) acc->usum += static_cast<__uint128_t>(v.uint_value()) * weight;
+    else acc->isum += static_cast<__int128_t>(v.int_value()) * weight;
   } else if (agg.agg == AggFn::kMin || agg.agg == AggFn::kMax) {
     bool better = !acc->has_best || (agg.agg == AggFn::kMin ? MinMaxLess(v, acc->best) : MinMaxLess(acc->best, v));
     if (better) {
@@ -105,45 +105,80 @@ bool SameAggregate(const compiler::IrExpr& a, const compiler::IrExpr& b) {
   return a.agg == b.agg && x.kind == y.kind && x.var == y.var && x.property == y.property;
 }
 
-// Grouping keys compare by typed value equality (Value::Compare == 0); the hash is consistent
-// with it: numbers of every kind hash by their double value (-0 as 0, one NaN).
-size_t HashValue(const Value& v) {
-  if (v.is_null()) return 0x51ed27;
-  switch (v.kind()) {
-    case TypeKind::kBool: return v.bool_value() ? 0x2545f491 : 0x4f6cdd1d;
-    case TypeKind::kString:
-    case TypeKind::kBlob: return std::hash<std::string>{}(v.string_value());
-    case TypeKind::kList: {
-      size_t h = v.list_value().size();
-      for (const Value& x : v.list_value()) h = h * 1000003u ^ HashValue(x);
-      return h;
+// Binding tuples (k node or edge ordinals) -> dense group numbers, open addressing: the groups of
+// an aggregation before their key values are built (rows with the same bindings of the variables
+// the keys mention fall in the same group). k >= 1.
+class TupleIndex {
+ public:
+  explicit TupleIndex(size_t k) : k_(k), slots_(16, 0) {}
+  size_t size() const { return tuples_.size() / k_; }
+  const int64_t* tuple(size_t g) const { return tuples_.data() + g * k_; }
+  // The group of tuple `t`; `*added` tells whether it is new (numbered size() - 1).
+  size_t FindOrAdd(const int64_t* t, bool* added) {
+    const uint64_t h = Hash(t);
+    size_t mask = slots_.size() - 1;
+    for (size_t s = h & mask;; s = (s + 1) & mask) {
+      const uint32_t g = slots_[s];
+      if (g == 0) break;
+      if (std::equal(t, t + k_, tuple(g - 1))) {
+        *added = false;
+        return g - 1;
+      }
     }
-    case TypeKind::kVector: return v.vector_value().size();
-    default: break;
+    *added = true;
+    tuples_.insert(tuples_.end(), t, t + k_);
+    if (2 * size() > slots_.size()) {
+      Rehash();
+    } else {
+      for (size_t s = h & mask;; s = (s + 1) & mask) {
+        if (slots_[s] == 0) {
+          slots_[s] = static_cast<uint32_t>(size());
+          break;
+        }
+      }
+    }
+    return size() - 1;
   }
-  double d = IsFloatKind(v.kind()) ? v.float_value()
-             : IsUnsignedKind(v.kind()) ? static_cast<double>(v.uint_value())
-                                        : static_cast<double>(v.int_value());
-  if (std::isnan(d)) return 0x7ff8;
-  if (d == 0) d = 0;  // -0 == 0
-  return std::hash<double>{}(d);
-}
 
-struct KeyHash {
-  size_t operator()(const std::vector<Value>& k) const {
-    size_t h = 0;
-    for (const Value& v : k) h = h * 1000003u ^ HashValue(v);
+ private:
+  uint64_t Hash(const int64_t* t) const {
+    uint64_t h = 0x9e3779b97f4a7c15ull;
+    for (size_t i = 0; i < k_; ++i) {
+      h = (h ^ static_cast<uint64_t>(t[i])) * 0xff51afd7ed558ccdull;
+      h ^= h >> 32;
+    }
     return h;
   }
-};
-struct KeyEq {
-  bool operator()(const std::vector<Value>& a, const std::vector<Value>& b) const {
-    for (size_t i = 0; i < a.size(); ++i) {
-      if (a[i].Compare(b[i]) != 0) return false;
+  void Rehash() {
+    slots_.assign(slots_.size() * 2, 0);
+    const size_t mask = slots_.size() - 1;
+    for (size_t g = 0; g < size(); ++g) {
+      size_t s = Hash(tuple(g)) & mask;
+      while (slots_[s] != 0) s = (s + 1) & mask;
+      slots_[s] = static_cast<uint32_t>(g + 1);
     }
-    return true;
   }
+
+  size_t k_;
+  std::vector<int64_t> tuples_;
+  std::vector<uint32_t> slots_;  // group + 1; 0 = empty
 };
+
+// Folds `from` (a group of rows with the same key values) into `into`: as if `into` had
+// accumulated those rows too.
+void MergeAcc(const compiler::IrExpr& agg, const Acc& from, Acc* into) {
+  into->count += from.count;
+  into->fsum += from.fsum;
+  into->isum += from.isum;
+  into->usum += from.usum;
+  if (!from.has_best) return;
+  bool better = !into->has_best ||
+                (agg.agg == AggFn::kMin ? MinMaxLess(from.best, into->best) : MinMaxLess(into->best, from.best));
+  if (better) {
+    into->best = from.best;
+    into->has_best = true;
+  }
+}
 
 // A float zero key shows as 0 whichever of -0 and 0 the group met first (row order is a plan detail).
 Value CanonicalKey(Value v) {
@@ -151,6 +186,211 @@ Value CanonicalKey(Value v) {
     return v.kind() == TypeKind::kF32 ? Value::F32(0.0f) : Value::F64(0.0);
   }
   return v;
+}
+
+// Sorts binding groups (`order`, `nk` key values each in `keys`) by their key values. One String
+// or one integer key (the usual grouping by a node's property) compares without Value dispatch.
+void SortByKeys(const std::vector<Value>& keys, size_t nk, std::vector<size_t>* order) {
+  auto all_kind = [&](auto pred) {
+    return nk == 1 && std::all_of(keys.begin(), keys.end(), [&](const Value& v) { return !v.is_null() && pred(v.kind()); });
+  };
+  if (all_kind([](TypeKind k) { return k == TypeKind::kString; })) {
+    // Byte order; the first 8 bytes (big-endian, zero-padded) decide most comparisons.
+    struct Key {
+      uint64_t prefix;
+      std::string_view s;
+      size_t g;
+    };
+    std::vector<Key> s;
+    s.reserve(order->size());
+    for (size_t g : *order) {
+      std::string_view v = keys[g].string_value();
+      uint64_t prefix = 0;
+      for (size_t i = 0; i < 8; ++i) prefix = prefix << 8 | (i < v.size() ? static_cast<uint8_t>(v[i]) : 0);
+      s.push_back(Key{prefix, v, g});
+    }
+    std::sort(s.begin(), s.end(), [](const Key& a, const Key& b) {
+      if (a.prefix != b.prefix) return a.prefix < b.prefix;
+      int c = a.s.compare(b.s);
+      return c != 0 ? c < 0 : a.g < b.g;
+    });
+    for (size_t i = 0; i < s.size(); ++i) (*order)[i] = s[i].g;
+    return;
+  }
+  if (all_kind([](TypeKind k) { return k == TypeKind::kI32 || k == TypeKind::kI64; })) {
+    std::vector<std::pair<int64_t, size_t>> s;
+    s.reserve(order->size());
+    for (size_t g : *order) s.emplace_back(keys[g].int_value(), g);
+    std::sort(s.begin(), s.end());
+    for (size_t i = 0; i < s.size(); ++i) (*order)[i] = s[i].second;
+    return;
+  }
+  std::sort(order->begin(), order->end(), [&](size_t a, size_t b) {
+    for (size_t k = 0; k < nk; ++k) {
+      auto c = keys[a * nk + k].Compare(keys[b * nk + k]);
+      if (c != 0) return c < 0;
+    }
+    return a < b;
+  });
+}
+
+Result<QueryResult> Aggregate(Context& ctx, const Rows& rows, QueryResult res) {
+  const compiler::IrQuery& q = ctx.query();
+  const size_t n = rows.size();
+  // The aggregates to compute: the projections', then those of order keys no projection computes.
+  std::vector<const compiler::IrExpr*> aggs;
+  std::vector<int> proj_agg(q.projections.size(), -1), order_agg(q.order.size(), -1);
+  for (size_t p = 0; p < q.projections.size(); ++p) {
+    if (!q.projections[p].aggregate) continue;
+    proj_agg[p] = static_cast<int>(aggs.size());
+    aggs.push_back(&q.projections[p].expr);
+  }
+  for (size_t o = 0; o < q.order.size(); ++o) {
+    const compiler::IrExpr& e = q.order[o].expr;
+    if (e.kind != IrExprKind::kAggregate) continue;
+    for (size_t a = 0; a < aggs.size() && order_agg[o] < 0; ++a) {
+      if (SameAggregate(*aggs[a], e)) order_agg[o] = static_cast<int>(a);
+    }
+    if (order_agg[o] < 0) {
+      order_agg[o] = static_cast<int>(aggs.size());
+      aggs.push_back(&e);
+    }
+  }
+  const size_t na = aggs.size();
+  // count($v) of a top-level variable counts the rows binding it: no value to build per row.
+  std::vector<int> count_var(na, -1);
+  for (size_t a = 0; a < na; ++a) {
+    const compiler::IrExpr& arg = aggs[a]->args.at(0);
+    if (aggs[a]->agg == AggFn::kCount && arg.kind == IrExprKind::kVariable && arg.var >= 0) count_var[a] = arg.var;
+  }
+  // Key values are a function of the bindings of the variables they mention: rows are first
+  // grouped by those bindings (one entry per distinct tuple), key values are built once per
+  // tuple, and tuples with equal key values are merged after sorting by them.
+  std::vector<int> key_vars;
+  {
+    std::vector<const compiler::IrExpr*> stack;
+    for (int k : q.group_keys) stack.push_back(&q.projections[k].expr);
+    std::vector<bool> seen(rows.width, false);
+    while (!stack.empty()) {
+      const compiler::IrExpr* e = stack.back();
+      stack.pop_back();
+      if ((e->kind == IrExprKind::kProperty || e->kind == IrExprKind::kVariable) && e->var >= 0 &&
+          static_cast<size_t>(e->var) < rows.width && !seen[e->var]) {
+        seen[e->var] = true;
+        key_vars.push_back(e->var);
+      }
+      for (const auto& a : e->args) stack.push_back(&a);
+    }
+  }
+  std::vector<Acc> acc;       // na per binding group
+  std::vector<size_t> first;  // per binding group: its first row
+  acc.reserve(std::min<size_t>(n, 1024) * na);
+  first.reserve(std::min<size_t>(n, 1024));
+  TupleIndex index(std::max<size_t>(key_vars.size(), 1));
+  std::vector<int64_t> tuple(std::max<size_t>(key_vars.size(), 1), 0);
+  for (size_t i = 0; i < n; ++i) {
+    const int64_t* r = rows.row(i);
+    for (size_t k = 0; k < key_vars.size(); ++k) tuple[k] = r[key_vars[k]];
+    bool added = first.empty();
+    const size_t g = key_vars.empty() ? 0 : index.FindOrAdd(tuple.data(), &added);
+    if (added) {
+      first.push_back(i);
+      acc.resize(acc.size() + na);
+    }
+    const uint64_t w = rows.mult.empty() ? 1 : rows.mult[i];
+    for (size_t a = 0; a < na; ++a) {
+      Acc& x = acc[g * na + a];
+      if (count_var[a] >= 0) {
+        if (r[count_var[a]] >= 0 || rows.Collapsed(count_var[a])) x.count += w;
+        continue;
+      }
+      OG_ASSIGN_OR_RETURN(Value v, ctx.Eval(aggs[a]->args.at(0), r));
+      if (!v.is_null()) Accumulate(*aggs[a], std::move(v), w, &x);
+    }
+  }
+  const size_t nk = q.group_keys.size();
+  const size_t nb = first.size();
+  std::vector<Value> bkeys(nb * nk);  // key values per binding group
+  for (size_t g = 0; g < nb; ++g) {
+    for (size_t k = 0; k < nk; ++k) {
+      OG_ASSIGN_OR_RETURN(Value v, ctx.Eval(q.projections[q.group_keys[k]].expr, rows.row(first[g])));
+      bkeys[g * nk + k] = CanonicalKey(std::move(v));
+    }
+  }
+  auto key_cmp = [&](size_t a, size_t b) {
+    for (size_t k = 0; k < nk; ++k) {
+      auto c = bkeys[a * nk + k].Compare(bkeys[b * nk + k]);
+      if (c != 0) return c;
+    }
+    return std::weak_ordering::equivalent;
+  };
+  std::vector<size_t> order(nb);
+  std::iota(order.begin(), order.end(), size_t{0});
+  if (nk > 0) SortByKeys(bkeys, nk, &order);
+  // Groups in grouping-key order: runs of binding groups with equal keys merged into the first.
+  struct Group {
+    size_t rep;    // binding group whose keys and accumulators the group uses
+    size_t first;  // the group's first row (order expressions evaluate on it)
+  };
+  std::vector<Group> groups;
+  for (size_t j = 0; j < nb; ++j) {
+    const size_t g = order[j];
+    if (!groups.empty() && key_cmp(groups.back().rep, g) == 0) {
+      Group& into = groups.back();
+      for (size_t a = 0; a < na; ++a) MergeAcc(*aggs[a], acc[g * na + a], &acc[into.rep * na + a]);
+      into.first = std::min(into.first, first[g]);
+      continue;
+    }
+    groups.push_back(Group{g, first[g]});
+  }
+  std::vector<int64_t> unbound(rows.width, -1);
+  const bool empty_group = groups.empty() && nk == 0;
+  if (empty_group) {  // count of an empty match: one row
+    acc.assign(na, Acc());
+    groups.push_back(Group{0, 0});
+  }
+  // Finished values per group, then order keys when the query orders.
+  std::vector<std::vector<Value>> values(groups.size());
+  std::vector<Value> okeys(q.order.empty() ? 0 : groups.size() * q.order.size());
+  std::vector<Value> finished(na);
+  for (size_t gi = 0; gi < groups.size(); ++gi) {
+    const Group& g = groups[gi];
+    for (size_t a = 0; a < na; ++a) {
+      OG_ASSIGN_OR_RETURN(finished[a], Finish(*aggs[a], acc[g.rep * na + a]));
+    }
+    values[gi].reserve(q.projections.size());
+    size_t k = 0;
+    for (size_t p = 0; p < q.projections.size(); ++p) {
+      values[gi].push_back(proj_agg[p] >= 0 ? finished[proj_agg[p]] : std::move(bkeys[g.rep * nk + k++]));
+    }
+    for (size_t o = 0; o < q.order.size(); ++o) {
+      const compiler::IrExpr& e = q.order[o].expr;
+      Value& key = okeys[gi * q.order.size() + o];
+      if (e.kind == IrExprKind::kAlias) {
+        key = values[gi][e.alias];
+      } else if (order_agg[o] >= 0) {
+        key = finished[order_agg[o]];
+      } else {
+        OG_ASSIGN_OR_RETURN(key, ctx.Eval(e, empty_group ? unbound.data() : rows.row(g.first)));
+      }
+    }
+  }
+  std::vector<size_t> idx(groups.size());
+  std::iota(idx.begin(), idx.end(), size_t{0});
+  if (!q.order.empty()) {  // then the grouping keys (the groups' current order; distinct per group)
+    SortAndCut(&idx, q.limit, [&](size_t a, size_t b) {
+      for (size_t k = 0; k < q.order.size(); ++k) {
+        auto c = OrderValues(okeys[a * q.order.size() + k], okeys[b * q.order.size() + k], q.order[k].descending);
+        if (c != 0) return c < 0;
+      }
+      return a < b;
+    });
+  } else if (q.limit && *q.limit < idx.size()) {
+    idx.resize(*q.limit);
+  }
+  res.rows.reserve(idx.size());
+  for (size_t i : idx) res.rows.push_back(std::move(values[i]));
+  return res;
 }
 
 }  // namespace
@@ -212,162 +452,7 @@ Result<QueryResult> BuildResult(Context& ctx, const Rows& rows) {
     }
     return res;
   }
-  // Hash aggregation, grouped by typed value equality of the non-aggregate projections.
-  struct Group {
-    size_t first = 0;
-    bool empty = false;
-    std::vector<Value> keys;
-    std::vector<Acc> acc;
-  };
-  // The aggregates to compute: the projections', then those of order keys no projection computes.
-  std::vector<const compiler::IrExpr*> aggs;
-  std::vector<int> proj_agg(q.projections.size(), -1), order_agg(q.order.size(), -1);
-  for (size_t p = 0; p < q.projections.size(); ++p) {
-    if (!q.projections[p].aggregate) continue;
-    proj_agg[p] = static_cast<int>(aggs.size());
-    aggs.push_back(&q.projections[p].expr);
-  }
-  for (size_t o = 0; o < q.order.size(); ++o) {
-    const compiler::IrExpr& e = q.order[o].expr;
-    if (e.kind != IrExprKind::kAggregate) continue;
-    for (size_t a = 0; a < aggs.size() && order_agg[o] < 0; ++a) {
-      if (SameAggregate(*aggs[a], e)) order_agg[o] = static_cast<int>(a);
-    }
-    if (order_agg[o] < 0) {
-      order_agg[o] = static_cast<int>(aggs.size());
-      aggs.push_back(&e);
-    }
-  }
-  std::vector<Group> groups;
-  std::unordered_map<std::vector<Value>, size_t, KeyHash, KeyEq> by_key;
-  // count($v) of a top-level variable counts the rows binding it: no value to build per row.
-  std::vector<int> count_var(aggs.size(), -1);
-  for (size_t a = 0; a < aggs.size(); ++a) {
-    const compiler::IrExpr& arg = aggs[a]->args.at(0);
-    if (aggs[a]->agg == AggFn::kCount && arg.kind == IrExprKind::kVariable && arg.var >= 0) count_var[a] = arg.var;
-  }
-  // Key values are a function of the bindings of the variables they mention: rows with the same
-  // ordinals for those variables fall in the same group, so values are built once per distinct
-  // binding tuple, not once per row.
-  std::vector<int> key_vars;
-  {
-    std::vector<const compiler::IrExpr*> stack;
-    for (int k : q.group_keys) stack.push_back(&q.projections[k].expr);
-    std::vector<bool> seen(rows.width, false);
-    while (!stack.empty()) {
-      const compiler::IrExpr* e = stack.back();
-      stack.pop_back();
-      if ((e->kind == IrExprKind::kProperty || e->kind == IrExprKind::kVariable) && e->var >= 0 &&
-          static_cast<size_t>(e->var) < rows.width && !seen[e->var]) {
-        seen[e->var] = true;
-        key_vars.push_back(e->var);
-      }
-      for (const auto& a : e->args) stack.push_back(&a);
-    }
-  }
-  struct TupleHash {
-    size_t operator()(const std::vector<int64_t>& t) const {
-      size_t h = 0x9e3779b97f4a7c15ull;
-      for (int64_t x : t) h = (h ^ static_cast<size_t>(x)) * 0x100000001b3ull;
-      return h;
-    }
-  };
-  std::unordered_map<std::vector<int64_t>, size_t, TupleHash> by_binding;
-  auto accumulate = [&](Group& g, size_t i) -> Status {
-    for (size_t a = 0; a < aggs.size(); ++a) {
-      if (count_var[a] >= 0) {
-        if (rows.row(i)[count_var[a]] >= 0) ++g.acc[a].count;
-        continue;
-      }
-      OG_ASSIGN_OR_RETURN(Value v, ctx.Eval(aggs[a]->args.at(0), rows.row(i)));
-      if (!v.is_null()) Accumulate(*aggs[a], std::move(v), &g.acc[a]);
-    }
-    return Status::Ok();
-  };
-  std::vector<int64_t> tuple(key_vars.size());
-  for (size_t i = 0; i < n; ++i) {
-    size_t gi = 0;
-    if (!q.group_keys.empty()) {
-      for (size_t k = 0; k < key_vars.size(); ++k) tuple[k] = rows.row(i)[key_vars[k]];
-      if (auto hit = by_binding.find(tuple); hit != by_binding.end()) {
-        OG_RETURN_IF_ERROR(accumulate(groups[hit->second], i));
-        continue;
-      }
-    }
-    if (q.group_keys.empty()) {  // one group: no key to build or hash
-      if (groups.empty()) {
-        Group g;
-        g.first = i;
-        g.acc.resize(aggs.size());
-        groups.push_back(std::move(g));
-      }
-    } else {
-      std::vector<Value> kv;
-      kv.reserve(q.group_keys.size());
-      for (int k : q.group_keys) {
-        OG_ASSIGN_OR_RETURN(Value v, ctx.Eval(q.projections[k].expr, rows.row(i)));
-        kv.push_back(CanonicalKey(std::move(v)));
-      }
-      auto it = by_key.find(kv);
-      if (it == by_key.end()) {
-        Group g;
-        g.first = i;
-        g.keys = kv;
-        g.acc.resize(aggs.size());
-        it = by_key.emplace(std::move(kv), groups.size()).first;
-        groups.push_back(std::move(g));
-      }
-      gi = it->second;
-      by_binding.emplace(tuple, gi);
-    }
-    OG_RETURN_IF_ERROR(accumulate(groups[gi], i));
-  }
-  if (groups.empty() && q.group_keys.empty()) {
-    Group g;
-    g.empty = true;
-    g.acc.resize(aggs.size());
-    groups.push_back(std::move(g));
-  }
-  std::vector<std::vector<Value>> values(groups.size()), keys(groups.size());
-  std::vector<int64_t> unbound(rows.width, -1);
-  for (size_t gi = 0; gi < groups.size(); ++gi) {
-    Group& g = groups[gi];
-    const int64_t* first = g.empty ? unbound.data() : rows.row(g.first);
-    std::vector<Value> finished(aggs.size());
-    for (size_t a = 0; a < aggs.size(); ++a) {
-      OG_ASSIGN_OR_RETURN(finished[a], Finish(*aggs[a], g.acc[a]));
-    }
-    size_t k = 0;
-    for (size_t p = 0; p < q.projections.size(); ++p) {
-      values[gi].push_back(proj_agg[p] >= 0 ? finished[proj_agg[p]] : g.keys[k++]);
-    }
-    for (size_t o = 0; o < q.order.size(); ++o) {
-      const compiler::IrExpr& e = q.order[o].expr;
-      if (e.kind == IrExprKind::kAlias) {
-        keys[gi].push_back(values[gi][e.alias]);
-      } else if (order_agg[o] >= 0) {
-        keys[gi].push_back(finished[order_agg[o]]);
-      } else {
-        OG_ASSIGN_OR_RETURN(Value v, ctx.Eval(e, first));
-        keys[gi].push_back(std::move(v));
-      }
-    }
-  }
-  std::vector<size_t> idx(groups.size());
-  std::iota(idx.begin(), idx.end(), size_t{0});
-  SortAndCut(&idx, q.limit, [&](size_t a, size_t b) {
-    for (size_t k = 0; k < q.order.size(); ++k) {
-      auto c = OrderValues(keys[a][k], keys[b][k], q.order[k].descending);
-      if (c != 0) return c < 0;
-    }
-    for (size_t k = 0; k < groups[a].keys.size(); ++k) {  // then the grouping keys (distinct per group)
-      auto c = groups[a].keys[k].Compare(groups[b].keys[k]);
-      if (c != 0) return c < 0;
-    }
-    return a < b;
-  });
-  for (size_t i : idx) res.rows.push_back(std::move(values[i]));
-  return res;
+  return Aggregate(ctx, rows, std::move(res));
 }
 
 }  // namespace omnigraph::engine::exec
