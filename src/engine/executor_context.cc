@@ -1,10 +1,13 @@
 // The executor's per-query context (executor_internal.h): table versions, cached ordinals, columns
 // and CSR adjacency of the query's types, and per-row expression evaluation.
+#include <algorithm>
 #include <cmath>
 #include <compare>
+#include <cstring>
 #include <optional>
 
 #include "common/error_codes.h"
+#include "common/thread_pool.h"
 #include "engine/executor_internal.h"
 
 namespace omnigraph::engine {
@@ -158,10 +161,31 @@ void FilterByColumn(const format::Column* c, CompareOp op, const Value& v, bool 
     ordinals->clear();
     return;
   }
+  // Keeps the ordinals whose row holds; large lists are filtered in parallel, each chunk compacted
+  // in place, then the chunks are moved together (order kept).
   auto keep = [&](auto holds) {
+    const size_t n = ordinals->size();
+    uint32_t* o = ordinals->data();
+    constexpr size_t kChunk = size_t{1} << 16;
+    const size_t chunks = (n + kChunk - 1) / kChunk;
+    std::vector<size_t> kept(chunks, 0);
+    auto run = [&](size_t ch) {
+      size_t w = ch * kChunk;
+      for (size_t r = ch * kChunk, end = std::min(n, (ch + 1) * kChunk); r < end; ++r) {
+        const uint32_t i = o[r];
+        if (c->IsValid(i) && holds(i)) o[w++] = i;
+      }
+      kept[ch] = w - ch * kChunk;
+    };
+    if (chunks < 4) {
+      for (size_t ch = 0; ch < chunks; ++ch) run(ch);
+    } else {
+      ThreadPool::Default().ParallelFor(chunks, [&](size_t ch) { run(ch); return Status::Ok(); }).IgnoreError();
+    }
     size_t w = 0;
-    for (uint32_t i : *ordinals) {
-      if (c->IsValid(i) && holds(i)) (*ordinals)[w++] = i;
+    for (size_t ch = 0; ch < chunks; ++ch) {
+      if (w != ch * kChunk) std::memmove(o + w, o + ch * kChunk, kept[ch] * sizeof(uint32_t));
+      w += kept[ch];
     }
     ordinals->resize(w);
   };

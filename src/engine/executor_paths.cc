@@ -5,6 +5,7 @@
 #include <functional>
 
 #include "common/error_codes.h"
+#include "common/thread_pool.h"
 #include "engine/executor_internal.h"
 
 namespace omnigraph::engine::exec {
@@ -152,7 +153,51 @@ Result<Rows> CountChain(Context& ctx, Rows rows, const std::vector<PathLink>& ch
     csrs.push_back(c);
     memo[k].assign(chain[k].forward ? c->num_src() : c->num_dst(), kUnknown);
   }
+  // All links one hop (the common case): a plain recursive walk over the CSR lists, no Status per
+  // edge; the distinct neighbours of x are those of its sorted list that differ from the previous.
+  bool one_hop = true;
+  for (const PathLink& l : chain) {
+    const IrClause& t = *l.t;
+    one_hop = one_hop && t.direction != compiler::Direction::kBoth && t.min_hops == 1 && t.max_hops &&
+              *t.max_hops == 1;
+  }
+  auto fast = [&](auto&& self, size_t k, uint32_t x) -> uint64_t {
+    uint64_t& slot = memo[k][x];
+    if (slot != kUnknown) return slot;
+    const auto nodes = chain[k].forward ? csrs[k]->OutNodes(x) : csrs[k]->InNodes(x);
+    const bool last = k + 1 == chain.size();
+    uint64_t n = 0;
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      if (i > 0 && nodes[i] == nodes[i - 1]) continue;
+      n += last ? 1 : self(self, k + 1, nodes[i]);
+    }
+    slot = n;
+    return n;
+  };
+  // Many start rows (a global count): fill every level for all nodes, last level first, in
+  // parallel over node ranges (a level reads only the next level's finished counts).
+  if (one_hop && rows.size() * 4 >= memo[0].size()) {
+    for (size_t k = chain.size(); k-- > 0;) {
+      const bool last = k + 1 == chain.size();
+      const size_t n = memo[k].size();
+      constexpr size_t kChunk = 16384;
+      OG_RETURN_IF_ERROR(ThreadPool::Default().ParallelFor((n + kChunk - 1) / kChunk, [&](size_t c) -> Status {
+        for (size_t x = c * kChunk; x < std::min(n, (c + 1) * kChunk); ++x) {
+          const auto nodes = chain[k].forward ? csrs[k]->OutNodes(static_cast<uint32_t>(x))
+                                              : csrs[k]->InNodes(static_cast<uint32_t>(x));
+          uint64_t sum = 0;
+          for (size_t i = 0; i < nodes.size(); ++i) {
+            if (i > 0 && nodes[i] == nodes[i - 1]) continue;
+            sum += last ? 1 : memo[k + 1][nodes[i]];
+          }
+          memo[k][x] = sum;
+        }
+        return Status::Ok();
+      }));
+    }
+  }
   std::function<Result<uint64_t>(size_t, uint32_t)> count = [&](size_t k, uint32_t x) -> Result<uint64_t> {
+    if (one_hop && x < memo[k].size()) return fast(fast, k, x);
     if (x < memo[k].size() && memo[k][x] != kUnknown) return memo[k][x];
     const Csr& csr = *csrs[k];
     uint64_t n = 0;
