@@ -8,6 +8,7 @@
 #include "common/thread_pool.h"
 #include "engine/schema_store.h"
 #include "table/id_index.h"
+#include "table/index_probe.h"
 
 namespace omnigraph::engine {
 namespace {
@@ -122,7 +123,6 @@ Status LoadChecker::CheckIds(const std::vector<TypeGroup>& groups) {
     if (mode_ == LoadMode::kOverwrite) continue;
     OG_ASSIGN_OR_RETURN(table::TableVersion t, snap_.Table(g.name));
     if (t.row_count() == 0) continue;
-    OG_ASSIGN_OR_RETURN(table::IdIndex idx, table::IdIndex::Open(t));
     std::vector<std::string> ids;
     std::vector<std::pair<uint64_t, bool>> line_strict;
     ids.reserve(g.size());
@@ -131,7 +131,14 @@ Status LoadChecker::CheckIds(const std::vector<TypeGroup>& groups) {
       ids.emplace_back(s.id(r));
       line_strict.emplace_back(s.lines[r], s.strict(r));
     });
-    auto found = idx.LookupMany(ids);
+    // Few ids against a large table: probe their buckets; else open the whole id index.
+    std::vector<std::optional<uint64_t>> found;
+    if (table::FewLookups(t, ids.size())) {
+      OG_ASSIGN_OR_RETURN(found, table::ProbeIds(t, ids));
+    } else {
+      OG_ASSIGN_OR_RETURN(table::IdIndex idx, table::IdIndex::Open(t));
+      found = idx.LookupMany(ids);
+    }
     for (size_t i = 0; i < ids.size(); ++i) {
       if (!found[i]) continue;
       const auto [line, strict] = line_strict[i];
@@ -175,10 +182,48 @@ Status LoadChecker::CheckEndpoints(const std::vector<TypeGroup>& groups) {
     side.graph = &*idx;
     return side;
   };
+  // A few edges against large node tables: the endpoints not in the load are probed by id (their
+  // buckets only) instead of opening the node tables' whole id indexes.
+  auto probed_side = [&](const std::string& type, const TypeGroup& g, bool src,
+                         std::unordered_set<std::string_view>* known) -> Result<std::optional<Side>> {
+    Side side;
+    if (auto b = batch_ids.find(type); b != batch_ids.end()) side.batch = &b->second;
+    if (Overwritten(type)) return std::optional<Side>(side);
+    OG_ASSIGN_OR_RETURN(table::TableVersion t, snap_.Table(type));
+    if (!table::FewLookups(t, 2 * g.size())) return std::optional<Side>();
+    std::vector<std::string> ids;
+    std::vector<std::string_view> views;  // into the load's records, which outlive the checker
+    g.ForEach([&](const TypeSegment& s, size_t r) {
+      const std::string_view id = src ? s.src(r) : s.dst(r);
+      if (side.batch == nullptr || !side.batch->Contains(id)) {
+        ids.emplace_back(id);
+        views.push_back(id);
+      }
+    });
+    OG_ASSIGN_OR_RETURN(auto found, table::ProbeIds(t, ids));
+    for (size_t i = 0; i < ids.size(); ++i) {
+      if (found[i]) known->insert(views[i]);
+    }
+    return std::optional<Side>(side);
+  };
   for (const auto& g : groups) {
     if (!g.is_edge) continue;
-    OG_ASSIGN_OR_RETURN(Side from, side_of(g.edge->from_type));
-    OG_ASSIGN_OR_RETURN(Side to, side_of(g.edge->to_type));
+    std::unordered_set<std::string_view> known_from, known_to;
+    OG_ASSIGN_OR_RETURN(std::optional<Side> few_from, probed_side(g.edge->from_type, g, true, &known_from));
+    OG_ASSIGN_OR_RETURN(std::optional<Side> few_to, probed_side(g.edge->to_type, g, false, &known_to));
+    Side from, to;
+    if (few_from) {
+      from = *few_from;
+    } else {
+      OG_ASSIGN_OR_RETURN(from, side_of(g.edge->from_type));
+    }
+    if (few_to) {
+      to = *few_to;
+    } else {
+      OG_ASSIGN_OR_RETURN(to, side_of(g.edge->to_type));
+    }
+    const std::unordered_set<std::string_view>* known[2] = {few_from ? &known_from : nullptr,
+                                                             few_to ? &known_to : nullptr};
     auto exists = [](const Side& side, std::string_view id) {
       if (side.batch != nullptr && side.batch->Contains(id)) return true;
       return side.graph != nullptr && side.graph->Lookup(id).has_value();
@@ -202,6 +247,7 @@ Status LoadChecker::CheckEndpoints(const std::vector<TypeGroup>& groups) {
           const std::string& type = side == 0 ? g.edge->from_type : g.edge->to_type;
           const std::string_view id = side == 0 ? s.src(i) : s.dst(i);
           if (exists(side == 0 ? from : to, id)) continue;
+          if (known[side] != nullptr && known[side]->count(id)) continue;
           found[c].push_back(LoadError{s.lines[i], ErrorCode::kLoadDanglingEdge,
                                        g.name + " " + (side == 0 ? "\"from\"" : "\"to\"") + " " + Quote(id) +
                                            " is not a " + type + " in the graph or in this load"});

@@ -13,6 +13,7 @@
 #include "engine/load_record.h"
 #include "engine/schema_store.h"
 #include "table/id_index.h"
+#include "table/index_probe.h"
 #include "table/table_writer.h"
 
 namespace omnigraph::engine {
@@ -450,17 +451,25 @@ Result<std::optional<table::TableVersion>> Executor::Stage(TypeState& t, ChangeC
   if (t.upserts.empty() && t.deleted.empty()) return std::optional<table::TableVersion>();
   OG_ASSIGN_OR_RETURN(table::TableVersion base, snap_.Table(t.name));
   const table::TableSchema& schema = base.schema();
+  // Live rows by id: few ids against a large table are probed (their buckets only); otherwise
+  // the whole id index is opened once.
   std::optional<table::IdIndex> index;
-  if (base.row_count() > 0) {
+  std::vector<std::string> deleted_ids(t.deleted.begin(), t.deleted.end());
+  const bool probe = table::FewLookups(base, t.upserts.size() + deleted_ids.size());
+  if (base.row_count() > 0 && !probe) {
     OG_ASSIGN_OR_RETURN(table::IdIndex opened, table::IdIndex::Open(base));
     index = std::move(opened);
   }
+  auto lookup = [&](std::span<const std::string> keys) -> Result<std::vector<std::optional<uint64_t>>> {
+    if (base.row_count() == 0) return std::vector<std::optional<uint64_t>>(keys.size());
+    if (index) return index->LookupMany(keys);
+    return table::ProbeIds(base, keys);
+  };
   // Upserts: drop the ones equal to their snapshot image.
   std::vector<const Row*> writes;
   std::vector<std::string> ids;
   for (const auto& [id, r] : t.upserts) ids.push_back(id);
-  std::vector<std::optional<uint64_t>> found(ids.size());
-  if (index) found = index->LookupMany(ids);
+  OG_ASSIGN_OR_RETURN(std::vector<std::optional<uint64_t>> found, lookup(ids));
   std::vector<uint64_t> existing;
   std::vector<size_t> existing_at;
   for (size_t i = 0; i < ids.size(); ++i) {
@@ -488,9 +497,9 @@ Result<std::optional<table::TableVersion>> Executor::Stage(TypeState& t, ChangeC
   }
   // Deletes: snapshot rows only.
   std::vector<uint64_t> delete_addresses;
-  if (index && !t.deleted.empty()) {
-    std::vector<std::string> del(t.deleted.begin(), t.deleted.end());
-    for (const auto& a : index->LookupMany(del)) {
+  if (!deleted_ids.empty()) {
+    OG_ASSIGN_OR_RETURN(auto del, lookup(deleted_ids));
+    for (const auto& a : del) {
       if (a) delete_addresses.push_back(*a);
     }
   }

@@ -227,7 +227,7 @@ bool HasHashIndex(const TableVersion& version, FieldId field) {
 Result<std::vector<std::pair<size_t, uint64_t>>> ProbeColumn(const TableVersion& version, FieldId field,
                                                              std::span<const std::string> values,
                                                              const Predicate& fallback_filter,
-                                                             ProbeStats* stats) {
+                                                             ProbeStats* stats, uint64_t whole_segment_entries) {
   ProbeStats local;
   if (stats == nullptr) stats = &local;
   const Manifest& m = version.manifest();
@@ -247,6 +247,18 @@ Result<std::vector<std::pair<size_t, uint64_t>>> ProbeColumn(const TableVersion&
     covered.insert(s.fragment_ids.begin(), s.fragment_ids.end());
     if (auto seg = version.cache()->GetIdSegment(s.keys[0])) {
       ++stats->segments_in_memory;
+      ProbeLoaded(*seg, values, wanted, &found);
+      continue;
+    }
+    if (whole_segment_entries > 0 && s.entries <= std::max<uint64_t>(whole_segment_entries, 8 * values.size())) {
+      // A small segment: one whole read (verified, then cached for the next probes) costs less
+      // than ranged reads of a few chunks per value.
+      OG_ASSIGN_OR_RETURN(std::string all, version.store().Get(version.AbsoluteKey(s.keys[0])));
+      ++stats->whole_reads;
+      stats->bytes_read += all.size();
+      OG_ASSIGN_OR_RETURN(IdSegment parsed, IdSegment::Parse(std::move(all), version.AbsoluteKey(s.keys[0])));
+      auto seg = std::make_shared<const IdSegment>(std::move(parsed));
+      version.cache()->PutIdSegment(s.keys[0], seg);
       ProbeLoaded(*seg, values, wanted, &found);
       continue;
     }
@@ -302,6 +314,22 @@ Result<std::vector<std::pair<size_t, uint64_t>>> ProbeColumn(const TableVersion&
   });
   live.erase(std::unique(live.begin(), live.end()), live.end());
   return live;
+}
+
+Result<std::vector<std::optional<uint64_t>>> ProbeIds(const TableVersion& version,
+                                                      std::span<const std::string> ids) {
+  const FieldId key = version.schema().key_field_id;
+  if (key == 0) return InvalidArgumentError("ProbeIds: the table has no key column");
+  std::vector<Value> filter_values;
+  filter_values.reserve(ids.size());
+  for (const auto& id : ids) filter_values.push_back(Value::String(id));
+  const std::string& name = version.schema().FindById(key)->name;
+  OG_ASSIGN_OR_RETURN(auto hits, ProbeColumn(version, key, ids, Predicate::In(name, std::move(filter_values))));
+  std::vector<std::optional<uint64_t>> out(ids.size());
+  for (const auto& [i, address] : hits) {
+    if (!out[i] || address > *out[i]) out[i] = address;
+  }
+  return out;
 }
 
 }  // namespace omnigraph::table

@@ -1,6 +1,7 @@
 // Lookups of a few values in a hash-indexed column of one table version — the key column (id
 // index) or an indexed String column (value index, TableSchema::indexed_field_ids) — that read
-// only what those values need: segments already in the cache are probed in memory, the others by
+// only what those values need: segments already in the cache are probed in memory, small ones
+// (up to 4096 entries, or 8 per value) are read whole, verified and cached, and the others by
 // ranged reads of the checksummed chunks holding the buckets the values hash to (docs/format/
 // table.md "Id-index segment"), so the bytes read follow the number of values, not the table, and
 // every byte used is verified. Fragments no segment of the column covers
@@ -9,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <utility>
@@ -35,12 +37,25 @@ struct ProbeStats {
 // range predicate on the column; an empty Predicate scans the whole column). InvalidArgument if
 // `field` is not a String column of the table; Corrupt naming the segment for an inconsistent
 // segment; format_too_new for a segment version this build cannot read.
+// `whole_segment_entries`: segments of at most this many entries (or 8 per value) are read whole
+// and cached (0 = always ranged unless cached; for tests).
+inline constexpr uint64_t kWholeSegmentEntries = 4096;
 Result<std::vector<std::pair<size_t, uint64_t>>> ProbeColumn(const TableVersion& version, FieldId field,
                                                              std::span<const std::string> values,
                                                              const Predicate& fallback_filter,
-                                                             ProbeStats* stats = nullptr);
+                                                             ProbeStats* stats = nullptr,
+                                                             uint64_t whole_segment_entries = kWholeSegmentEntries);
 
 // Whether `field` has hash-index segments in `version` (the key column, or an indexed column).
 bool HasHashIndex(const TableVersion& version, FieldId field);
+
+// Whether looking up `n` values is cheaper by probing (ProbeColumn) than by opening the column's
+// whole index (IdIndex::Open reads every segment): few values against a large table.
+inline bool FewLookups(const TableVersion& version, size_t n) { return n * 64 <= version.row_count(); }
+
+// The live row of each id of the key column, like IdIndex::LookupMany (the highest address when
+// several rows hold one id), through ProbeColumn. InvalidArgument if the table has no key.
+Result<std::vector<std::optional<uint64_t>>> ProbeIds(const TableVersion& version,
+                                                      std::span<const std::string> ids);
 
 }  // namespace omnigraph::table

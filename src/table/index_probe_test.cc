@@ -64,7 +64,8 @@ std::map<std::string, std::set<uint64_t>> Model(const TableVersion& v, const std
 void ExpectProbeMatchesModel(const TableVersion& v, const std::string& column, const std::vector<std::string>& values,
                              ProbeStats* stats = nullptr) {
   auto model = Model(v, column);
-  auto got = ProbeColumn(v, v.schema().FindByName(column)->id, values, Predicate(), stats);
+  // Always ranged (0): the segments here are small enough to be read whole by default.
+  auto got = ProbeColumn(v, v.schema().FindByName(column)->id, values, Predicate(), stats, /*whole_segment_entries=*/0);
   ASSERT_TRUE(got.ok()) << got.status().ToString();
   std::map<std::string, std::set<uint64_t>> by_value;
   for (const auto& [i, a] : *got) by_value[values[i]].insert(a);
@@ -162,7 +163,7 @@ TEST_F(IndexProbeTest, RangedProbeReadsFollowTheValuesNotTheTable) {
   std::vector<std::string> values;
   for (int i = 0; i < 20; ++i) values.push_back("d" + std::to_string(i * 2477));
   ProbeStats stats;
-  auto got = ProbeColumn(Cold(v), v.schema().FindByName("dst")->id, values, Predicate(), &stats);
+  auto got = ProbeColumn(Cold(v), v.schema().FindByName("dst")->id, values, Predicate(), &stats, 0);
   ASSERT_TRUE(got.ok()) << got.status().ToString();
   EXPECT_EQ(got->size(), 80u);  // 4 rows per value
   EXPECT_GT(segment_bytes, 5'000'000u);
@@ -198,7 +199,7 @@ TEST_F(IndexProbeTest, DamagedSegmentsAreCorruptNotCrashes) {
     std::string bad = good;
     bad[off] = static_cast<char>(bad[off] ^ 0x5a);
     ASSERT_TRUE(store_.Put(key, bad).ok());
-    auto got = ProbeColumn(Cold(v), v.schema().FindByName("dst")->id, values, Predicate());
+    auto got = ProbeColumn(Cold(v), v.schema().FindByName("dst")->id, values, Predicate(), nullptr, 0);
     if (!got.ok()) {
       EXPECT_TRUE(got.status().code() == ErrorCode::kCorrupt || got.status().code() == ErrorCode::kFormatTooNew)
           << got.status().ToString();
@@ -234,6 +235,23 @@ TEST_F(IndexProbeTest, LongValuesAcrossChunksAndRounds) {
   ProbeStats stats;
   ExpectProbeMatchesModel(Cold(v), "dst", values, &stats);
   EXPECT_GT(stats.segments_ranged, 0u);
+}
+
+TEST_F(IndexProbeTest, SmallSegmentsAreReadWholeAndCached) {
+  std::vector<Row> rows;
+  for (int i = 0; i < 1000; ++i) rows.push_back(R(i, i % 100));
+  OG_ASSERT_OK_AND_ASSIGN(TableVersion v, AppendRows(*v0_, BatchOf(v0_->schema(), rows)));
+  const TableVersion cold = Cold(v);
+  std::vector<std::string> values{"d1", "d2"};
+  ProbeStats first, second;
+  ASSERT_TRUE(ProbeColumn(cold, cold.schema().FindByName("dst")->id, values, Predicate(), &first).ok());
+  EXPECT_EQ(first.whole_reads, 1u);
+  EXPECT_EQ(first.segments_ranged, 0u);
+  auto again = ProbeColumn(cold, cold.schema().FindByName("dst")->id, values, Predicate(), &second);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(second.segments_in_memory, 1u);  // cached by the first probe
+  EXPECT_EQ(second.bytes_read, 0u);
+  EXPECT_EQ(again->size(), 20u);
 }
 
 TEST_F(IndexProbeTest, SegmentsWithoutChunkSumsAreReadWholeAndVerified) {

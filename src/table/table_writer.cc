@@ -10,6 +10,7 @@
 #include "common/thread_pool.h"
 #include "common/ulid.h"
 #include "table/batch_util.h"
+#include "table/index_probe.h"
 #include "table/scanner.h"
 #include "table/table_layout.h"
 
@@ -265,11 +266,25 @@ Status TableWriter::Upsert(const format::Batch& rows) {
     OG_ASSIGN_OR_RETURN(p, format::Batch::Make(p.schema(), std::move(cols)));
   }
   if (!replace_all_) {
-    OG_RETURN_IF_ERROR(EnsureIdIndex());
-    for (const std::string& k : keys) {
-      for (uint64_t a : id_index_->LookupAll(k)) {  // every live row with the key
+    if (!id_index_ && FewLookups(base_, keys.size())) {
+      // A few keys against a large table: probe their buckets instead of loading the whole index.
+      std::vector<Value> in;
+      in.reserve(keys.size());
+      for (const std::string& k : keys) in.push_back(Value::String(k));
+      const std::string& key_name = schema.FindById(schema.key_field_id)->name;
+      OG_ASSIGN_OR_RETURN(auto hits, ProbeColumn(base_, schema.key_field_id, keys,
+                                                 Predicate::In(key_name, std::move(in))));
+      for (const auto& [i, a] : hits) {  // every live row with the key
         bool d = false;
         OG_RETURN_IF_ERROR(DeleteRow(a, &d));
+      }
+    } else {
+      OG_RETURN_IF_ERROR(EnsureIdIndex());
+      for (const std::string& k : keys) {
+        for (uint64_t a : id_index_->LookupAll(k)) {  // every live row with the key
+          bool d = false;
+          OG_RETURN_IF_ERROR(DeleteRow(a, &d));
+        }
       }
     }
   }
