@@ -97,5 +97,30 @@ TEST(PageCodecTest, DecompressRejectsBadInput) {
   EXPECT_EQ(DecompressPage(Compression::kNone, "abc", 4).status().category(), StatusCode::kCorrupt);
 }
 
+// Large string pages: mostly distinct values skip the dictionary attempt (a strided sample
+// decides), few distinct values still get the dictionary; both round trip.
+TEST(PageCodecTest, LargeStringPagesChooseDictionaryByCardinality) {
+  auto page = [](size_t rows, size_t distinct) {
+    std::mt19937 rng(3);
+    std::vector<Value> v;
+    for (size_t i = 0; i < rows; ++i) {
+      const size_t k = distinct == rows ? i : rng() % distinct;
+      v.push_back(Value::String("value-" + std::to_string(k)));
+    }
+    return *Column::FromValues(DataType::Scalar(TypeKind::kString), v);
+  };
+  const EncodeOptions opt;
+  for (auto [rows, distinct, expected] : {std::tuple{5000, 5000, Encoding::kPlain},
+                                          std::tuple{5000, 12, Encoding::kDictionary},
+                                          std::tuple{5000, 1000, Encoding::kDictionary}}) {
+    const Column col = page(rows, distinct);
+    std::string body;
+    EXPECT_EQ(EncodeColumnBody(col, opt, &body), expected) << distinct;
+    auto back = DecodeColumnBody(body, col.type(), col.length(), opt.version);
+    ASSERT_TRUE(back.ok()) << back.status().ToString();
+    EXPECT_TRUE(back->Equals(col));
+  }
+}
+
 }  // namespace
 }  // namespace omnigraph::format::internal

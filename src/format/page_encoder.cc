@@ -1,7 +1,9 @@
 // Encoding side of page_codec.h: chooses the smallest applicable encoding per page.
 #include <algorithm>
+#include <cstring>
 #include <limits>
 #include <unordered_map>
+#include <unordered_set>
 
 #include <lz4.h>
 #include <zstd.h>
@@ -142,12 +144,32 @@ void EncodeValidity(const Column& c, std::string* out) {
   }
 }
 
+// Whether over 90% of a strided sample of the page's values are distinct: the dictionary (which
+// needs at most n/2 distinct values) then almost surely fails, and trying it would hash half the
+// page for nothing (ids, names, random references). Small pages are always tried.
+bool MostlyDistinct(const Column& c) {
+  constexpr size_t kSample = 1024;
+  const size_t n = c.length();
+  if (n <= 2 * kSample) return false;
+  std::unordered_set<std::string_view> seen;
+  seen.reserve(kSample);
+  size_t sampled = 0;
+  for (size_t k = 0; k < kSample; ++k) {
+    const size_t i = k * n / kSample;
+    if (c.IsNull(i)) continue;
+    seen.insert(c.string_at(i));
+    ++sampled;
+  }
+  return sampled > 0 && seen.size() * 10 > sampled * 9;
+}
+
 Encoding EncodeBytes(const Column& c, const EncodeOptions& opt, std::string* out) {
   ByteWriter w(out);
   size_t n = c.length();
   auto off = c.offsets();
   size_t data_bytes = off[n] - off[0];
-  bool try_dict = opt.force_encoding == Encoding::kDictionary || opt.allow_encodings;
+  bool try_dict = opt.force_encoding == Encoding::kDictionary ||
+                  (opt.allow_encodings && !MostlyDistinct(c));
   std::unordered_map<std::string_view, uint32_t> dict;
   std::vector<std::string_view> entries;
   std::vector<uint64_t> idx;
@@ -185,8 +207,12 @@ Encoding EncodeBytes(const Column& c, const EncodeOptions& opt, std::string* out
   w.U8(static_cast<uint8_t>(Encoding::kPlain));
   // Version 1: row lengths; later versions: end offsets, so that a reader can locate one row.
   const bool end_offsets = opt.version >= 2;
+  const size_t at = out->size();
+  out->resize(at + 4 * n);
+  char* p = out->data() + at;
   for (size_t i = 0; i < n; ++i) {
-    w.U32(static_cast<uint32_t>(end_offsets ? off[i + 1] - off[0] : off[i + 1] - off[i]));
+    const auto v = static_cast<uint32_t>(end_offsets ? off[i + 1] - off[0] : off[i + 1] - off[i]);
+    std::memcpy(p + 4 * i, &v, 4);
   }
   w.Bytes(c.string_data().substr(off[0], data_bytes));
   return Encoding::kPlain;

@@ -31,7 +31,10 @@ class BufferedWriter final : public ObjectWriter {
   Status Commit() override {
     if (committed_) return InvalidArgumentError("ObjectWriter::Commit called twice");
     committed_ = true;
-    return store_->PutIfAbsent(key_, data_);
+    return store_->PutIfAbsentMoved(key_, std::move(data_));
+  }
+  void SizeHint(uint64_t bytes) override {
+    if (!committed_ && bytes > data_.capacity() && bytes < (uint64_t{1} << 40)) data_.reserve(bytes);
   }
   uint64_t size() const override { return data_.size(); }
 

@@ -28,6 +28,9 @@ class ObjectWriter {
  public:
   virtual ~ObjectWriter() = default;
   virtual Status Append(std::string_view bytes) = 0;
+  // An upper bound of the final size, if the caller knows one; a buffering writer reserves it
+  // (address space only) instead of growing by doubling.
+  virtual void SizeHint(uint64_t /*bytes*/) {}
   virtual Status Commit() = 0;
   virtual uint64_t size() const = 0;  // bytes appended so far
 };
@@ -53,6 +56,9 @@ class ObjectStore {
   // Atomic create: of N concurrent callers (threads or processes) exactly one succeeds; the others
   // get AlreadyExists and the object is the winner's bytes.
   virtual Status PutIfAbsent(std::string_view key, std::string_view data) = 0;
+  // PutIfAbsent of bytes the caller gives away: a store that keeps them (staging) takes them
+  // without a copy. The default forwards to PutIfAbsent.
+  virtual Status PutIfAbsentMoved(std::string_view key, std::string data) { return PutIfAbsent(key, data); }
   // A writer for a new object at `key` (InvalidArgument for a bad key). The default buffers the
   // bytes and calls PutIfAbsent on Commit, so wrappers (fault injection, staging, latency) see one
   // request; backends that can stream (LocalStore: a temp file written as bytes arrive) override it.

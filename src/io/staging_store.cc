@@ -66,13 +66,17 @@ Status StagingStore::Put(std::string_view key, std::string_view data) {
 }
 
 Status StagingStore::PutIfAbsent(std::string_view key, std::string_view data) {
+  return PutIfAbsentMoved(key, std::string(data));
+}
+
+Status StagingStore::PutIfAbsentMoved(std::string_view key, std::string data) {
   OG_RETURN_IF_ERROR(ValidateKey(key));
   std::unique_lock lock(mu_);
   if (pending_.count(key) || flushed_sizes_.count(key)) {
     return AlreadyExistsError("object '" + std::string(key) + "' already exists");
   }
-  pending_[std::string(key)] = Pending{std::make_shared<const std::string>(data), true};
   pending_bytes_ += data.size();
+  pending_[std::string(key)] = Pending{std::make_shared<const std::string>(std::move(data)), true};
   if (pending_bytes_ > threshold_) return FlushLocked(lock);
   return Status::Ok();
 }

@@ -32,6 +32,7 @@ class StagingStore : public ObjectStore {
   // flush (an existing identical object is accepted: content-addressed objects).
   Status Put(std::string_view key, std::string_view data) override;
   Status PutIfAbsent(std::string_view key, std::string_view data) override;
+  Status PutIfAbsentMoved(std::string_view key, std::string data) override;
   // Unsupported: the write path never deletes while preparing.
   Status Delete(std::string_view key) override;
   std::string Describe() const override { return base_->Describe(); }

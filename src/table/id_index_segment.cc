@@ -138,8 +138,24 @@ void IdSegment::SortRefs(std::vector<Ref>* refs) {
   std::vector<Ref> out(v.size());
   std::vector<uint32_t> next(start.begin(), start.end() - 1);
   for (const Ref& r : v) out[next[r.hash >> 48]++] = r;
+  // Within a bucket: order by (hash, address), two integer compares. Equal hashes almost always
+  // mean equal keys (a value index repeats a key per row), which that order already has right;
+  // only a run of one hash with different keys (a 64-bit collision) is re-sorted by RefLess.
+  auto hash_address_less = [](const Ref& a, const Ref& b) {
+    return a.hash != b.hash ? a.hash < b.hash : a.address < b.address;
+  };
   for (size_t b = 0; b < kBuckets; ++b) {
-    if (start[b + 1] - start[b] > 1) std::sort(out.begin() + start[b], out.begin() + start[b + 1], RefLess);
+    if (start[b + 1] - start[b] > 1) std::sort(out.begin() + start[b], out.begin() + start[b + 1], hash_address_less);
+  }
+  for (size_t i = 0; i < out.size();) {
+    size_t j = i + 1;
+    bool mixed = false;
+    while (j < out.size() && out[j].hash == out[i].hash) {
+      mixed = mixed || out[j].key != out[i].key;
+      ++j;
+    }
+    if (mixed) std::sort(out.begin() + i, out.begin() + j, RefLess);
+    i = j;
   }
   v = std::move(out);
 }

@@ -209,5 +209,30 @@ TEST(IdSegmentTest, HashedLookupsMatchAModel) {
   }
 }
 
+// SortRefs must give exactly RefLess order on the radix path (> 4096 refs), including runs of
+// one hash with different keys (forced collisions), repeated keys and unsorted addresses.
+TEST(IdSegmentTest, SortRefsGivesRefLessOrderWithCollisions) {
+  std::mt19937_64 rng(7);
+  std::vector<std::string> keys;
+  for (int i = 0; i < 3000; ++i) keys.push_back("k" + std::to_string(i));
+  std::vector<IdSegment::Ref> refs;
+  for (uint64_t a = 0; a < 20000; ++a) {
+    const std::string& k = keys[rng() % keys.size()];
+    // Keys k0..k99 share four hashes: collisions inside one bucket.
+    const size_t n = std::stoul(k.substr(1));
+    const uint64_t hash = n < 100 ? (uint64_t{n % 4} << 60) | 5 : IdSegment::KeyHash(k);
+    refs.push_back({hash, k, rng()});
+  }
+  std::vector<IdSegment::Ref> expected = refs;
+  std::sort(expected.begin(), expected.end(), IdSegment::RefLess);
+  IdSegment::SortRefs(&refs);
+  ASSERT_EQ(refs.size(), expected.size());
+  for (size_t i = 0; i < refs.size(); ++i) {
+    ASSERT_EQ(refs[i].hash, expected[i].hash) << i;
+    ASSERT_EQ(refs[i].key, expected[i].key) << i;
+    ASSERT_EQ(refs[i].address, expected[i].address) << i;
+  }
+}
+
 }  // namespace
 }  // namespace omnigraph::table
