@@ -12,18 +12,22 @@
 namespace omnigraph::table {
 
 Result<IndexSegmentMeta> WriteIdSegment(const TableVersion& version, std::string_view kind, FieldId field,
-                                        std::vector<uint32_t> fragment_ids,
-                                        std::shared_ptr<const IdSegment> segment) {
+                                        std::vector<uint32_t> fragment_ids, IdSegment segment) {
   IndexSegmentMeta meta;
   meta.kind = std::string(kind);
   meta.field_id = field;
   std::sort(fragment_ids.begin(), fragment_ids.end());
   meta.fragment_ids = std::move(fragment_ids);
-  meta.entries = segment->size();
+  meta.entries = segment.size();
   meta.keys.push_back(NewIndexDir() + std::string(kIdSegmentFile));
-  OG_RETURN_IF_ERROR(
-      version.store().PutIfAbsent(version.AbsoluteKey(meta.keys[0]), segment->bytes()));
-  version.cache()->PutIdSegment(meta.keys[0], std::move(segment));
+  const std::string key = version.AbsoluteKey(meta.keys[0]);
+  if (segment.bytes().size() > kCacheWrittenSegmentBytes) {
+    OG_RETURN_IF_ERROR(version.store().PutIfAbsentMoved(key, std::move(segment).ReleaseBytes()));
+    return meta;
+  }
+  auto shared = std::make_shared<const IdSegment>(std::move(segment));
+  OG_RETURN_IF_ERROR(version.store().PutIfAbsent(key, shared->bytes()));
+  version.cache()->PutIdSegment(meta.keys[0], std::move(shared));
   return meta;
 }
 
@@ -60,6 +64,8 @@ Result<MergedSegment> WriteMergedSegment(const TableVersion& base, IndexFeed fee
   refs.reserve(feed.entries.size());
   for (const auto& [key, address] : feed.entries)
     refs.push_back(IdSegment::Ref{IdSegment::KeyHash(key), key, address});
+  // Peak memory of a large load: each buffer is released as soon as the next one holds its data.
+  std::vector<std::pair<std::string_view, uint64_t>>().swap(feed.entries);
   IdSegment::SortRefs(&refs);
   std::vector<std::shared_ptr<const IdSegment>> merged;
   for (size_t pos = indexes.size(); pos-- > 0;) {
@@ -79,8 +85,10 @@ Result<MergedSegment> WriteMergedSegment(const TableVersion& base, IndexFeed fee
     total += prev.entries;
     out.replaced.push_back(pos);
   }
-  auto seg = std::make_shared<const IdSegment>(IdSegment::BuildSorted(refs));
-  OG_ASSIGN_OR_RETURN(out.meta, WriteIdSegment(base, feed.kind, feed.field, std::move(fragment_ids), seg));
+  IdSegment seg = IdSegment::BuildSorted(refs);
+  std::vector<IdSegment::Ref>().swap(refs);
+  merged.clear();  // the refs viewed their keys
+  OG_ASSIGN_OR_RETURN(out.meta, WriteIdSegment(base, feed.kind, feed.field, std::move(fragment_ids), std::move(seg)));
   return out;
 }
 

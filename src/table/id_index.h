@@ -48,6 +48,8 @@ class IdSegment {
   static Result<IdSegment> Parse(std::string bytes, std::string_view what);
   // The serialized bytes (version 3 when built here).
   const std::string& bytes() const { return bytes_; }
+  // Gives the bytes away (the segment is then unusable): for writing a segment nobody reads.
+  std::string ReleaseBytes() && { return std::move(bytes_); }
   std::string Serialize() const { return bytes_; }
 
   size_t size() const { return count_; }
@@ -114,11 +116,12 @@ inline constexpr std::string_view kIdIndexKind = "id";        // the key column 
 inline constexpr std::string_view kValueIndexKind = "value";  // an indexed String column (many rows)
 
 // Writes `segment` as a new hash-index segment of kind `kind` on `field` for the fragments
-// `fragment_ids` and returns its manifest entry (one PutIfAbsent). The segment is also put into
-// `version`'s cache.
+// `fragment_ids` and returns its manifest entry (one PutIfAbsent). A segment of at most
+// kCacheWrittenSegmentBytes is also put into `version`'s cache; a larger one (a bulk load's) is
+// handed to the store without a copy and not cached (it would crowd out everything else).
+inline constexpr uint64_t kCacheWrittenSegmentBytes = uint64_t{64} << 20;
 Result<IndexSegmentMeta> WriteIdSegment(const TableVersion& version, std::string_view kind, FieldId field,
-                                        std::vector<uint32_t> fragment_ids,
-                                        std::shared_ptr<const IdSegment> segment);
+                                        std::vector<uint32_t> fragment_ids, IdSegment segment);
 
 // The (value, row address) entries of one hash-indexed column for the rows a write adds. Values
 // are views into the batches being written, which must outlive the segment's writing (no copy
