@@ -277,9 +277,17 @@ Result<std::vector<Row>> Executor::Match(TypeState& t, const table::Predicate& f
   const table::TableSchema& schema = base.schema();
   std::vector<Row> out;
   if (base.row_count() > 0) {
-    table::ScanOptions o;
-    o.filter = filter;
-    OG_ASSIGN_OR_RETURN(format::Batch b, base.ScanAll(o));
+    // `where id = $x` and the cascade's src/dst IN (ids): the rows through the hash indexes, not
+    // a scan of the table.
+    OG_ASSIGN_OR_RETURN(std::optional<std::vector<uint64_t>> probed, table::ProbeMatch(base, filter));
+    format::Batch b;
+    if (probed) {
+      OG_ASSIGN_OR_RETURN(b, base.Take(*probed));
+    } else {
+      table::ScanOptions o;
+      o.filter = filter;
+      OG_ASSIGN_OR_RETURN(b, base.ScanAll(o));
+    }
     for (size_t i = 0; i < b.num_rows(); ++i) {
       Row r = RowFromBatch(schema, t, b, i);
       if (t.upserts.count(r.id) || t.deleted.count(r.id)) continue;  // superseded by this query

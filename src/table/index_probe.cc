@@ -332,4 +332,42 @@ Result<std::vector<std::optional<uint64_t>>> ProbeIds(const TableVersion& versio
   return out;
 }
 
+Result<std::optional<std::vector<uint64_t>>> ProbeMatch(const TableVersion& version, const Predicate& filter) {
+  using Kind = Predicate::Kind;
+  const std::optional<std::vector<uint64_t>> no;
+  std::vector<const Predicate*> disjuncts;
+  if (filter.kind() == Kind::kOr) {
+    for (const Predicate& c : filter.children()) disjuncts.push_back(&c);
+  } else {
+    disjuncts.push_back(&filter);
+  }
+  // (field, its values) per disjunct; any other shape scans.
+  std::vector<std::pair<FieldId, std::vector<std::string>>> probes;
+  size_t total = 0;
+  for (const Predicate* d : disjuncts) {
+    const bool eq = d->kind() == Kind::kCompare && d->op() == CompareOp::kEq;
+    if (!eq && d->kind() != Kind::kIn) return no;
+    const Field* f = version.schema().FindByName(d->column());
+    if (f == nullptr || f->type.kind != TypeKind::kString || !HasHashIndex(version, f->id)) return no;
+    std::vector<std::string> values;
+    for (const Value& v : d->values()) {
+      if (v.is_null()) continue;  // matches nothing
+      if (v.kind() != TypeKind::kString) return no;
+      values.push_back(v.string_value());
+    }
+    total += values.size();
+    probes.emplace_back(f->id, std::move(values));
+  }
+  if (!FewLookups(version, std::max<size_t>(total, 1))) return no;
+  std::vector<uint64_t> out;
+  for (size_t k = 0; k < probes.size(); ++k) {
+    if (probes[k].second.empty()) continue;
+    OG_ASSIGN_OR_RETURN(auto hits, ProbeColumn(version, probes[k].first, probes[k].second, *disjuncts[k]));
+    for (const auto& [i, address] : hits) out.push_back(address);
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return std::optional(std::move(out));
+}
+
 }  // namespace omnigraph::table

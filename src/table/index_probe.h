@@ -58,4 +58,11 @@ inline bool FewLookups(const TableVersion& version, size_t n) { return n * 64 <=
 Result<std::vector<std::optional<uint64_t>>> ProbeIds(const TableVersion& version,
                                                       std::span<const std::string> ids);
 
+// The live rows matching `filter`, found through hash indexes, as sorted row addresses — when
+// `filter` is an equality or IN on hash-indexed String columns, or an OR of those, with few
+// values in all (FewLookups). nullopt when the filter has another shape, names a column without
+// a hash index, or has too many values: scan instead. (A mutation's `delete ... where id = $x`
+// and its cascade to edges whose src or dst is one of the deleted ids.)
+Result<std::optional<std::vector<uint64_t>>> ProbeMatch(const TableVersion& version, const Predicate& filter);
+
 }  // namespace omnigraph::table

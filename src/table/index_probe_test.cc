@@ -281,5 +281,54 @@ TEST_F(IndexProbeTest, SegmentsWithoutChunkSumsAreReadWholeAndVerified) {
   EXPECT_EQ(stats.whole_reads, 1u);
 }
 
+// ProbeMatch answers IN / equality / OR-of-those filters on hash-indexed String columns exactly
+// as a scan does (cold handle, after deletes and upserts), and declines every other shape.
+TEST_F(IndexProbeTest, ProbeMatchAgreesWithAScanOrDeclines) {
+  TableVersion v = *v0_;
+  for (int round = 0; round < 4; ++round) {
+    std::vector<Row> rows;
+    for (int i = 0; i < 700; ++i) rows.push_back(R(round * 700 + i, (i * 7 + round) % 300, i % 5));
+    OG_ASSERT_OK_AND_ASSIGN(v, AppendRows(v, BatchOf(v.schema(), rows)));
+  }
+  OG_ASSERT_OK_AND_ASSIGN(v, DeleteWhere(v, Predicate::Eq("n", Value::I64(3))));
+  OG_ASSERT_OK_AND_ASSIGN(v, UpsertRows(v, BatchOf(v.schema(), {R(1, 5, 9), R(2, 6, 9)})));
+  const TableVersion cold = Cold(v);
+  auto scan = [&](const Predicate& p) {
+    ScanOptions o;
+    o.columns = std::vector<std::string>{};
+    o.filter = p;
+    o.with_row_address = true;
+    auto b = cold.ScanAll(o);
+    EXPECT_TRUE(b.ok());
+    std::vector<uint64_t> out(b->column(0).u64_values().begin(), b->column(0).u64_values().end());
+    return out;
+  };
+  auto S = [](const char* s) { return Value::String(s); };
+  const std::vector<Predicate> answered{
+      Predicate::Eq("id", S("e1")),
+      Predicate::In("dst", {S("d5"), S("d6"), S("d299"), S("nope")}),
+      Predicate::Or({Predicate::In("id", {S("e3"), S("e2000")}), Predicate::Eq("dst", S("d17"))}),
+      Predicate::In("dst", {Value::Null(DataType::Scalar(TypeKind::kString))}),
+  };
+  for (const Predicate& p : answered) {
+    OG_ASSERT_OK_AND_ASSIGN(auto got, ProbeMatch(cold, p));
+    ASSERT_TRUE(got.has_value()) << p.ToString();
+    EXPECT_EQ(*got, scan(p)) << p.ToString();
+  }
+  std::vector<Value> many;
+  for (int i = 0; i < 100; ++i) many.push_back(Value::String("d" + std::to_string(i)));
+  const std::vector<Predicate> declined{
+      Predicate::Eq("n", Value::I64(1)),                                   // no hash index
+      Predicate::Gt("dst", S("d5")),                                       // not equality
+      Predicate::And({Predicate::Eq("id", S("e1")), Predicate::Eq("dst", S("d5"))}),
+      Predicate::In("dst", many),                                          // too many values
+      Predicate(),
+  };
+  for (const Predicate& p : declined) {
+    OG_ASSERT_OK_AND_ASSIGN(auto got, ProbeMatch(cold, p));
+    EXPECT_FALSE(got.has_value()) << p.ToString();
+  }
+}
+
 }  // namespace
 }  // namespace omnigraph::table
