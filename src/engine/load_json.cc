@@ -359,20 +359,42 @@ Status RecordParser::AppendId(const Slot& slot, ParsedPiece& piece, std::string_
   return Status::Ok();
 }
 
+namespace {
+Status DuplicateMember(std::string_view key) {
+  return Err(ErrorCode::kLoadJson, "member " + Quote(key) + " appears twice");
+}
+}  // namespace
+
 Status RecordParser::Parse(dom::element doc, uint64_t line, ParsedPiece* out) const {
+  Status s = ParseRecord(doc, line, out);
+  // A duplicate member is a JSON-level error and is reported before any other: the record's
+  // other error may stem from the duplicate (or hide it). The whole walk runs only here.
+  std::string dup;
+  if (!s.ok() && s.code() != ErrorCode::kLoadJson && HasDuplicateMembers(doc, &dup)) return DuplicateMember(dup);
+  return s;
+}
+
+Status RecordParser::ParseRecord(dom::element doc, uint64_t line, ParsedPiece* out) const {
   if (doc.type() != dom::element_type::OBJECT) {
     return Err(ErrorCode::kLoadEnvelope, "a record must be a JSON object");
   }
-  std::string dup;
-  if (HasDuplicateMembers(doc, &dup)) return Err(ErrorCode::kLoadJson, "member " + Quote(dup) + " appears twice");
+  // Duplicate members are found where the members are read: a second top-level key, a second
+  // "id", a property seen twice. No valid property value holds an object, so a duplicate nested
+  // deeper always fails the record, and Parse then finds it.
+  auto duplicate = DuplicateMember;
   std::optional<dom::element> type_el, edge_el, from_el, to_el, data_el;
   for (auto field : dom::object(doc)) {
-    if (field.key == "type") type_el = field.value;
-    else if (field.key == "edge") edge_el = field.value;
-    else if (field.key == "from") from_el = field.value;
-    else if (field.key == "to") to_el = field.value;
-    else if (field.key == "data") data_el = field.value;
-    else return Err(ErrorCode::kLoadEnvelope, "unknown top-level key " + Quote(field.key) + " (allowed: type, edge, from, to, data)");
+    std::optional<dom::element>* slot = field.key == "type"   ? &type_el
+                                        : field.key == "edge" ? &edge_el
+                                        : field.key == "from" ? &from_el
+                                        : field.key == "to"   ? &to_el
+                                        : field.key == "data" ? &data_el
+                                                              : nullptr;
+    if (slot == nullptr) {
+      return Err(ErrorCode::kLoadEnvelope, "unknown top-level key " + Quote(field.key) + " (allowed: type, edge, from, to, data)");
+    }
+    if (slot->has_value()) return duplicate(field.key);
+    *slot = field.value;
   }
   if (type_el.has_value() == edge_el.has_value()) {
     return Err(ErrorCode::kLoadEnvelope, "a record needs exactly one of \"type\" (node) or \"edge\"");
@@ -408,6 +430,7 @@ Status RecordParser::Parse(dom::element doc, uint64_t line, ParsedPiece* out) co
     if (data_el->type() != dom::element_type::OBJECT) return Err(ErrorCode::kLoadEnvelope, "\"data\" must be an object");
     for (auto field : dom::object(*data_el)) {
       if (field.key == "id") {
+        if (given_id) return duplicate(field.key);
         if (field.value.type() != dom::element_type::STRING) return Err(ErrorCode::kLoadBadId, "\"id\" must be a string");
         given_id = std::string_view(field.value);
         continue;
@@ -419,6 +442,7 @@ Status RecordParser::Parse(dom::element doc, uint64_t line, ParsedPiece* out) co
       if (idx == props.size()) {
         return Err(ErrorCode::kLoadUnknownProperty, "type " + Quote(name) + " has no property " + Quote(field.key));
       }
+      if (out->seen[idx]) return duplicate(field.key);
       OG_RETURN_IF_ERROR(AppendProperty(field.value, props[idx], g.values[idx],
                                         slot.any_stash && slot.stash[idx] ? &out->stash[idx] : nullptr));
       out->seen[idx] = 1;

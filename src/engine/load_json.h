@@ -55,6 +55,8 @@ class RecordParser {
     size_t string_key = SIZE_MAX;   // the single String @key property: the id is its value
     std::vector<size_t> key;        // @key property indexes, in key order
   };
+  // Parse without the whole-record duplicate-member walk (done only when it fails).
+  Status ParseRecord(simdjson::dom::element doc, uint64_t line, ParsedPiece* out) const;
   Status AppendEndpoints(simdjson::dom::element from, simdjson::dom::element to, TypeSegmentBuilder& g) const;
   Status AppendId(const Slot& slot, ParsedPiece& piece, std::string_view key_string, bool has_key_string,
                   std::optional<std::string_view> given_id, TypeSegmentBuilder& g) const;
