@@ -12,6 +12,21 @@ uint64_t XxHash64(std::string_view data, uint64_t seed) {
 }
 uint64_t XxHash64Bytes(const void* data, size_t len, uint64_t seed) { return XXH64(data, len, seed); }
 
+struct XxHash64Stream::State {
+  XXH64_state_t* s = XXH64_createState();
+  ~State() { XXH64_freeState(s); }
+};
+
+XxHash64Stream::XxHash64Stream(uint64_t seed) : state_(std::make_unique<State>()) {
+  OG_CHECK(state_->s != nullptr);
+  OG_CHECK(XXH64_reset(state_->s, seed) == XXH_OK);
+}
+XxHash64Stream::~XxHash64Stream() = default;
+void XxHash64Stream::Update(std::string_view data) {
+  OG_CHECK(XXH64_update(state_->s, data.data(), data.size()) == XXH_OK);
+}
+uint64_t XxHash64Stream::Digest() const { return XXH64_digest(state_->s); }
+
 std::array<uint8_t, 32> Sha256(std::string_view data) {
   std::array<uint8_t, 32> out{};
   unsigned int len = 0;

@@ -3,6 +3,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -10,6 +11,22 @@ namespace omnigraph {
 
 uint64_t XxHash64(std::string_view data, uint64_t seed = 0);
 uint64_t XxHash64Bytes(const void* data, size_t len, uint64_t seed = 0);
+
+// Incremental xxhash64 (for objects written in pieces): Digest() equals XxHash64 of everything
+// passed to Update so far, concatenated. Not thread-safe.
+class XxHash64Stream {
+ public:
+  explicit XxHash64Stream(uint64_t seed = 0);
+  ~XxHash64Stream();
+  XxHash64Stream(const XxHash64Stream&) = delete;
+  XxHash64Stream& operator=(const XxHash64Stream&) = delete;
+  void Update(std::string_view data);
+  uint64_t Digest() const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
 
 std::array<uint8_t, 32> Sha256(std::string_view data);
 // Lower-case hex of SHA-256 (64 characters).

@@ -16,6 +16,21 @@ TEST(HashTest, XxHash64KnownVectors) {
   EXPECT_NE(XxHash64("abc", 1), XxHash64("abc", 0));
 }
 
+TEST(HashTest, XxHash64StreamEqualsOneShot) {
+  std::string data;
+  for (int i = 0; i < 1000; ++i) data += std::to_string(i * 7919) + ",";
+  for (uint64_t seed : {uint64_t{0}, uint64_t{42}}) {
+    for (size_t cut : {size_t{0}, size_t{1}, size_t{31}, size_t{32}, data.size() / 2, data.size()}) {
+      XxHash64Stream h(seed);
+      h.Update(std::string_view(data).substr(0, cut));
+      h.Update("");
+      h.Update(std::string_view(data).substr(cut));
+      EXPECT_EQ(h.Digest(), XxHash64(data, seed)) << "seed " << seed << " cut " << cut;
+    }
+  }
+  EXPECT_EQ(XxHash64Stream().Digest(), XxHash64(""));
+}
+
 TEST(HashTest, HexRoundTrip) {
   std::string raw("\x00\x01\xfe\xff review/2026", 16);
   std::string back;

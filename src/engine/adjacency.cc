@@ -1,17 +1,25 @@
 #include "engine/adjacency.h"
 
 #include <algorithm>
+#include <bit>
 #include <numeric>
 
 #include "common/error_codes.h"
+#include "common/hash.h"
+#include "common/logging.h"
 #include "common/thread_pool.h"
+#include "engine/adjacency_store.h"
+#include "engine/graph_layout.h"
 #include "table/scanner.h"
 
 namespace omnigraph::engine {
 
 namespace {
+// The upper 32 bits of a hash slot: those of its id's hash (a filter before comparing ids).
+constexpr uint64_t kTagMask = ~uint64_t{0xffffffff};
+
 Result<format::Column> ScanColumn(const table::TableVersion& v, const std::string& name,
-                                  std::vector<uint64_t>* addresses) {
+                                  PodVector<uint64_t>* addresses) {
   table::ScanOptions o;
   o.columns = std::vector<std::string>{name};
   o.with_row_address = addresses != nullptr;
@@ -27,32 +35,85 @@ Result<format::Column> ScanColumn(const table::TableVersion& v, const std::strin
 }
 }  // namespace
 
+uint64_t TableOrdinals::SlotCount(uint64_t n) { return std::max<uint64_t>(2, std::bit_ceil(2 * n)); }
+
+void TableOrdinals::ViewBuilt() {
+  id_offsets_ = built_.id_offsets;
+  id_bytes_ = built_.id_bytes;
+  addresses_ = built_.addresses;
+  by_address_ = built_.by_address;
+  slots_ = built_.slots;
+}
+
 Result<std::shared_ptr<const TableOrdinals>> TableOrdinals::Build(const table::TableVersion& version) {
   auto t = std::make_shared<TableOrdinals>();
-  std::vector<uint64_t> addresses;
-  OG_ASSIGN_OR_RETURN(t->ids_, ScanColumn(version, "id", &addresses));
-  const uint32_t n = t->size();
-  t->by_id_.reserve(n);
-  t->by_address_.reserve(n);
-  for (uint32_t i = 0; i < n; ++i) {
-    t->by_id_.emplace(t->ids_.string_at(i), i);  // keeps the first of duplicate ids
-    t->by_address_.emplace_back(addresses[i], i);
+  Arrays& a = t->built_;
+  OG_ASSIGN_OR_RETURN(format::Column ids, ScanColumn(version, "id", &a.addresses));
+  const size_t n = ids.length();
+  if (n >= UINT32_MAX) {
+    return ResourceExhaustedError("table " + version.prefix() + " has too many rows for ordinals");
   }
-  std::sort(t->by_address_.begin(), t->by_address_.end());
+  if (a.addresses.size() != n) return InternalError("scan returned a row address count other than its rows");
+  // Ids as offsets (rebased to 0) + bytes.
+  auto offsets = ids.offsets();
+  const uint64_t base = n == 0 ? 0 : offsets[0];
+  a.id_offsets.resize(n + 1);
+  for (size_t i = 0; i <= n; ++i) a.id_offsets[i] = n == 0 ? 0 : offsets[i] - base;
+  a.id_bytes = std::string(ids.string_data().substr(base, a.id_offsets[n]));
+  a.slots.assign(SlotCount(n), 0);
+  a.by_address.resize(n);
+  t->ViewBuilt();  // the arrays are sized: the views stay valid while they are filled
+  // Hashes in parallel, then one insertion pass in ordinal order (keeps the first of duplicates).
+  std::vector<uint64_t> hashes(n);
+  constexpr size_t kChunk = size_t{1} << 16;
+  OG_RETURN_IF_ERROR(ThreadPool::Default().ParallelFor((n + kChunk - 1) / kChunk, [&](size_t c) {
+    for (size_t i = c * kChunk; i < std::min(n, (c + 1) * kChunk); ++i) {
+      hashes[i] = XxHash64(t->id(static_cast<uint32_t>(i)));
+    }
+    return Status::Ok();
+  }));
+  const uint64_t mask = a.slots.size() - 1;
+  for (size_t i = 0; i < n; ++i) {
+    const uint64_t tag = hashes[i] & kTagMask;
+    for (uint64_t at = hashes[i] & mask;; at = (at + 1) & mask) {
+      const uint64_t slot = a.slots[at];
+      if (slot == 0) {
+        a.slots[at] = tag | (i + 1);
+        break;
+      }
+      const auto other = static_cast<uint32_t>(slot) - 1;
+      if ((slot & kTagMask) == tag && t->id(other) == t->id(static_cast<uint32_t>(i))) break;
+    }
+  }
+  // Ordinals by address (scan order is usually address order already).
+  std::iota(a.by_address.begin(), a.by_address.end(), uint32_t{0});
+  if (!std::is_sorted(a.addresses.begin(), a.addresses.end())) {
+    std::vector<std::pair<uint64_t, uint32_t>> pairs(n);
+    for (size_t i = 0; i < n; ++i) pairs[i] = {a.addresses[i], static_cast<uint32_t>(i)};
+    std::sort(pairs.begin(), pairs.end());
+    for (size_t i = 0; i < n; ++i) a.by_address[i] = pairs[i].second;
+  }
   return std::shared_ptr<const TableOrdinals>(std::move(t));
 }
 
 std::optional<uint32_t> TableOrdinals::Find(std::string_view id) const {
-  auto it = by_id_.find(id);
-  if (it == by_id_.end()) return std::nullopt;
-  return it->second;
+  if (slots_.empty()) return std::nullopt;
+  const uint64_t h = XxHash64(id), tag = h & kTagMask, mask = slots_.size() - 1;
+  for (uint64_t at = h & mask;; at = (at + 1) & mask) {
+    const uint64_t slot = slots_[at];
+    if (slot == 0) return std::nullopt;
+    if ((slot & kTagMask) == tag) {
+      const uint32_t ordinal = static_cast<uint32_t>(slot) - 1;
+      if (this->id(ordinal) == id) return ordinal;
+    }
+  }
 }
 
 std::optional<uint32_t> TableOrdinals::FromAddress(uint64_t address) const {
-  auto it = std::lower_bound(by_address_.begin(), by_address_.end(),
-                             std::pair<uint64_t, uint32_t>{address, 0});
-  if (it == by_address_.end() || it->first != address) return std::nullopt;
-  return it->second;
+  auto it = std::lower_bound(by_address_.begin(), by_address_.end(), address,
+                             [&](uint32_t ordinal, uint64_t a) { return addresses_[ordinal] < a; });
+  if (it == by_address_.end() || addresses_[*it] != address) return std::nullopt;
+  return *it;
 }
 
 Result<std::shared_ptr<const Csr>> Csr::Build(const table::TableVersion& edges, const TableOrdinals& src,
@@ -91,7 +152,7 @@ Result<std::shared_ptr<const Csr>> Csr::Build(const table::TableVersion& edges, 
     }
   }
   auto fill = [&](const std::vector<uint32_t>& key, const std::vector<uint32_t>& other, uint32_t nkeys,
-                  std::vector<uint64_t>* offsets, std::vector<uint32_t>* nodes, std::vector<uint32_t>* eds) {
+                  PodVector<uint64_t>* offsets, PodVector<uint32_t>* nodes, PodVector<uint32_t>* eds) {
     offsets->assign(static_cast<size_t>(nkeys) + 1, 0);
     for (uint32_t k : key) ++(*offsets)[k + 1];
     for (uint32_t i = 0; i < nkeys; ++i) (*offsets)[i + 1] += (*offsets)[i];
@@ -118,18 +179,30 @@ Result<std::shared_ptr<const Csr>> Csr::Build(const table::TableVersion& edges, 
       }
     }
   };
+  Arrays& a = c->built_;
   OG_RETURN_IF_ERROR(ThreadPool::Default().ParallelFor(2, [&](size_t side) -> Status {
-    if (side == 0) fill(es, ed, ns, &c->out_offsets_, &c->out_nodes_, &c->out_edges_);
-    else fill(ed, es, nd, &c->in_offsets_, &c->in_nodes_, &c->in_edges_);
+    if (side == 0) fill(es, ed, ns, &a.out_offsets, &a.out_nodes, &a.out_edges);
+    else fill(ed, es, nd, &a.in_offsets, &a.in_nodes, &a.in_edges);
     return Status::Ok();
   }));
   if (same_table) {
-    c->self_loop_.assign(ns, false);
+    a.self_loop.assign((static_cast<size_t>(ns) + 63) / 64, 0);
     for (size_t i = 0; i < es.size(); ++i) {
-      if (es[i] == ed[i]) c->self_loop_[es[i]] = true;
+      if (es[i] == ed[i]) a.self_loop[es[i] / 64] |= uint64_t{1} << (es[i] % 64);
     }
   }
+  c->ViewBuilt();
   return std::shared_ptr<const Csr>(std::move(c));
+}
+
+void Csr::ViewBuilt() {
+  out_offsets_ = built_.out_offsets;
+  in_offsets_ = built_.in_offsets;
+  out_nodes_ = built_.out_nodes;
+  out_edges_ = built_.out_edges;
+  in_nodes_ = built_.in_nodes;
+  in_edges_ = built_.in_edges;
+  self_loop_ = built_.self_loop;
 }
 
 bool Csr::HasEdge(uint32_t s, uint32_t d) const {
@@ -143,12 +216,52 @@ GraphReadCache& GraphReadCache::Default() {
   return *cache;
 }
 
-Result<std::shared_ptr<const TableOrdinals>> GraphReadCache::Ordinals(const table::TableVersion& version) {
+GraphReadCache::Counts GraphReadCache::counts() const {
+  Counts c;
+  c.ordinals_built = ordinals_built_.load();
+  c.ordinals_loaded = ordinals_loaded_.load();
+  c.csrs_built = csrs_built_.load();
+  c.csrs_loaded = csrs_loaded_.load();
+  c.written = written_.load();
+  c.rejected = rejected_.load();
+  return c;
+}
+
+namespace {
+// A persisted object that could not be used: the query goes on with a structure rebuilt from the
+// tables (the source of truth).
+void WarnUnusable(const Status& s) {
+  LogWarn("ignoring a derived object (rebuilding it from the tables): " + s.ToString());
+}
+}  // namespace
+
+Result<std::shared_ptr<const TableOrdinals>> GraphReadCache::Ordinals(const table::TableVersion& version,
+                                                                      const DerivedStore& derived) {
   std::string key = "o:" + Key(version);
   if (auto hit = cache_.Get<TableOrdinals>(key)) return hit;
-  OG_ASSIGN_OR_RETURN(auto built, TableOrdinals::Build(version));
-  cache_.Put(key, built, built->memory_bytes());
-  return built;
+  const std::string object = OrdinalsKey(version.prefix(), version.version_id());
+  std::shared_ptr<const TableOrdinals> got;
+  if (derived.store != nullptr) {
+    auto loaded = ReadOrdinals(*derived.store, object, version.row_count());
+    if (loaded.ok()) {
+      got = *std::move(loaded);
+      ordinals_loaded_.fetch_add(1);
+    } else if (loaded.status().category() != StatusCode::kNotFound) {
+      rejected_.fetch_add(1);
+      WarnUnusable(loaded.status());
+    }
+  }
+  if (got == nullptr) {
+    OG_ASSIGN_OR_RETURN(got, TableOrdinals::Build(version));
+    ordinals_built_.fetch_add(1);
+    if (derived.store != nullptr && derived.writable) {
+      Status s = WriteOrdinals(*derived.store, object, *got);
+      if (s.ok()) written_.fetch_add(1);
+      else LogWarn("could not persist derived object " + object + ": " + s.ToString());
+    }
+  }
+  cache_.Put(key, got, got->memory_bytes());
+  return got;
 }
 
 Result<std::shared_ptr<const format::Column>> GraphReadCache::ColumnFor(const table::TableVersion& version,
@@ -166,15 +279,39 @@ Result<std::shared_ptr<const format::Column>> GraphReadCache::ColumnFor(const ta
 
 Result<std::shared_ptr<const Csr>> GraphReadCache::CsrFor(const table::TableVersion& edges,
                                                           const table::TableVersion& src,
-                                                          const table::TableVersion& dst) {
+                                                          const table::TableVersion& dst,
+                                                          const DerivedStore& derived) {
   std::string key = "a:" + Key(edges) + "|" + Key(src) + "|" + Key(dst);
   if (auto hit = cache_.Get<Csr>(key)) return hit;
-  OG_ASSIGN_OR_RETURN(auto so, Ordinals(src));
-  OG_ASSIGN_OR_RETURN(auto dso, Ordinals(dst));
   const bool same = Key(src) == Key(dst);
-  OG_ASSIGN_OR_RETURN(auto built, Csr::Build(edges, *so, *dso, same));
-  cache_.Put(key, built, built->memory_bytes());
-  return built;
+  // Ordinals are scan positions, so a CSR is valid for exactly these three versions.
+  const std::string object =
+      CsrKey(edges.prefix(), edges.version_id(), src.version_id(), dst.version_id());
+  const CsrShape shape{src.row_count(), dst.row_count(), edges.row_count(), same};
+  std::shared_ptr<const Csr> got;
+  if (derived.store != nullptr) {
+    auto loaded = ReadCsr(*derived.store, object, shape);
+    if (loaded.ok()) {
+      got = *std::move(loaded);
+      csrs_loaded_.fetch_add(1);
+    } else if (loaded.status().category() != StatusCode::kNotFound) {
+      rejected_.fetch_add(1);
+      WarnUnusable(loaded.status());
+    }
+  }
+  if (got == nullptr) {
+    OG_ASSIGN_OR_RETURN(auto so, Ordinals(src, derived));
+    OG_ASSIGN_OR_RETURN(auto dso, Ordinals(dst, derived));
+    OG_ASSIGN_OR_RETURN(got, Csr::Build(edges, *so, *dso, same));
+    csrs_built_.fetch_add(1);
+    if (derived.store != nullptr && derived.writable) {
+      Status s = WriteCsr(*derived.store, object, *got, edges.row_count());
+      if (s.ok()) written_.fetch_add(1);
+      else LogWarn("could not persist derived object " + object + ": " + s.ToString());
+    }
+  }
+  cache_.Put(key, got, got->memory_bytes());
+  return got;
 }
 
 }  // namespace omnigraph::engine

@@ -2,61 +2,115 @@
 // dense per-table-version row ordinals (id <-> ordinal, row address -> ordinal), column vectors
 // indexed by ordinal, and CSR adjacency of an edge table version in both directions. All are
 // derived from immutable table versions, so they are cached in-process by version id and never
-// invalidated (GraphReadCache, bounded).
+// invalidated (GraphReadCache, bounded), and persisted as derived objects of the graph root keyed
+// by those versions (adjacency_store.h, docs/format/adjacency.md), so a cold process loads them.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
-#include <list>
-#include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
-#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "common/lru_cache.h"
+#include "engine/derived_store.h"
 #include "format/column.h"
 #include "omnigraph/result.h"
 #include "table/table_version.h"
 
 namespace omnigraph::engine {
 
+// A vector of a trivial type whose resize leaves new elements uninitialized: the arrays below are
+// filled right after sizing, so zeroing them first would be a wasted pass over memory.
+template <class T>
+struct DefaultInitAllocator : std::allocator<T> {
+  DefaultInitAllocator() = default;
+  template <class U>
+  DefaultInitAllocator(const DefaultInitAllocator<U>&) noexcept {}  // NOLINT(google-explicit-constructor)
+  template <class U>
+  void construct(U* p) noexcept {
+    ::new (static_cast<void*>(p)) U;
+  }
+  template <class U, class... A>
+  void construct(U* p, A&&... a) {
+    ::new (static_cast<void*>(p)) U(std::forward<A>(a)...);
+  }
+};
+template <class T>
+using PodVector = std::vector<T, DefaultInitAllocator<T>>;
+
 // The live rows of one table version numbered 0..size()-1 in scan order (the order of
-// TableVersion::ScanAll, which every column of ColumnFor follows). Immutable; thread-safe.
+// TableVersion::ScanAll, which every column of ColumnFor follows). Flat arrays, which are also the
+// persisted form (docs/format/adjacency.md): ids as offsets + bytes, row addresses in ordinal order
+// plus the ordinals sorted by address, and an open-addressing hash table of ordinals by id. A built
+// instance owns its arrays; a loaded one views them in the object's bytes (no copy, no rehashing).
+// Immutable; thread-safe; not copyable (the views point into the instance).
 class TableOrdinals {
  public:
   static Result<std::shared_ptr<const TableOrdinals>> Build(const table::TableVersion& version);
 
-  uint32_t size() const { return static_cast<uint32_t>(ids_.length()); }
-  std::string_view id(uint32_t ordinal) const { return ids_.string_at(ordinal); }
+  TableOrdinals() = default;
+  TableOrdinals(const TableOrdinals&) = delete;
+  TableOrdinals& operator=(const TableOrdinals&) = delete;
+
+  uint32_t size() const { return static_cast<uint32_t>(addresses_.size()); }
+  std::string_view id(uint32_t ordinal) const {
+    return id_bytes_.substr(id_offsets_[ordinal], id_offsets_[ordinal + 1] - id_offsets_[ordinal]);
+  }
   // The first row (in scan order) with this id.
   std::optional<uint32_t> Find(std::string_view id) const;
   // The ordinal of a live row address; nullopt for an address that is not a live row.
   std::optional<uint32_t> FromAddress(uint64_t address) const;
   // An estimate of the memory held (the cache's charge).
   uint64_t memory_bytes() const {
-    return ids_.memory_bytes() + by_id_.size() * 48 + by_id_.bucket_count() * 8 + by_address_.size() * 16;
+    return loaded_.capacity() + built_.id_bytes.capacity() +
+           8 * (built_.id_offsets.capacity() + built_.addresses.capacity() + built_.slots.capacity()) +
+           4 * built_.by_address.capacity();
   }
 
+  // The hash table's slot count for `n` ids: the power of two >= 2n (at least 2), so at most half
+  // the slots are used and a probe always reaches an empty one.
+  static uint64_t SlotCount(uint64_t n);
+
  private:
-  format::Column ids_;                                     // String, one per ordinal
-  std::unordered_map<std::string_view, uint32_t> by_id_;  // views into ids_
-  std::vector<std::pair<uint64_t, uint32_t>> by_address_;  // sorted by address
+  friend class AdjacencyCodec;  // adjacency_store.cc: the persisted form is these arrays
+  // Points the views at built_.
+  void ViewBuilt();
+
+  std::span<const uint64_t> id_offsets_;  // n + 1: id i is id_bytes_[off[i], off[i+1])
+  std::string_view id_bytes_;
+  std::span<const uint64_t> addresses_;   // row address per ordinal
+  std::span<const uint32_t> by_address_;  // ordinals sorted by row address
+  // Open addressing (linear probing) by XxHash64(id): 0 = empty, else (hash >> 32) << 32 |
+  // (ordinal + 1); the slot of a hash h starts at h & (size - 1).
+  std::span<const uint64_t> slots_;
+  struct Arrays {
+    PodVector<uint64_t> id_offsets, addresses, slots;
+    PodVector<uint32_t> by_address;
+    std::string id_bytes;
+  } built_;             // Build's arrays
+  std::string loaded_;  // a loaded object's bytes (8-byte aligned)
 };
 
 // Compressed sparse rows of one edge table version over dense node ordinals of its endpoint
 // tables: out-lists per source ordinal and in-lists per destination ordinal, each sorted by
 // (neighbour, edge ordinal), with the edge ordinal (row of the edge table, scan order) per slot.
-// Edges whose endpoint id is not a live node are skipped (loads forbid them). Immutable.
+// Edges whose endpoint id is not a live node are skipped (loads forbid them). Owned arrays when
+// built, views into the object's bytes when loaded (as TableOrdinals). Immutable; not copyable.
 class Csr {
  public:
   // `same_table`: source and destination are one node table (self loops are then src == dst).
   static Result<std::shared_ptr<const Csr>> Build(const table::TableVersion& edges,
                                                   const TableOrdinals& src,
                                                   const TableOrdinals& dst, bool same_table);
+
+  Csr() = default;
+  Csr(const Csr&) = delete;
+  Csr& operator=(const Csr&) = delete;
 
   uint32_t num_src() const { return static_cast<uint32_t>(out_offsets_.size() - 1); }
   uint32_t num_dst() const { return static_cast<uint32_t>(in_offsets_.size() - 1); }
@@ -72,51 +126,81 @@ class Csr {
   // Whether some edge goes s -> d (binary search).
   bool HasEdge(uint32_t s, uint32_t d) const;
   // Whether node n has an edge to itself (same_table only; false otherwise).
-  bool HasSelfLoop(uint32_t n) const { return same_table_ && n < self_loop_.size() && self_loop_[n]; }
+  bool HasSelfLoop(uint32_t n) const {
+    return same_table_ && n < num_src() && ((self_loop_[n / 64] >> (n % 64)) & 1) != 0;
+  }
   // An estimate of the memory held (the cache's charge).
   uint64_t memory_bytes() const {
-    return 8 * (out_offsets_.size() + in_offsets_.size()) +
-           4 * (out_nodes_.size() + out_edges_.size() + in_nodes_.size() + in_edges_.size()) + self_loop_.size() / 8;
+    return loaded_.capacity() +
+           8 * (built_.out_offsets.capacity() + built_.in_offsets.capacity() + built_.self_loop.capacity()) +
+           4 * (built_.out_nodes.capacity() + built_.out_edges.capacity() + built_.in_nodes.capacity() +
+                built_.in_edges.capacity());
   }
 
  private:
-  static std::span<const uint32_t> Span(const std::vector<uint64_t>& off,
-                                        const std::vector<uint32_t>& v, uint32_t i) {
+  friend class AdjacencyCodec;  // adjacency_store.cc
+  static std::span<const uint32_t> Span(std::span<const uint64_t> off, std::span<const uint32_t> v,
+                                        uint32_t i) {
     return std::span<const uint32_t>(v.data() + off[i], off[i + 1] - off[i]);
   }
+  // Points the views at built_.
+  void ViewBuilt();
+
+  static constexpr uint64_t kNoLists[1] = {0};  // the offsets of zero lists
   bool same_table_ = false;
-  std::vector<uint64_t> out_offsets_{0}, in_offsets_{0};
-  std::vector<uint32_t> out_nodes_, out_edges_, in_nodes_, in_edges_;
-  std::vector<bool> self_loop_;
+  std::span<const uint64_t> out_offsets_{kNoLists}, in_offsets_{kNoLists};
+  std::span<const uint32_t> out_nodes_, out_edges_, in_nodes_, in_edges_;
+  std::span<const uint64_t> self_loop_;  // same_table: bit n of word n / 64 (num_src() bits)
+  struct Arrays {
+    PodVector<uint64_t> out_offsets, in_offsets, self_loop;
+    PodVector<uint32_t> out_nodes, out_edges, in_nodes, in_edges;
+  } built_;
+  std::string loaded_;
 };
 
 // An in-process cache of the structures above, keyed by immutable table version ids (prefix +
 // version id), shared by every query of a process or Database. Entries are never invalidated
 // (versions never change); the least recently used ones are dropped while the estimated memory of
-// all entries exceeds the budget. Thread-safe; builds run outside the lock (two racing builders
-// both build; the first stored wins).
+// all entries exceeds the budget. On a miss, ordinals and CSRs are first loaded from the derived
+// objects of `derived` (adjacency_store.h); when absent they are built from the tables and, if
+// `derived.writable`, written (put_if_absent) right away. A damaged or unknown persisted object is
+// logged and ignored (rebuilt from the tables), never used and never an error. Thread-safe; builds
+// run outside the lock (two racing builders both build; the first stored wins).
 class GraphReadCache {
  public:
   static constexpr uint64_t kDefaultBudgetBytes = uint64_t{1} << 30;
   explicit GraphReadCache(uint64_t budget_bytes = kDefaultBudgetBytes) : cache_(budget_bytes) {}
 
-  Result<std::shared_ptr<const TableOrdinals>> Ordinals(const table::TableVersion& version);
+  Result<std::shared_ptr<const TableOrdinals>> Ordinals(const table::TableVersion& version,
+                                                        const DerivedStore& derived = {});
   // One column of the version, indexed by ordinal; nullptr when the schema has no such column.
   Result<std::shared_ptr<const format::Column>> ColumnFor(const table::TableVersion& version,
                                                           const std::string& column);
   Result<std::shared_ptr<const Csr>> CsrFor(const table::TableVersion& edges,
                                             const table::TableVersion& src,
-                                            const table::TableVersion& dst);
+                                            const table::TableVersion& dst,
+                                            const DerivedStore& derived = {});
 
   // The process-wide default instance.
   static GraphReadCache& Default();
   size_t size() const { return cache_.stats().entries; }
   ByteLruCache::Stats stats() const { return cache_.stats(); }
 
+  // How the misses of Ordinals and CsrFor were served (for tests and benchmarks).
+  struct Counts {
+    uint64_t ordinals_built = 0, ordinals_loaded = 0;
+    uint64_t csrs_built = 0, csrs_loaded = 0;
+    uint64_t written = 0;   // derived objects persisted (or already there: a racing writer)
+    uint64_t rejected = 0;  // persisted objects ignored as damaged or of an unknown version
+  };
+  Counts counts() const;
+
  private:
   static std::string Key(const table::TableVersion& v) { return v.prefix() + "@" + v.version_id(); }
 
   ByteLruCache cache_;
+  std::atomic<uint64_t> ordinals_built_{0}, ordinals_loaded_{0}, csrs_built_{0}, csrs_loaded_{0};
+  std::atomic<uint64_t> written_{0}, rejected_{0};
 };
 
 }  // namespace omnigraph::engine

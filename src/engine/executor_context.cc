@@ -29,7 +29,7 @@ Result<const TableOrdinals*> Context::Ordinals(const std::string& type) {
   auto it = ordinals_.find(type);
   if (it != ordinals_.end()) return it->second.get();
   OG_ASSIGN_OR_RETURN(const table::TableVersion* t, Table(type));
-  OG_ASSIGN_OR_RETURN(auto o, cache_->Ordinals(*t));
+  OG_ASSIGN_OR_RETURN(auto o, cache_->Ordinals(*t, snap_.derived()));
   return ordinals_.emplace(type, std::move(o)).first->second.get();
 }
 
@@ -50,7 +50,7 @@ Result<const Csr*> Context::CsrFor(const std::string& edge_type) {
   OG_ASSIGN_OR_RETURN(const table::TableVersion* et, Table(edge_type));
   OG_ASSIGN_OR_RETURN(const table::TableVersion* from, Table(e->from_type));
   OG_ASSIGN_OR_RETURN(const table::TableVersion* to, Table(e->to_type));
-  OG_ASSIGN_OR_RETURN(auto c, cache_->CsrFor(*et, *from, *to));
+  OG_ASSIGN_OR_RETURN(auto c, cache_->CsrFor(*et, *from, *to, snap_.derived()));
   return csrs_.emplace(edge_type, std::move(c)).first->second.get();
 }
 

@@ -18,7 +18,8 @@ namespace omnigraph::engine {
 namespace {
 
 bool IsOurTopLevelKey(std::string_view key) {
-  for (std::string_view p : {kRefsPrefix, kCommitsPrefix, kSchemasPrefix, kTablesPrefix, kAuditPrefix}) {
+  for (std::string_view p :
+       {kRefsPrefix, kCommitsPrefix, kSchemasPrefix, kTablesPrefix, kAuditPrefix, kDerivedPrefix}) {
     if (key.substr(0, p.size()) == p) return true;
   }
   return key == kFormatStampKey;
@@ -171,7 +172,8 @@ Result<Snapshot> Graph::MakeSnapshot(std::shared_ptr<const Commit> commit, std::
                                      std::string branch) {
   OG_ASSIGN_OR_RETURN(auto catalog, LoadCatalog(commit->schema_id));
   return Snapshot(store_.get(), std::move(commit), std::move(catalog), std::move(ref),
-                  std::move(branch), table_cache_, manifests_);
+                  std::move(branch), table_cache_, manifests_,
+                  DerivedStore{store_.get(), /*writable=*/!options_.read_only});
 }
 
 Result<Snapshot> Graph::Head(std::string_view branch) {

@@ -74,4 +74,14 @@ std::string TablePrefix(std::string_view table_id) {
   return std::string(kTablesPrefix) + std::string(table_id);
 }
 
+std::string OrdinalsKey(std::string_view table_prefix, std::string_view version_id) {
+  return std::string(kDerivedPrefix) + std::string(table_prefix) + "/ordinals/" + std::string(version_id) +
+         ".ogord";
+}
+std::string CsrKey(std::string_view edge_table_prefix, std::string_view edge_version_id,
+                   std::string_view src_version_id, std::string_view dst_version_id) {
+  return std::string(kDerivedPrefix) + std::string(edge_table_prefix) + "/csr/" + std::string(edge_version_id) +
+         "-" + std::string(src_version_id) + "-" + std::string(dst_version_id) + ".ogcsr";
+}
+
 }  // namespace omnigraph::engine

@@ -17,6 +17,9 @@ inline constexpr std::string_view kCommitsPrefix = "commits/";
 inline constexpr std::string_view kSchemasPrefix = "schemas/";
 inline constexpr std::string_view kTablesPrefix = "tables/";
 inline constexpr std::string_view kAuditPrefix = "audit/";
+// Derived objects (docs/format/adjacency.md): read-side structures computed from immutable table
+// versions, keyed by those versions, so never stale; a missing one is rebuilt from the tables.
+inline constexpr std::string_view kDerivedPrefix = "derived/";
 inline constexpr std::string_view kMainBranch = "main";
 inline constexpr size_t kMaxBranchNameBytes = 200;
 
@@ -36,5 +39,12 @@ std::optional<uint64_t> ParseRefSeq(std::string_view key);
 std::string CommitKey(std::string_view commit_id);     // commits/<id>.json
 std::string SchemaKey(std::string_view schema_id);     // schemas/<sha256>.json
 std::string TablePrefix(std::string_view table_id);    // tables/<table_id>
+
+// derived/<table prefix>/ordinals/<version_id>.ogord: the row ordinals of one table version.
+std::string OrdinalsKey(std::string_view table_prefix, std::string_view version_id);
+// derived/<edge table prefix>/csr/<edge version>-<src version>-<dst version>.ogcsr: the CSR
+// adjacency of one edge table version over the ordinals of exactly those endpoint versions.
+std::string CsrKey(std::string_view edge_table_prefix, std::string_view edge_version_id,
+                   std::string_view src_version_id, std::string_view dst_version_id);
 
 }  // namespace omnigraph::engine

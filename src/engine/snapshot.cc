@@ -20,7 +20,7 @@ void ManifestCache::Put(const std::string& key, std::shared_ptr<const table::Man
 Snapshot::Snapshot(io::ObjectStore* store, std::shared_ptr<const Commit> commit,
                    std::shared_ptr<const compiler::Catalog> catalog, std::optional<RefEntry> ref,
                    std::string branch, std::shared_ptr<table::TableCache> cache,
-                   std::shared_ptr<ManifestCache> manifests)
+                   std::shared_ptr<ManifestCache> manifests, DerivedStore derived)
     : store_(store),
       commit_(std::move(commit)),
       catalog_(std::move(catalog)),
@@ -28,10 +28,12 @@ Snapshot::Snapshot(io::ObjectStore* store, std::shared_ptr<const Commit> commit,
       branch_(std::move(branch)),
       cache_(std::move(cache)),
       manifests_(manifests ? std::move(manifests) : std::make_shared<ManifestCache>()),
+      derived_(derived),
       tables_(std::make_shared<Tables>()) {}
 
 Snapshot Snapshot::Rebind(io::ObjectStore* store) const {
-  return Snapshot(store, commit_, catalog_, ref_, branch_, cache_, manifests_);
+  return Snapshot(store, commit_, catalog_, ref_, branch_, cache_, manifests_,
+                  DerivedStore{derived_.store, /*writable=*/false});
 }
 
 Result<table::TableVersion> Snapshot::Table(std::string_view type_name) const {

@@ -13,6 +13,7 @@
 #include "common/lru_cache.h"
 #include "compiler/catalog.h"
 #include "engine/commit.h"
+#include "engine/derived_store.h"
 #include "engine/ref_log.h"
 #include "io/object_store.h"
 #include "table/table_cache.h"
@@ -39,9 +40,10 @@ class Snapshot {
   Snapshot(io::ObjectStore* store, std::shared_ptr<const Commit> commit,
            std::shared_ptr<const compiler::Catalog> catalog, std::optional<RefEntry> ref,
            std::string branch, std::shared_ptr<table::TableCache> cache,
-           std::shared_ptr<ManifestCache> manifests);
+           std::shared_ptr<ManifestCache> manifests, DerivedStore derived = {});
 
   // The same snapshot reading and writing through another store (the write path's staging store).
+  // Its derived objects are still read from the graph root but never written (effects stay staged).
   Snapshot Rebind(io::ObjectStore* store) const;
 
   // The branch it was resolved from (empty for a bare commit id) and its ref entry.
@@ -53,6 +55,8 @@ class Snapshot {
   const compiler::Catalog& catalog() const { return *catalog_; }
   const std::shared_ptr<const compiler::Catalog>& shared_catalog() const { return catalog_; }
   io::ObjectStore& store() const { return *store_; }
+  // Where persisted derived structures (row ordinals, CSR adjacency) are read and written.
+  const DerivedStore& derived() const { return derived_; }
 
   // The table of a node or edge type at this snapshot. NotFound for an unknown type.
   Result<table::TableVersion> Table(std::string_view type_name) const;
@@ -74,6 +78,7 @@ class Snapshot {
   std::string branch_;
   std::shared_ptr<table::TableCache> cache_;
   std::shared_ptr<ManifestCache> manifests_;
+  DerivedStore derived_;
   std::shared_ptr<Tables> tables_;
 };
 
