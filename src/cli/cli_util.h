@@ -36,6 +36,7 @@ void AddQueryCommand(CLI::App& app, CommandAction* run);
 void AddMutateCommand(CLI::App& app, CommandAction* run);
 void AddBranchCommands(CLI::App& app, CommandAction* run);   // branch create/list/delete/merge
 void AddChangesCommands(CLI::App& app, CommandAction* run);  // changes poll, diff
+void AddOptimizeCommand(CLI::App& app, CommandAction* run);
 void AddCommitChangesCommand(CLI::App* commit, CommandAction* run);  // commit changes
 
 }  // namespace omnigraph::cli

@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
   AddMutateCommand(app, &run);
   AddBranchCommands(app, &run);
   AddChangesCommands(app, &run);
+  AddOptimizeCommand(app, &run);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
