@@ -36,6 +36,7 @@ step "review done: merge it (three-way, entity by entity) and delete the branch"
   "$og" branch merge agent/onboarding --delete-branch --as demo --store "$graph"
 step "snapshot of main" "$og" snapshot "$graph"
 step "commit history" "$og" commit list --store "$graph"
+step "store the read structures of main (later queries load them)" "$og" optimize "$graph"
 step "who is in the storage team" "$og" query team_members --query examples/org.gq --params '{"team":"storage"}' --store "$graph"
 step "the busiest projects" "$og" query busiest_projects --query examples/org.gq --store "$graph"
 step "an ad-hoc query: idle people per team (negation + aggregate)" "$og" query --store "$graph" -e \
