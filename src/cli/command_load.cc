@@ -78,7 +78,7 @@ void AddLoadCommand(CLI::App& app, CommandAction* run) {
       ->needs(branch_opt);
   auto limits = std::make_shared<engine::LoadOptions>();
   cmd->add_option("--max-memory", limits->max_memory_bytes,
-                  "Fail (resource_limit) when the parsed records need more memory than this (default 4G)")
+                  "Fail (resource_limit) when the load would need more memory than this: the parsed records, then those plus staging (default: half of physical memory)")
       ->transform(CLI::AsSizeValue(false));
   cmd->add_option("--max-record-size", limits->max_record_bytes,
                   "Reject (resource_limit) a line longer than this (default 64M)")

@@ -141,6 +141,7 @@ ParsedLoad LoadParser::Finish() {
   std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return first_line_[a] < first_line_[b]; });
   for (size_t s : order) out.groups.push_back(std::move(groups_[s]));
   out.records = records_;
+  out.memory_bytes = memory_bytes_;
   groups_.clear();
   Status joined = CompactGroups(out.groups);
   if (!joined.ok()) {  // not expected

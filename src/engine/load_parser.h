@@ -23,6 +23,7 @@ struct ParsedLoad {
   std::shared_ptr<const compiler::Catalog> catalog;  // the groups point into it
   std::vector<TypeGroup> groups;                     // in order of first appearance
   uint64_t records = 0;
+  uint64_t memory_bytes = 0;      // held by the groups' columns (LoadParser::memory_bytes)
   std::vector<LoadError> errors;  // in line order, at most max_errors; when any, groups is empty
   bool errors_truncated = false;
 };

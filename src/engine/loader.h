@@ -20,15 +20,20 @@ enum class LoadMode { kAppend, kMerge, kOverwrite };
 std::string_view LoadModeName(LoadMode mode);
 Result<LoadMode> ParseLoadMode(std::string_view name);
 
+// Half of the physical memory (at least 1 GiB; 4 GiB when it cannot be read).
+uint64_t DefaultLoadMemoryBytes();
+
 struct LoadOptions {
   LoadMode mode = LoadMode::kAppend;
   std::string branch = "main";
   std::optional<std::string> if_commit;
   size_t max_errors = 100;
-  // Ceiling on the memory held by the parsed records (their columns, roughly the input size or
-  // less); a larger load fails with `resource_limit` before anything is written. Staging the rows
-  // needs about as much again on top.
-  uint64_t max_memory_bytes = uint64_t{4} << 30;
+  // Ceiling on the memory of the load: the parsed records (their columns, about 1.2x the input),
+  // checked after each chunk, and then those plus an estimate of what staging the rows adds
+  // (mostly the hash-index builds: ~90 bytes and a key per indexed value), checked before staging.
+  // Past it the load fails with `resource_limit` and nothing is written. Default: half of the
+  // machine's physical memory (DefaultLoadMemoryBytes).
+  uint64_t max_memory_bytes = DefaultLoadMemoryBytes();
   // The input is read and parsed this many bytes at a time; a chunk's text is freed once parsed.
   size_t chunk_bytes = size_t{32} << 20;
   // A longer line is rejected with `resource_limit` and its line number.

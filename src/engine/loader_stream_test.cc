@@ -180,6 +180,33 @@ TEST_F(LoaderStreamTest, MemoryCeilingIsAResourceLimitNamingTheLimit) {
   EXPECT_TRUE(LoadNdjson(*g, data, o).ok());
 }
 
+// Between the parsed size and the estimated staging peak, the ceiling stops the load before
+// staging (nothing written); raising it lets the same load through.
+TEST_F(LoaderStreamTest, MemoryCeilingCoversStaging) {
+  const std::string data = Data(2000);
+  auto g = NewGraph();
+  bool saw_parse_limit = false, saw_staging_limit = false;
+  for (uint64_t limit = 8 << 10;; limit += limit / 4) {
+    ASSERT_LT(limit, uint64_t{1} << 30);
+    LoadOptions o = Chunked(16 << 10);
+    o.max_memory_bytes = limit;
+    auto r = LoadNdjson(*g, data, o);
+    if (r.ok()) break;
+    ASSERT_EQ(r.status().code(), ErrorCode::kResourceExhausted) << r.status().ToString();
+    EXPECT_EQ(g->Head()->seq(), 1u);
+    const bool staging = r.status().message().find("for building the tables' indexes") != std::string::npos;
+    if (staging) {
+      EXPECT_NE(r.status().message().find("--max-memory"), std::string::npos) << r.status().message();
+    } else {
+      EXPECT_FALSE(saw_staging_limit) << "a parse limit above a staging limit: " << limit;
+    }
+    (staging ? saw_staging_limit : saw_parse_limit) = true;
+  }
+  EXPECT_TRUE(saw_parse_limit);
+  EXPECT_TRUE(saw_staging_limit);
+  EXPECT_EQ(g->Head()->seq(), 2u);
+}
+
 TEST_F(LoaderStreamTest, FilesAndPipesAreStreamed) {
   const std::string data = Data(200);
   auto whole = NewGraph();
