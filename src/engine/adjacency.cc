@@ -233,6 +233,9 @@ namespace {
 void WarnUnusable(const Status& s) {
   LogWarn("ignoring a derived object (rebuilding it from the tables): " + s.ToString());
 }
+// Whether a rejected object is damaged and should be overwritten by a (writable) rebuild: yes for
+// corrupt bytes; no for a newer format (a newer build wrote it and reads it) or a read error.
+bool Replaceable(const Status& s) { return s.category() == StatusCode::kCorrupt; }
 }  // namespace
 
 Result<std::shared_ptr<const TableOrdinals>> GraphReadCache::Ordinals(const table::TableVersion& version,
@@ -241,6 +244,7 @@ Result<std::shared_ptr<const TableOrdinals>> GraphReadCache::Ordinals(const tabl
   if (auto hit = cache_.Get<TableOrdinals>(key)) return hit;
   const std::string object = OrdinalsKey(version.prefix(), version.version_id());
   std::shared_ptr<const TableOrdinals> got;
+  bool damaged = false;  // a persisted object this build should have read: replace it
   if (derived.store != nullptr) {
     auto loaded = ReadOrdinals(*derived.store, object, version.row_count());
     if (loaded.ok()) {
@@ -249,13 +253,14 @@ Result<std::shared_ptr<const TableOrdinals>> GraphReadCache::Ordinals(const tabl
     } else if (loaded.status().category() != StatusCode::kNotFound) {
       rejected_.fetch_add(1);
       WarnUnusable(loaded.status());
+      damaged = Replaceable(loaded.status());
     }
   }
   if (got == nullptr) {
     OG_ASSIGN_OR_RETURN(got, TableOrdinals::Build(version));
     ordinals_built_.fetch_add(1);
     if (derived.store != nullptr && derived.writable) {
-      Status s = WriteOrdinals(*derived.store, object, *got);
+      Status s = WriteOrdinals(*derived.store, object, *got, damaged);
       if (s.ok()) written_.fetch_add(1);
       else LogWarn("could not persist derived object " + object + ": " + s.ToString());
     }
@@ -289,6 +294,7 @@ Result<std::shared_ptr<const Csr>> GraphReadCache::CsrFor(const table::TableVers
       CsrKey(edges.prefix(), edges.version_id(), src.version_id(), dst.version_id());
   const CsrShape shape{src.row_count(), dst.row_count(), edges.row_count(), same};
   std::shared_ptr<const Csr> got;
+  bool damaged = false;
   if (derived.store != nullptr) {
     auto loaded = ReadCsr(*derived.store, object, shape);
     if (loaded.ok()) {
@@ -297,6 +303,7 @@ Result<std::shared_ptr<const Csr>> GraphReadCache::CsrFor(const table::TableVers
     } else if (loaded.status().category() != StatusCode::kNotFound) {
       rejected_.fetch_add(1);
       WarnUnusable(loaded.status());
+      damaged = Replaceable(loaded.status());
     }
   }
   if (got == nullptr) {
@@ -305,7 +312,7 @@ Result<std::shared_ptr<const Csr>> GraphReadCache::CsrFor(const table::TableVers
     OG_ASSIGN_OR_RETURN(got, Csr::Build(edges, *so, *dso, same));
     csrs_built_.fetch_add(1);
     if (derived.store != nullptr && derived.writable) {
-      Status s = WriteCsr(*derived.store, object, *got, edges.row_count());
+      Status s = WriteCsr(*derived.store, object, *got, edges.row_count(), damaged);
       if (s.ok()) written_.fetch_add(1);
       else LogWarn("could not persist derived object " + object + ": " + s.ToString());
     }

@@ -334,8 +334,16 @@ Result<std::shared_ptr<const Csr>> AdjacencyCodec::DecodeCsr(std::string object,
 
 namespace {
 
-Status WriteObject(io::ObjectStore& store, const std::string& key,
+Status WriteObject(io::ObjectStore& store, const std::string& key, bool replace,
                    const std::function<Status(const AdjacencyCodec::Sink&)>& encode) {
+  if (replace) {  // rare (a damaged object): encoded whole, then one atomic replace
+    std::string bytes;
+    OG_RETURN_IF_ERROR(encode([&](std::string_view b) {
+      bytes.append(b);
+      return Status::Ok();
+    }));
+    return store.Put(key, bytes);
+  }
   OG_ASSIGN_OR_RETURN(std::unique_ptr<io::ObjectWriter> w, store.NewWriter(key));
   OG_RETURN_IF_ERROR(encode([&](std::string_view b) { return w->Append(b); }));
   Status s = w->Commit();
@@ -362,15 +370,15 @@ Result<std::shared_ptr<const Csr>> ReadCsr(io::ObjectStore& store, const std::st
 }
 
 Status WriteOrdinals(io::ObjectStore& store, const std::string& key,
-                     const TableOrdinals& ordinals) {
-  return WriteObject(store, key, [&](const AdjacencyCodec::Sink& sink) {
+                     const TableOrdinals& ordinals, bool replace) {
+  return WriteObject(store, key, replace, [&](const AdjacencyCodec::Sink& sink) {
     return AdjacencyCodec::EncodeOrdinals(ordinals, sink);
   });
 }
 
 Status WriteCsr(io::ObjectStore& store, const std::string& key, const Csr& csr,
-                uint64_t edge_rows) {
-  return WriteObject(store, key, [&](const AdjacencyCodec::Sink& sink) {
+                uint64_t edge_rows, bool replace) {
+  return WriteObject(store, key, replace, [&](const AdjacencyCodec::Sink& sink) {
     return AdjacencyCodec::EncodeCsr(csr, edge_rows, sink);
   });
 }

@@ -58,8 +58,12 @@ Result<std::shared_ptr<const Csr>> ReadCsr(io::ObjectStore& store, const std::st
 
 // Writes the derived object at `key` with put_if_absent semantics (streamed through
 // ObjectStore::NewWriter). An object already there (a racing writer's: the same content) is
-// success. The store's errors as they are.
-Status WriteOrdinals(io::ObjectStore& store, const std::string& key, const TableOrdinals& ordinals);
-Status WriteCsr(io::ObjectStore& store, const std::string& key, const Csr& csr, uint64_t edge_rows);
+// success. `replace`: the object there was found damaged, so it is overwritten (ObjectStore::Put,
+// an atomic replace; the content depends only on the key's versions, so any writer writes the
+// same bytes). The store's errors as they are.
+Status WriteOrdinals(io::ObjectStore& store, const std::string& key, const TableOrdinals& ordinals,
+                     bool replace = false);
+Status WriteCsr(io::ObjectStore& store, const std::string& key, const Csr& csr, uint64_t edge_rows,
+                bool replace = false);
 
 }  // namespace omnigraph::engine

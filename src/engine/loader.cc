@@ -1,6 +1,7 @@
 #include "engine/loader.h"
 
 #include <algorithm>
+#include <fstream>
 #include <map>
 #include <mutex>
 #include <set>
@@ -37,12 +38,27 @@ Result<LoadMode> ParseLoadMode(std::string_view name) {
                               "' (use append, merge or overwrite)");
 }
 
+namespace {
+// The memory this process may use: the physical memory, or a smaller cgroup (container) limit
+// (v2 memory.max, v1 memory.limit_in_bytes; "max" and absurd values mean none). 0 if unknown.
+uint64_t AvailableMemoryBytes() {
+  const long pages = ::sysconf(_SC_PHYS_PAGES);
+  const long page = ::sysconf(_SC_PAGE_SIZE);
+  uint64_t bytes = pages > 0 && page > 0 ? static_cast<uint64_t>(pages) * static_cast<uint64_t>(page) : 0;
+  for (const char* path : {"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"}) {
+    std::ifstream in(path);
+    uint64_t limit = 0;
+    if (in >> limit && limit > 0 && limit < (uint64_t{1} << 50)) bytes = bytes == 0 ? limit : std::min(bytes, limit);
+  }
+  return bytes;
+}
+}  // namespace
+
 uint64_t DefaultLoadMemoryBytes() {
   static const uint64_t bytes = [] {
-    const long pages = ::sysconf(_SC_PHYS_PAGES);
-    const long page = ::sysconf(_SC_PAGE_SIZE);
-    if (pages <= 0 || page <= 0) return uint64_t{4} << 30;
-    return std::max<uint64_t>(uint64_t{1} << 30, static_cast<uint64_t>(pages) * static_cast<uint64_t>(page) / 2);
+    const uint64_t available = AvailableMemoryBytes();
+    if (available == 0) return uint64_t{4} << 30;
+    return std::max<uint64_t>(uint64_t{1} << 30, available / 2);
   }();
   return bytes;
 }
@@ -175,20 +191,35 @@ Result<ParsedLoad> ParseInput(LoadSource& source, std::shared_ptr<const compiler
 
 // Bytes that staging adds to the parsed records (which it keeps: the rows and the index feeds
 // view them), at most: per hash-index entry a feed slot (24), then while each segment is built
-// its sort buffers and the segment (64 at once) and a copy of the key. Measured at 11M records
-// (31M entries): 3.5 GB peak RSS, of which this estimate plus the parsed records gives 4.0 GB.
+// its sort buffers and the segment (64 at once) and a copy of the key; the blob payloads again
+// (copied into the type's blob file). (Merge mode also joins the rows: the caller adds them.)
+// Measured at 11M records (31M entries): 3.7 GB peak RSS; this estimate plus the parsed records
+// gives 4.3 GB.
 Result<uint64_t> StagingBytes(const Snapshot& snap, const std::vector<TypeGroup>& groups) {
   uint64_t bytes = 0;
   for (const TypeGroup& g : groups) {
     OG_ASSIGN_OR_RETURN(table::TableVersion t, snap.Table(g.name));
     const table::TableSchema& schema = t.schema();
-    uint64_t key_bytes = 0;  // of the id column, and of the endpoint columns when indexed
+    std::vector<table::FieldId> indexed = schema.indexed_field_ids;
+    if (schema.key_field_id != 0) indexed.push_back(schema.key_field_id);
+    // The parsed column holding a table column's values (nullptr: none, e.g. a dropped property).
+    auto column_of = [&](const TypeSegment& s, const std::string& name) -> const format::Column* {
+      if (name == kIdColumn) return &s.ids;
+      if (g.is_edge && name == kSrcColumn) return &s.srcs;
+      if (g.is_edge && name == kDstColumn) return &s.dsts;
+      const size_t idx = g.PropertyIndex(name);
+      return idx < s.values.size() ? &s.values[idx] : nullptr;
+    };
     for (const TypeSegment& s : g.segments) {
-      key_bytes += s.ids.memory_bytes();
-      if (g.is_edge) key_bytes += s.srcs.memory_bytes() + s.dsts.memory_bytes();
+      for (table::FieldId id : indexed) {
+        const table::Field* f = schema.FindById(id);
+        const format::Column* c = f == nullptr ? nullptr : column_of(s, f->name);
+        bytes += s.size() * 88 + (c == nullptr ? 0 : c->memory_bytes());
+      }
+      for (size_t p = 0; p < g.properties().size() && p < s.values.size(); ++p) {
+        if (g.properties()[p].type.kind == TypeKind::kBlob) bytes += s.values[p].memory_bytes();
+      }
     }
-    const uint64_t indexes = (schema.key_field_id != 0 ? 1 : 0) + schema.indexed_field_ids.size();
-    bytes += g.size() * indexes * 88 + key_bytes;
   }
   return bytes;
 }
@@ -269,7 +300,8 @@ Result<LoadResult> LoadNdjson(Graph& graph, LoadSource& source, const LoadOption
     OG_ASSIGN_OR_RETURN(LoadCheckResult checked, checker.Run(groups));
     if (!checked.errors.empty()) return ErrorsToStatus(checked.errors, checked.truncated);
     report("validated");
-    OG_ASSIGN_OR_RETURN(const uint64_t staging, StagingBytes(snap, groups));
+    OG_ASSIGN_OR_RETURN(uint64_t staging, StagingBytes(snap, groups));
+    if (options.mode == LoadMode::kMerge) staging += parsed->memory_bytes;  // the upsert's joined rows
     if (parsed->memory_bytes + staging > options.max_memory_bytes) {
       return ResourceExhaustedError(
           "load: staging " + std::to_string(parsed->records) + " records needs about " +

@@ -20,7 +20,8 @@ enum class LoadMode { kAppend, kMerge, kOverwrite };
 std::string_view LoadModeName(LoadMode mode);
 Result<LoadMode> ParseLoadMode(std::string_view name);
 
-// Half of the physical memory (at least 1 GiB; 4 GiB when it cannot be read).
+// Half of the memory this process may use: the physical memory or a smaller cgroup (container)
+// limit; at least 1 GiB, 4 GiB when neither can be read.
 uint64_t DefaultLoadMemoryBytes();
 
 struct LoadOptions {

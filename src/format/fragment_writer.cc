@@ -151,7 +151,8 @@ Status FragmentWriter::Encode(std::string* buf, io::ObjectWriter* sink, Fragment
   std::string& out = *buf;
   out.clear();
   out.reserve(sink == nullptr ? bound : 2 * kFlushBytes);
-  if (sink != nullptr) sink->SizeHint(bound);
+  // (Not when compressing: the bound is of the raw pages and could be many times the file.)
+  if (sink != nullptr && options_.compression == Compression::kNone) sink->SizeHint(bound);
   uint64_t emitted = 0;  // bytes already handed to the sink (file offset of out[0])
   auto flush = [&](bool last) -> Status {
     if (sink == nullptr || (!last && out.size() < kFlushBytes)) return Status::Ok();

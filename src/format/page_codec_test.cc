@@ -100,11 +100,13 @@ TEST(PageCodecTest, DecompressRejectsBadInput) {
 // Large string pages: mostly distinct values skip the dictionary attempt (a strided sample
 // decides), few distinct values still get the dictionary; both round trip.
 TEST(PageCodecTest, LargeStringPagesChooseDictionaryByCardinality) {
-  auto page = [](size_t rows, size_t distinct) {
+  auto page = [](size_t rows, int distinct) {
     std::mt19937 rng(3);
     std::vector<Value> v;
     for (size_t i = 0; i < rows; ++i) {
-      const size_t k = distinct == rows ? i : rng() % distinct;
+      // distinct < 0: runs of -distinct equal values (1024 distinct in 4096 rows, stride 4).
+      const size_t k = distinct < 0 ? i / static_cast<size_t>(-distinct)
+                       : distinct == static_cast<int>(rows) ? i : rng() % static_cast<size_t>(distinct);
       v.push_back(Value::String("value-" + std::to_string(k)));
     }
     return *Column::FromValues(DataType::Scalar(TypeKind::kString), v);
@@ -112,8 +114,9 @@ TEST(PageCodecTest, LargeStringPagesChooseDictionaryByCardinality) {
   const EncodeOptions opt;
   for (auto [rows, distinct, expected] : {std::tuple{5000, 5000, Encoding::kPlain},
                                           std::tuple{5000, 12, Encoding::kDictionary},
-                                          std::tuple{5000, 1000, Encoding::kDictionary}}) {
-    const Column col = page(rows, distinct);
+                                          std::tuple{5000, 1000, Encoding::kDictionary},
+                                          std::tuple{4096, -4, Encoding::kDictionary}}) {
+    const Column col = page(static_cast<size_t>(rows), distinct);
     std::string body;
     EXPECT_EQ(EncodeColumnBody(col, opt, &body), expected) << distinct;
     auto back = DecodeColumnBody(body, col.type(), col.length(), opt.version);

@@ -144,23 +144,26 @@ void EncodeValidity(const Column& c, std::string* out) {
   }
 }
 
-// Whether over 90% of a strided sample of the page's values are distinct: the dictionary (which
-// needs at most n/2 distinct values) then almost surely fails, and trying it would hash half the
-// page for nothing (ids, names, random references). Small pages are always tried.
+// Whether over 90% of a strided sample of the page's values are distinct and under 10% of them
+// equal the next row (runs, e.g. edges grouped by source, which a stride would step over): the
+// dictionary (which needs at most n/2 distinct values) then almost surely fails, and trying it
+// would hash half the page for nothing (ids, names, random references). Small pages are always
+// tried.
 bool MostlyDistinct(const Column& c) {
   constexpr size_t kSample = 1024;
   const size_t n = c.length();
   if (n <= 2 * kSample) return false;
   std::unordered_set<std::string_view> seen;
   seen.reserve(kSample);
-  size_t sampled = 0;
+  size_t sampled = 0, repeats = 0;  // repeats: sampled rows equal to the next row (runs a stride skips)
   for (size_t k = 0; k < kSample; ++k) {
     const size_t i = k * n / kSample;
     if (c.IsNull(i)) continue;
     seen.insert(c.string_at(i));
     ++sampled;
+    if (i + 1 < n && c.IsValid(i + 1) && c.string_at(i + 1) == c.string_at(i)) ++repeats;
   }
-  return sampled > 0 && seen.size() * 10 > sampled * 9;
+  return sampled > 0 && seen.size() * 10 > sampled * 9 && repeats * 10 < sampled;
 }
 
 Encoding EncodeBytes(const Column& c, const EncodeOptions& opt, std::string* out) {

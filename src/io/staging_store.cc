@@ -75,7 +75,7 @@ Status StagingStore::PutIfAbsentMoved(std::string_view key, std::string data) {
   if (pending_.count(key) || flushed_sizes_.count(key)) {
     return AlreadyExistsError("object '" + std::string(key) + "' already exists");
   }
-  pending_bytes_ += data.size();
+  pending_bytes_ += data.capacity();  // what the buffer holds (a writer may have reserved more)
   pending_[std::string(key)] = Pending{std::make_shared<const std::string>(std::move(data)), true};
   if (pending_bytes_ > threshold_) return FlushLocked(lock);
   return Status::Ok();

@@ -2,7 +2,7 @@
 # `omnigraph optimize` end to end: it builds and stores the derived read structures of a branch
 # head (docs/format/adjacency.md), a second run finds them present, read-only queries then load
 # them and answer the same, a write makes the next optimize build again, and damaged objects are
-# ignored by queries (same answers) .
+# ignored by queries (same answers) and repaired by the next optimize.
 #   tests/cli/optimize.sh path/to/omnigraph
 set -euo pipefail
 og="$1"
@@ -34,6 +34,11 @@ out="$("$og" optimize "$dir/g" --json)"
 # Damaged derived objects: queries warn, rebuild in memory and answer the same.
 for f in $(find "$dir/g/derived" -type f); do printf 'garbage' | dd of="$f" bs=1 seek=20 conv=notrunc 2> /dev/null; done
 [[ "$("$og" query --store "$dir/g" -e "$q" --format csv 2> /dev/null)" == "$before" ]] || fail "answer changed with damaged objects"
+# optimize repairs them (overwrites what it cannot read), so the next run finds them intact.
+out="$("$og" optimize "$dir/g" --json 2> /dev/null)"
+[[ "$out" == *'"built":2'* ]] || fail "optimize over damaged objects: $out"
+out="$("$og" optimize "$dir/g" --json 2> "$dir/err")"
+[[ "$out" == *'"present":2'* && ! -s "$dir/err" ]] || fail "damaged objects were not repaired: $out $(cat "$dir/err")"
 
 # Unknown branch: a clear error, exit 1.
 if "$og" optimize "$dir/g" --branch nope > /dev/null 2>&1; then fail "optimize of a missing branch succeeded"; fi
