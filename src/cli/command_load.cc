@@ -130,8 +130,13 @@ void AddLoadCommand(CLI::App& app, CommandAction* run) {
         }
         o.progress = [start](std::string_view phase, uint64_t records, uint64_t bytes) {
           double s = static_cast<double>(MonotonicNanos() - start) / 1e9;
+          if (phase == "staging") {  // overwritten by the "staged" line
+            std::fprintf(stderr, "\r  staging   %llu records: encoding fragments, building indexes... (%.2fs)",
+                         static_cast<unsigned long long>(records), s);
+            return;
+          }
           // "parsing" (once per chunk) rewrites its line; the other phases end theirs.
-          std::fprintf(stderr, "\r  %-9.*s %llu records, %.1f MB, %.2fs (%.0f records/s)%s",
+          std::fprintf(stderr, "\r\033[K  %-9.*s %llu records, %.1f MB, %.2fs (%.0f records/s)%s",
                        static_cast<int>(phase.size()), phase.data(), static_cast<unsigned long long>(records),
                        static_cast<double>(bytes) / 1e6, s, s > 0 ? static_cast<double>(records) / s : 0.0,
                        phase == "parsing" ? "" : "\n");

@@ -312,6 +312,7 @@ Result<LoadResult> LoadNdjson(Graph& graph, LoadSource& source, const LoadOption
           "LoadOptions::max_memory_bytes) or split the input into several loads");
     }
 
+    report("staging");
     std::vector<Staged> staged(groups.size());
     // Every type's entry exists before the parallel stage: operator[] there would insert
     // concurrently into the map (a data race that crashed merge loads).

@@ -39,8 +39,9 @@ struct LoadOptions {
   size_t chunk_bytes = size_t{32} << 20;
   // A longer line is rejected with `resource_limit` and its line number.
   size_t max_record_bytes = size_t{64} << 20;
-  // Called after each chunk ("parsing") and each phase ("parsed", "validated", "staged") with the
-  // records and the input bytes read so far.
+  // Called after each chunk ("parsing"), after each phase ("parsed", "validated", "staged") and
+  // when staging starts ("staging": encoding fragments and building indexes, the longest phase
+  // after parsing) with the records and the input bytes read so far.
   std::function<void(std::string_view phase, uint64_t records, uint64_t bytes)> progress;
 };
 
