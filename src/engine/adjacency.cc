@@ -282,6 +282,11 @@ Result<std::shared_ptr<const format::Column>> GraphReadCache::ColumnFor(const ta
   return built;
 }
 
+std::shared_ptr<const format::Column> GraphReadCache::CachedColumn(const table::TableVersion& version,
+                                                                  const std::string& column) {
+  return cache_.Get<format::Column>("c:" + Key(version) + "/" + column);
+}
+
 Result<std::shared_ptr<const Csr>> GraphReadCache::CsrFor(const table::TableVersion& edges,
                                                           const table::TableVersion& src,
                                                           const table::TableVersion& dst,

@@ -65,6 +65,8 @@ class TableOrdinals {
   std::optional<uint32_t> Find(std::string_view id) const;
   // The ordinal of a live row address; nullopt for an address that is not a live row.
   std::optional<uint32_t> FromAddress(uint64_t address) const;
+  // The row address of an ordinal (< size()).
+  uint64_t address(uint32_t ordinal) const { return addresses_[ordinal]; }
   // An estimate of the memory held (the cache's charge).
   uint64_t memory_bytes() const {
     return loaded_.capacity() + built_.id_bytes.capacity() +
@@ -176,6 +178,9 @@ class GraphReadCache {
   // One column of the version, indexed by ordinal; nullptr when the schema has no such column.
   Result<std::shared_ptr<const format::Column>> ColumnFor(const table::TableVersion& version,
                                                           const std::string& column);
+  // The column if it is cached already (nullptr otherwise): never reads anything.
+  std::shared_ptr<const format::Column> CachedColumn(const table::TableVersion& version,
+                                                     const std::string& column);
   Result<std::shared_ptr<const Csr>> CsrFor(const table::TableVersion& edges,
                                             const table::TableVersion& src,
                                             const table::TableVersion& dst,

@@ -4,6 +4,7 @@
 
 #include <map>
 #include <memory>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -52,6 +53,14 @@ class Context {
   const std::string& TypeOf(int var) const { return q_.variables[var].type_name; }
   // The id of variable `var`'s binding `ordinal`.
   Result<std::string_view> Id(int var, int64_t ordinal);
+  // The ordinals of `type` if this query has loaded them (nullptr otherwise; loads nothing).
+  const TableOrdinals* LoadedOrdinals(const std::string& type) const;
+  // For a few result rows: reads the values of the node-property expressions `exprs` for the
+  // bindings in `rows` (rows `which` only) by row address (ranged reads of those rows), unless the
+  // whole column is cached already, so a point query does not read whole columns. Eval then
+  // answers those bindings from them.
+  Status PrefetchPoints(const std::vector<const compiler::IrExpr*>& exprs, const Rows& rows,
+                        std::span<const size_t> which);
 
   // Evaluates an expression for one binding row (`row` may be nullptr for constant expressions).
   Result<Value> Eval(const compiler::IrExpr& e, const int64_t* row);
@@ -70,6 +79,8 @@ class Context {
   // The column of each property expression evaluated so far (per-row evaluation skips the
   // name-keyed lookup above; the IR outlives the context).
   std::unordered_map<const compiler::IrExpr*, const format::Column*> expr_columns_;
+  // Values read by PrefetchPoints: expression -> binding ordinal -> value.
+  std::unordered_map<const compiler::IrExpr*, std::unordered_map<int64_t, Value>> point_values_;
 };
 
 // The error text for search and ranking functions, which are later work.

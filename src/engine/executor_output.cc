@@ -404,6 +404,19 @@ Result<QueryResult> BuildResult(Context& ctx, const Rows& rows) {
   }
   const size_t n = rows.size();
   if (!q.has_aggregate) {
+    // A point query (a few rows): read the projected and ordering node properties of those rows
+    // only, not their whole columns.
+    constexpr size_t kPointRows = 64;
+    if (n <= kPointRows) {
+      std::vector<const compiler::IrExpr*> exprs;
+      for (const auto& p : q.projections) exprs.push_back(&p.expr);
+      for (const auto& o : q.order) {
+        exprs.push_back(o.expr.kind == IrExprKind::kAlias ? &q.projections[o.expr.alias].expr : &o.expr);
+      }
+      std::vector<size_t> all(n);
+      std::iota(all.begin(), all.end(), size_t{0});
+      OG_RETURN_IF_ERROR(ctx.PrefetchPoints(exprs, rows, all));
+    }
     // Order keys per row (aliases evaluate their projection), then the ids of the bound top-level
     // variables in binding order.
     std::vector<std::vector<Value>> keys(n);
@@ -415,16 +428,26 @@ Result<QueryResult> BuildResult(Context& ctx, const Rows& rows) {
       }
     }
     std::vector<int> tie_vars;
+    // Ids from the variable's ordinals when the query loaded them (no id column read), else
+    // from its id column.
+    std::vector<const TableOrdinals*> tie_ords;
     std::vector<const format::Column*> tie_ids;
     for (size_t v = 0; v < q.variables.size(); ++v) {
       if (q.variables[v].scope != 0) continue;
       tie_vars.push_back(static_cast<int>(v));
-      OG_ASSIGN_OR_RETURN(const format::Column* c, ctx.Column(ctx.TypeOf(static_cast<int>(v)), "id"));
+      const TableOrdinals* ord = ctx.LoadedOrdinals(ctx.TypeOf(static_cast<int>(v)));
+      const format::Column* c = nullptr;
+      if (ord == nullptr && n > 1) {
+        OG_ASSIGN_OR_RETURN(c, ctx.Column(ctx.TypeOf(static_cast<int>(v)), "id"));
+      }
+      tie_ords.push_back(ord);
       tie_ids.push_back(c);
     }
     auto id_of = [&](size_t row, size_t k) -> std::string_view {
       int64_t o = rows.row(row)[tie_vars[k]];
-      if (o < 0 || tie_ids[k] == nullptr) return std::string_view();
+      if (o < 0) return std::string_view();
+      if (tie_ords[k] != nullptr) return tie_ords[k]->id(static_cast<uint32_t>(o));
+      if (tie_ids[k] == nullptr) return std::string_view();
       return tie_ids[k]->string_at(static_cast<size_t>(o));
     };
     std::vector<size_t> idx(n);
