@@ -287,6 +287,12 @@ std::shared_ptr<const format::Column> GraphReadCache::CachedColumn(const table::
   return cache_.Get<format::Column>("c:" + Key(version) + "/" + column);
 }
 
+bool GraphReadCache::AllowPointRead(const table::TableVersion& version, const std::string& column) {
+  std::lock_guard lock(point_mu_);
+  if (point_reads_.size() > 4096) point_reads_.clear();  // bounded; forgetting only delays whole reads
+  return ++point_reads_[Key(version) + "/" + column] <= kPointReadsBeforeWhole;
+}
+
 Result<std::shared_ptr<const Csr>> GraphReadCache::CsrFor(const table::TableVersion& edges,
                                                           const table::TableVersion& src,
                                                           const table::TableVersion& dst,

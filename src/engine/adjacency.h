@@ -9,10 +9,12 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -181,6 +183,11 @@ class GraphReadCache {
   // The column if it is cached already (nullptr otherwise): never reads anything.
   std::shared_ptr<const format::Column> CachedColumn(const table::TableVersion& version,
                                                      const std::string& column);
+  // Counts a point read of `column` (a few rows by address) and says whether to read it by point
+  // still: false once it has been read by point kPointReadsBeforeWhole times in this cache, so a
+  // column that keeps being asked for is then read whole (and cached) instead.
+  static constexpr uint32_t kPointReadsBeforeWhole = 2;
+  bool AllowPointRead(const table::TableVersion& version, const std::string& column);
   Result<std::shared_ptr<const Csr>> CsrFor(const table::TableVersion& edges,
                                             const table::TableVersion& src,
                                             const table::TableVersion& dst,
@@ -204,6 +211,8 @@ class GraphReadCache {
   static std::string Key(const table::TableVersion& v) { return v.prefix() + "@" + v.version_id(); }
 
   ByteLruCache cache_;
+  std::mutex point_mu_;
+  std::unordered_map<std::string, uint32_t> point_reads_;  // "version/column" -> point reads
   std::atomic<uint64_t> ordinals_built_{0}, ordinals_loaded_{0}, csrs_built_{0}, csrs_loaded_{0};
   std::atomic<uint64_t> written_{0}, rejected_{0};
 };

@@ -70,6 +70,7 @@ Status Context::PrefetchPoints(const std::vector<const IrExpr*>& exprs, const Ro
     OG_ASSIGN_OR_RETURN(const table::TableVersion* t, Table(type));
     if (t->schema().FindByName(e->property) == nullptr) continue;  // reads as null (Column)
     if (cache_->CachedColumn(*t, e->property) != nullptr) continue;
+    if (!cache_->AllowPointRead(*t, e->property)) continue;  // asked for often: read it whole
     std::vector<int64_t> ordinals;
     for (size_t i : which) {
       const int64_t o = rows.row(i)[e->var];
