@@ -27,6 +27,27 @@ TEST(UlidTest, RoundTripsAndIsMonotonic) {
   }
 }
 
+// ToChars over arbitrary bits (not only generated ones), against the independent Parse.
+TEST(UlidTest, FormatsEveryBitPattern) {
+  const std::string alphabet = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
+  std::vector<std::string> texts{"00000000000000000000000000", "7ZZZZZZZZZZZZZZZZZZZZZZZZZ",
+                                 "0000000000000Z000000000000", "00000000000001000000000000"};
+  uint64_t x = 88172645463325252ull;
+  for (int n = 0; n < 2000; ++n) {
+    std::string t(26, '0');
+    for (int i = 0; i < 26; ++i) {
+      x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+      t[i] = alphabet[x % (i == 0 ? 8 : 32)];
+    }
+    texts.push_back(t);
+  }
+  for (const std::string& t : texts) {
+    auto u = Ulid::Parse(t);
+    ASSERT_TRUE(u.ok()) << t;
+    EXPECT_EQ(u->ToString(), t);
+  }
+}
+
 TEST(UlidTest, MonotonicEvenWhenClockStepsBack) {
   SetClockForTesting([] { return int64_t{2'000'000'000'000'000}; });
   Ulid a = Ulid::Generate();
