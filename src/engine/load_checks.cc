@@ -1,5 +1,6 @@
 #include "engine/load_checks.h"
 
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -22,21 +23,26 @@ Result<format::Batch> ReadColumns(const table::TableVersion& t, std::vector<std:
   return t.ScanAll(o);
 }
 
-// The ids of one node type in a load, for the endpoint probes: open addressing over 16-byte slots
-// (a 32-bit hash tag, the length, a pointer into the load's columns) at most 2/3 full, so a probe
-// costs about one cache miss and compares bytes only on a tag match. Read-only after
-// construction: thread-safe.
+// A set of ids of a load, each with a value (the line that first had it): open addressing over
+// 24-byte slots (a 32-bit hash tag, the length, a pointer into the load's columns, the value) at
+// most 2/3 full, so a probe costs about one cache miss and compares bytes only on a tag match.
+// Thread-safe once filled (Contains only).
 class IdSet {
  public:
-  explicit IdSet(const TypeGroup& group) {
+  // Room for `expected` ids.
+  explicit IdSet(size_t expected) {
     size_t capacity = 16;
-    while (capacity * 2 < group.size() * 3) capacity *= 2;
+    while (capacity * 2 < expected * 3) capacity *= 2;
     slots_.resize(capacity);
     mask_ = capacity - 1;
-    group.ForEach([&](const TypeSegment& s, size_t r) { Insert(s.id(r)); });
   }
-  bool Contains(std::string_view id) const {
-    const uint64_t h = XxHash64(id);
+  // The ids of one node type in the load, for the endpoint probes.
+  explicit IdSet(const TypeGroup& group) : IdSet(group.size()) {
+    group.ForEach([&](const TypeSegment& s, size_t r) { Insert(s.id(r), 0); });
+  }
+  bool Contains(std::string_view id) const { return Contains(id, XxHash64(id)); }
+  // The same with the id's hash known (h = XxHash64(id)).
+  bool Contains(std::string_view id, uint64_t h) const {
     const uint32_t tag = Tag(h);
     for (size_t i = h & mask_;; i = (i + 1) & mask_) {
       const Slot& slot = slots_[i];
@@ -50,20 +56,29 @@ class IdSet {
     uint32_t tag = 0;  // 0: empty
     uint32_t size = 0;
     const char* data = nullptr;
+    uint64_t value = 0;
   };
   static uint32_t Tag(uint64_t h) { return static_cast<uint32_t>(h >> 32) | 1; }
-  void Insert(std::string_view id) {
+
+ public:
+  // Fetches the slot where a lookup of hash h starts (a block of lookups then waits once).
+  void Prefetch(uint64_t h) const { __builtin_prefetch(&slots_[h & mask_]); }
+  // Adds `id` with `value` and returns nullopt, or returns the value of the id already there.
+  // The id's bytes must outlive the set. At most `expected` ids.
+  std::optional<uint64_t> Insert(std::string_view id, uint64_t value) {
     const uint64_t h = XxHash64(id);
     const uint32_t tag = Tag(h);
     for (size_t i = h & mask_;; i = (i + 1) & mask_) {
       Slot& slot = slots_[i];
       if (slot.tag == 0) {
-        slot = Slot{tag, static_cast<uint32_t>(id.size()), id.data()};
-        return;
+        slot = Slot{tag, static_cast<uint32_t>(id.size()), id.data(), value};
+        return std::nullopt;
       }
-      if (slot.tag == tag && std::string_view(slot.data, slot.size) == id) return;
+      if (slot.tag == tag && std::string_view(slot.data, slot.size) == id) return slot.value;
     }
   }
+
+ private:
   std::vector<Slot> slots_;
   size_t mask_ = 0;
 };
@@ -110,16 +125,14 @@ Result<LoadCheckResult> LoadChecker::Run(const std::vector<TypeGroup>& groups) {
 Status LoadChecker::CheckIds(const std::vector<TypeGroup>& groups) {
   for (const auto& g : groups) {
     // Views into the records (which outlive the checker); generated ids are fresh ULIDs.
-    std::unordered_map<std::string_view, uint64_t> seen;
-    size_t given = 0;  // (reserving g.size() for 10M edges with generated ids would zero 80 MB)
+    size_t given = 0;  // (room for g.size() for 10M edges with generated ids would zero 360 MB)
     g.ForEach([&](const TypeSegment& s, size_t r) { given += s.id_given(r) ? 1 : 0; });
-    seen.reserve(given);
+    IdSet seen(given);
     g.ForEach([&](const TypeSegment& s, size_t r) {
       if (!s.id_given(r)) return;
-      auto [it, fresh] = seen.emplace(s.id(r), s.lines[r]);
-      if (!fresh) {
+      if (std::optional<uint64_t> first = seen.Insert(s.id(r), s.lines[r])) {
         Add(s.lines[r], ErrorCode::kLoadDuplicateId,
-            g.name + " id " + Quote(s.id(r)) + " already appears on line " + std::to_string(it->second));
+            g.name + " id " + Quote(s.id(r)) + " already appears on line " + std::to_string(*first));
       }
     });
     if (mode_ == LoadMode::kOverwrite) continue;
@@ -226,8 +239,8 @@ Status LoadChecker::CheckEndpoints(const std::vector<TypeGroup>& groups) {
     }
     const std::unordered_set<std::string_view>* known[2] = {few_from ? &known_from : nullptr,
                                                              few_to ? &known_to : nullptr};
-    auto exists = [](const Side& side, std::string_view id) {
-      if (side.batch != nullptr && side.batch->Contains(id)) return true;
+    auto exists = [](const Side& side, std::string_view id, uint64_t h) {
+      if (side.batch != nullptr && side.batch->Contains(id, h)) return true;
       return side.graph != nullptr && side.graph->Lookup(id).has_value();
     };
     // Probed in parallel ranges of rows; each keeps its first errors, merged in line order.
@@ -244,15 +257,37 @@ Status LoadChecker::CheckEndpoints(const std::vector<TypeGroup>& groups) {
     const size_t cap = max_errors_ + 1;
     OG_RETURN_IF_ERROR(ThreadPool::Default().ParallelFor(ranges.size(), [&](size_t c) -> Status {
       const TypeSegment& s = *ranges[c].segment;
-      for (size_t i = ranges[c].begin; i < ranges[c].end && found[c].size() < cap; ++i) {
-        for (int side = 0; side < 2; ++side) {
-          const std::string& type = side == 0 ? g.edge->from_type : g.edge->to_type;
-          const std::string_view id = side == 0 ? s.src(i) : s.dst(i);
-          if (exists(side == 0 ? from : to, id)) continue;
-          if (known[side] != nullptr && known[side]->count(id)) continue;
-          found[c].push_back(LoadError{s.lines[i], ErrorCode::kLoadDanglingEdge,
-                                       g.name + " " + (side == 0 ? "\"from\"" : "\"to\"") + " " + Quote(id) +
-                                           " is not a " + type + " in the graph or in this load"});
+      // Blocks of rows: hash the block's endpoints and fetch their slots, then look them up. An
+      // endpoint equal to the row before's (edges grouped by source) takes that row's answer.
+      constexpr size_t kBlock = 16;
+      uint64_t hashes[2][kBlock];
+      bool same[2][kBlock];
+      bool ok_before[2] = {false, false};
+      const size_t begin = ranges[c].begin;
+      for (size_t b = begin; b < ranges[c].end && found[c].size() < cap; b += kBlock) {
+        const size_t e = std::min(ranges[c].end, b + kBlock);
+        for (size_t i = b; i < e; ++i) {
+          for (int side = 0; side < 2; ++side) {
+            const std::string_view id = side == 0 ? s.src(i) : s.dst(i);
+            same[side][i - b] = i > begin && id == (side == 0 ? s.src(i - 1) : s.dst(i - 1));
+            if (same[side][i - b]) continue;
+            hashes[side][i - b] = XxHash64(id);
+            const Side& where = side == 0 ? from : to;
+            if (where.batch != nullptr) where.batch->Prefetch(hashes[side][i - b]);
+          }
+        }
+        for (size_t i = b; i < e; ++i) {
+          for (int side = 0; side < 2; ++side) {
+            const std::string_view id = side == 0 ? s.src(i) : s.dst(i);
+            bool ok = same[side][i - b] ? ok_before[side] : exists(side == 0 ? from : to, id, hashes[side][i - b]);
+            if (!ok && known[side] != nullptr && known[side]->count(id)) ok = true;
+            ok_before[side] = ok;
+            if (ok) continue;
+            const std::string& type = side == 0 ? g.edge->from_type : g.edge->to_type;
+            found[c].push_back(LoadError{s.lines[i], ErrorCode::kLoadDanglingEdge,
+                                         g.name + " " + (side == 0 ? "\"from\"" : "\"to\"") + " " + Quote(id) +
+                                             " is not a " + type + " in the graph or in this load"});
+          }
         }
       }
       return Status::Ok();

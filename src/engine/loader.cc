@@ -190,8 +190,9 @@ Result<ParsedLoad> ParseInput(LoadSource& source, std::shared_ptr<const compiler
 }
 
 // Bytes that staging adds to the parsed records (which it keeps: the rows and the index feeds
-// view them), at most: per hash-index entry a feed slot (24), then while each segment is built
-// its sort buffers and the segment (64 at once) and a copy of the key; the blob payloads again
+// view them), at most: per hash-index entry, while its segment is built, the sort or grouping
+// buffers and the segment (under 88 bytes: 64 for an id index's refs and entry, 12 plus the
+// group's share for a value index) and a copy of the key; the blob payloads again
 // (copied into the type's blob file). (Merge mode also joins the rows: the caller adds them.)
 // Measured at 11M records (31M entries): 3.7 GB peak RSS; this estimate plus the parsed records
 // gives 4.3 GB.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <numeric>
+#include <optional>
 #include <set>
 
 #include "common/error_codes.h"
@@ -44,6 +45,12 @@ Result<std::shared_ptr<const IdSegment>> LoadSegment(const TableVersion& v,
 }
 }  // namespace
 
+uint64_t IndexFeed::entries() const {
+  uint64_t n = 0;
+  for (const Part& p : parts) n += p.column.length() - p.column.null_count();
+  return n;
+}
+
 std::vector<IndexFeed> IndexFeeds(const TableSchema& schema) {
   std::vector<IndexFeed> feeds;
   if (schema.key_field_id != 0) feeds.push_back(IndexFeed{std::string(kIdIndexKind), schema.key_field_id, {}});
@@ -57,38 +64,70 @@ Result<MergedSegment> WriteMergedSegment(const TableVersion& base, IndexFeed fee
                                          const std::vector<IndexSegmentMeta>& indexes,
                                          uint64_t max_merged_entries) {
   MergedSegment out;
-  uint64_t total = feed.entries.size();
-  // New entries sorted by (hash, key, address); each merged segment is already in that order, so
-  // it is merged in linearly. Keys are views into the feed and the merged segments (kept alive).
-  std::vector<IdSegment::Ref> refs;
-  refs.reserve(feed.entries.size());
-  for (const auto& [key, address] : feed.entries)
-    refs.push_back(IdSegment::Ref{IdSegment::KeyHash(key), key, address});
-  // Peak memory of a large load: each buffer is released as soon as the next one holds its data.
-  std::vector<std::pair<std::string_view, uint64_t>>().swap(feed.entries);
-  IdSegment::SortRefs(&refs);
+  uint64_t total = feed.entries();
+  // The newest existing segments of this (kind, field) merged into the new one, while each is at
+  // most twice the entries so far. Keys are views into the feed and these segments (kept alive).
   std::vector<std::shared_ptr<const IdSegment>> merged;
   for (size_t pos = indexes.size(); pos-- > 0;) {
     const IndexSegmentMeta& prev = indexes[pos];
     if (prev.kind != feed.kind || prev.field_id != feed.field) continue;
     if (prev.entries > 2 * total || total + prev.entries > max_merged_entries) break;
     OG_ASSIGN_OR_RETURN(auto seg, LoadSegment(base, prev.keys[0]));
-    const size_t mid = refs.size();
-    for (size_t i = 0; i < seg->size(); ++i) {
-      if (present.count(RowAddressFragment(seg->address(i))))
-        refs.push_back(IdSegment::Ref{seg->hash(i), seg->key(i), seg->address(i)});
-    }
-    std::inplace_merge(refs.begin(), refs.begin() + static_cast<ptrdiff_t>(mid), refs.end(),
-                       IdSegment::RefLess);
     merged.push_back(std::move(seg));
     fragment_ids.insert(fragment_ids.end(), prev.fragment_ids.begin(), prev.fragment_ids.end());
     total += prev.entries;
     out.replaced.push_back(pos);
   }
-  IdSegment seg = IdSegment::BuildSorted(refs);
-  std::vector<IdSegment::Ref>().swap(refs);
-  merged.clear();  // the refs viewed their keys
-  OG_ASSIGN_OR_RETURN(out.meta, WriteIdSegment(base, feed.kind, feed.field, std::move(fragment_ids), std::move(seg)));
+  // Calls f(hash, key, address) for every entry of the merged segments whose fragment is present.
+  auto for_each_merged = [&](auto&& f) {
+    for (const auto& seg : merged) {
+      for (size_t g = 0; g < seg->group_count(); ++g) {
+        const auto [lo, hi] = seg->group_entries(g);
+        for (size_t e = lo; e < hi; ++e) {
+          if (present.count(RowAddressFragment(seg->address(e))))
+            f(seg->group_hash(g), seg->group_key(g), seg->address(e));
+        }
+      }
+    }
+  };
+  std::optional<IdSegment> seg;
+  if (feed.kind == kValueIndexKind) {
+    // A value index: grouped by key (version 4).
+    GroupedSegmentBuilder builder(total);
+    for (const IndexFeed::Part& part : feed.parts) builder.AddColumn(part.column, part.first_address);
+    feed.parts.clear();
+    for_each_merged([&](uint64_t hash, std::string_view key, uint64_t address) { builder.Add(hash, key, address); });
+    seg = std::move(builder).Finish();
+  } else {
+    // An id index (one row per key): entries sorted by (hash, key, address) (version 3); each
+    // merged segment is already in that order, so it is merged in linearly.
+    std::vector<IdSegment::Ref> refs;
+    refs.reserve(total);
+    for (const IndexFeed::Part& part : feed.parts) {
+      const format::Column& c = part.column;
+      for (size_t i = 0; i < c.length(); ++i) {
+        if (c.IsNull(i)) continue;
+        const std::string_view key = c.string_at(i);
+        refs.push_back(IdSegment::Ref{IdSegment::KeyHash(key), key, part.first_address + i});
+      }
+    }
+    IdSegment::SortRefs(&refs);
+    for (const auto& s : merged) {
+      const size_t mid = refs.size();
+      for (size_t g = 0; g < s->group_count(); ++g) {
+        const auto [lo, hi] = s->group_entries(g);
+        for (size_t e = lo; e < hi; ++e) {
+          if (present.count(RowAddressFragment(s->address(e))))
+            refs.push_back(IdSegment::Ref{s->group_hash(g), s->group_key(g), s->address(e)});
+        }
+      }
+      std::inplace_merge(refs.begin(), refs.begin() + static_cast<ptrdiff_t>(mid), refs.end(),
+                         IdSegment::RefLess);
+    }
+    seg = IdSegment::BuildSorted(refs);
+  }
+  merged.clear();  // the builders viewed their keys
+  OG_ASSIGN_OR_RETURN(out.meta, WriteIdSegment(base, feed.kind, feed.field, std::move(fragment_ids), std::move(*seg)));
   return out;
 }
 

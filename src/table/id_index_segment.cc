@@ -1,6 +1,6 @@
-// IdSegment: the id-index segment codec (docs/format/table.md "Id-index segment"). Version 3 is
-// written; versions 2 and 3 are read in place; version 1 (sorted keys, varint entries) is still
-// read and converted.
+// IdSegment: the id-index segment codec (docs/format/table.md "Id-index segment"). Versions 3
+// (one group per entry) and 4 (grouped; built by id_segment_grouped.cc) are written; versions 2
+// to 4 are read in place; version 1 (sorted keys, varint entries) is still read and converted.
 #include <algorithm>
 #include <bit>
 #include <cstring>
@@ -19,6 +19,8 @@ constexpr char kMagic[8] = {'O', 'G', 'I', 'D', 'X', 'S', 'G', '1'};
 constexpr size_t kV1HeaderSize = 32;
 // magic, u32 version, u32 flags, u64 count, u32 bucket bits, u32 zero, u64 key bytes.
 constexpr size_t kV2HeaderSize = 40;
+// Version 4: the version-2 header plus a u64 entry count.
+constexpr size_t kV4HeaderSize = 48;
 constexpr size_t kTrailerSize = 8;
 
 uint64_t LoadU64(const char* p) {
@@ -33,12 +35,6 @@ uint32_t LoadU32(const char* p) {
 }
 void StoreU64(char* p, uint64_t v) { std::memcpy(p, &v, 8); }
 void StoreU32(char* p, uint32_t v) { std::memcpy(p, &v, 4); }
-
-// The bucket bits of a segment of `count` entries: 2^bits <= count < 2^(bits+1) (0 for 0 or 1).
-uint32_t BucketBitsFor(uint64_t count) {
-  return count <= 1 ? 0 : static_cast<uint32_t>(std::bit_width(count) - 1);
-}
-uint64_t BucketOf(uint64_t hash, uint32_t bits) { return bits == 0 ? 0 : hash >> (64 - bits); }
 
 // Bytes before the chunk sums (v3) or the trailer (v2): header, arrays, buckets, keys.
 uint64_t BodySize(uint64_t count, uint32_t bits, uint64_t key_bytes) {
@@ -66,19 +62,74 @@ bool GetVarint(std::string_view in, size_t* pos, int max_bits, uint64_t* out) {
   return false;
 }
 
+// Whether the chunk sums after the first `body` bytes of a (long enough) segment match.
+bool ChunkSumsMatch(std::string_view bytes, uint64_t body) {
+  for (uint64_t c = 0; c < IdSegment::ChunkCount(body); ++c) {
+    const uint64_t at = c * IdSegment::kChunkBytes;
+    if (IdSegment::ChunkSum(bytes.substr(at, std::min(IdSegment::kChunkBytes, body - at))) !=
+        LoadU32(bytes.data() + body + 4 * c)) {
+      return false;
+    }
+  }
+  return true;
+}
+
 }  // namespace
+
+const char* IdSegment::BucketError() const {
+  const uint64_t nb = uint64_t{1} << bucket_bits_;
+  if (U32At(buckets_) != 0 || U32At(buckets_ + 4 * nb) != groups_) return "has bad buckets";
+  for (uint64_t b = 0; b < nb; ++b) {
+    const uint64_t lo = U32At(buckets_ + 4 * b), hi = U32At(buckets_ + 4 * (b + 1));
+    if (lo > hi || hi > groups_) return "has bad buckets";
+    for (uint64_t i = lo; i < hi; ++i) {
+      if (BucketOf(group_hash(i), bucket_bits_) != b) return "has an entry in the wrong bucket";
+    }
+  }
+  return nullptr;
+}
+
+// 2^bits <= count < 2^(bits+1) (0 for 0 or 1).
+uint32_t IdSegment::BucketBitsFor(uint64_t count) {
+  return count <= 1 ? 0 : static_cast<uint32_t>(std::bit_width(count) - 1);
+}
+
+uint64_t IdSegment::GroupedBodySize(uint64_t groups, uint64_t entries, uint32_t bits, uint64_t key_bytes) {
+  return kV4HeaderSize + 24 * groups + 8 * entries + 4 * ((uint64_t{1} << bits) + 1) + key_bytes;
+}
+
+void IdSegment::Seal(std::string* bytes, uint64_t body) {
+  char* p = bytes->data();
+  for (uint64_t c = 0; c < ChunkCount(body); ++c) {
+    const uint64_t at = c * kChunkBytes;
+    StoreU32(p + body + 4 * c, ChunkSum(std::string_view(*bytes).substr(at, std::min(kChunkBytes, body - at))));
+  }
+  const size_t covered = bytes->size() - kTrailerSize;
+  StoreU64(p + covered, XxHash64(std::string_view(*bytes).substr(0, covered)));
+}
 
 uint64_t IdSegment::KeyHash(std::string_view key) { return XxHash64(key); }
 
 uint32_t IdSegment::ChunkSum(std::string_view chunk) { return static_cast<uint32_t>(XxHash64(chunk)); }
 
 void IdSegment::Layout() {
-  count_ = LoadU64(bytes_.data() + 16);
+  grouped_ = LoadU32(bytes_.data() + 8) == kGroupedVersion;
+  groups_ = LoadU64(bytes_.data() + 16);
   bucket_bits_ = LoadU32(bytes_.data() + 24);
-  hashes_ = kV2HeaderSize;
-  addresses_ = hashes_ + 8 * count_;
-  key_ends_ = addresses_ + 8 * count_;
-  buckets_ = key_ends_ + 8 * count_;
+  if (!grouped_) {
+    count_ = groups_;
+    hashes_ = kV2HeaderSize;
+    addresses_ = hashes_ + 8 * count_;
+    key_ends_ = addresses_ + 8 * count_;
+    buckets_ = key_ends_ + 8 * count_;
+  } else {
+    count_ = LoadU64(bytes_.data() + 40);
+    hashes_ = kV4HeaderSize;
+    key_ends_ = hashes_ + 8 * groups_;
+    addr_ends_ = key_ends_ + 8 * groups_;
+    addresses_ = addr_ends_ + 8 * groups_;
+    buckets_ = addresses_ + 8 * count_;
+  }
   keys_ = buckets_ + 4 * ((size_t{1} << bucket_bits_) + 1);
 }
 
@@ -115,13 +166,7 @@ IdSegment IdSegment::BuildSorted(std::span<const Ref> refs) {
     while (i < n && BucketOf(refs[i].hash, bits) < b) ++i;
     StoreU32(p + s.buckets_ + 4 * b, static_cast<uint32_t>(b == nb ? n : i));
   }
-  const uint64_t body = BodySize(n, bits, key_bytes);
-  for (uint64_t c = 0; c < ChunkCount(body); ++c) {
-    const uint64_t at = c * kChunkBytes;
-    StoreU32(p + body + 4 * c, ChunkSum(std::string_view(s.bytes_).substr(at, std::min(kChunkBytes, body - at))));
-  }
-  const size_t covered = s.bytes_.size() - kTrailerSize;
-  StoreU64(p + covered, XxHash64(std::string_view(s.bytes_).substr(0, covered)));
+  Seal(&s.bytes_, BodySize(n, bits, key_bytes));
   return s;
 }
 
@@ -178,16 +223,17 @@ Result<IdSegment> IdSegment::Parse(std::string bytes, std::string_view what) {
   if (XxHash64(std::string_view(bytes).substr(0, covered)) != LoadU64(bytes.data() + covered))
     return bad("checksum mismatch");
   const uint32_t version = LoadU32(bytes.data() + 8);
-  if (version > kWriteVersion) {
+  if (version > kNewestReadVersion) {
     return Status(ErrorCode::kFormatTooNew,
                   std::string(what) + ": id segment has format version " + std::to_string(version) +
                       "; this build reads versions " + std::to_string(kOldestReadVersion) + " to " +
-                      std::to_string(kWriteVersion) + " (upgrade omnigraph)");
+                      std::to_string(kNewestReadVersion) + " (upgrade omnigraph)");
   }
   if (version < kOldestReadVersion)
     return bad("has an unknown format version " + std::to_string(version));
   if (LoadU32(bytes.data() + 12) != 0) return bad("has unknown flags");
   if (version == 1) return ParseV1(bytes, what);
+  if (version == kGroupedVersion) return ParseGrouped(std::move(bytes), what);
 
   if (bytes.size() < kV2HeaderSize + kTrailerSize) return bad("is truncated");
   const uint64_t n = LoadU64(bytes.data() + 16);
@@ -198,47 +244,73 @@ Result<IdSegment> IdSegment::Parse(std::string bytes, std::string_view what) {
       SegmentSize(version, n, bits, key_bytes) != bytes.size()) {
     return bad("has inconsistent lengths");
   }
-  if (version >= 3) {  // the chunk sums, which ranged probes rely on
-    const uint64_t body = BodySize(n, bits, key_bytes);
-    for (uint64_t c = 0; c < ChunkCount(body); ++c) {
-      const uint64_t at = c * kChunkBytes;
-      if (ChunkSum(std::string_view(bytes).substr(at, std::min(kChunkBytes, body - at))) !=
-          LoadU32(bytes.data() + body + 4 * c)) {
-        return bad("has a bad chunk checksum");
-      }
-    }
-  }
+  // The chunk sums, which ranged probes rely on.
+  if (version >= 3 && !ChunkSumsMatch(bytes, BodySize(n, bits, key_bytes))) return bad("has a bad chunk checksum");
   IdSegment s;
   s.bytes_ = std::move(bytes);
   s.Layout();
   // Structure: hashes ascending and each in its bucket, buckets covering [0, n), key ends
   // ascending to key_bytes, equal hashes ordered by key then address. (Hashes are trusted to be
   // those of their keys: the checksum guards the bytes.)
-  const uint64_t nb = uint64_t{1} << bits;
-  if (s.U32At(s.buckets_) != 0 || s.U32At(s.buckets_ + 4 * nb) != n) return bad("has bad buckets");
-  for (uint64_t b = 0; b < nb; ++b) {
-    const uint64_t lo = s.U32At(s.buckets_ + 4 * b), hi = s.U32At(s.buckets_ + 4 * (b + 1));
-    if (lo > hi || hi > n) return bad("has bad buckets");
-    for (uint64_t i = lo; i < hi; ++i) {
-      if (BucketOf(s.hash(i), bits) != b) return bad("has an entry in the wrong bucket");
-    }
-  }
+  if (const char* why = s.BucketError()) return bad(why);
   uint64_t prev_end = 0;
   for (uint64_t i = 0; i < n; ++i) {
     const uint64_t end = s.U64At(s.key_ends_ + 8 * i);
     if (end < prev_end || end > key_bytes) return bad("has bad key offsets");
     prev_end = end;
     if (i > 0) {
-      const uint64_t h0 = s.hash(i - 1), h1 = s.hash(i);
+      const uint64_t h0 = s.group_hash(i - 1), h1 = s.group_hash(i);
       if (h0 > h1) return bad("is not sorted");
-      if (h0 == h1 && !RefLess(Ref{h0, s.key(i - 1), s.address(i - 1)},
-                               Ref{h1, s.key(i), s.address(i)}) &&
-          !(s.key(i - 1) == s.key(i) && s.address(i - 1) == s.address(i))) {
+      if (h0 == h1 && !RefLess(Ref{h0, s.group_key(i - 1), s.address(i - 1)},
+                               Ref{h1, s.group_key(i), s.address(i)}) &&
+          !(s.group_key(i - 1) == s.group_key(i) && s.address(i - 1) == s.address(i))) {
         return bad("is not sorted");
       }
     }
   }
   if (prev_end != key_bytes) return bad("has bad key offsets");
+  return s;
+}
+
+Result<IdSegment> IdSegment::ParseGrouped(std::string bytes, std::string_view what) {
+  auto bad = [&](std::string_view why) {
+    return CorruptError(std::string(what) + ": id segment (version 4) " + std::string(why));
+  };
+  if (bytes.size() < kV4HeaderSize + kTrailerSize) return bad("is truncated");
+  const uint64_t g = LoadU64(bytes.data() + 16);
+  const uint32_t bits = LoadU32(bytes.data() + 24);
+  const uint64_t key_bytes = LoadU64(bytes.data() + 32);
+  const uint64_t n = LoadU64(bytes.data() + 40);
+  if (n > UINT32_MAX || g > n || n > bytes.size() / 8 || bits != BucketBitsFor(g) ||
+      LoadU32(bytes.data() + 28) != 0 || key_bytes > bytes.size()) {
+    return bad("has inconsistent lengths");
+  }
+  const uint64_t body = GroupedBodySize(g, n, bits, key_bytes);
+  if (body + 4 * ChunkCount(body) + kTrailerSize != bytes.size()) return bad("has inconsistent lengths");
+  if (!ChunkSumsMatch(bytes, body)) return bad("has a bad chunk checksum");
+  IdSegment s;
+  s.bytes_ = std::move(bytes);
+  s.Layout();
+  // Structure: groups in their buckets, buckets covering [0, g), ordered by (hash, key) with no
+  // two groups of one key, key ends ascending to key_bytes, every group non-empty with address
+  // ends ascending to n, each group's addresses ascending.
+  if (const char* why = s.BucketError()) return bad(why);
+  uint64_t prev_key_end = 0, prev_addr_end = 0;
+  for (uint64_t i = 0; i < g; ++i) {
+    const uint64_t key_end = s.U64At(s.key_ends_ + 8 * i), addr_end = s.U64At(s.addr_ends_ + 8 * i);
+    if (key_end < prev_key_end || key_end > key_bytes) return bad("has bad key offsets");
+    if (addr_end <= prev_addr_end || addr_end > n) return bad("has bad address offsets");
+    for (uint64_t e = prev_addr_end + 1; e < addr_end; ++e) {
+      if (s.address(e - 1) > s.address(e)) return bad("has unsorted addresses");
+    }
+    prev_key_end = key_end;
+    prev_addr_end = addr_end;
+    if (i > 0) {
+      const uint64_t h0 = s.group_hash(i - 1), h1 = s.group_hash(i);
+      if (h0 > h1 || (h0 == h1 && !(s.group_key(i - 1) < s.group_key(i)))) return bad("is not sorted");
+    }
+  }
+  if (prev_key_end != key_bytes || prev_addr_end != n) return bad("has bad offsets");
   return s;
 }
 
@@ -277,8 +349,8 @@ std::pair<size_t, size_t> IdSegment::EqualRange(std::string_view key) const {
 bool IdSegment::HasHash(uint64_t hash) const {
   const uint64_t b = BucketOf(hash, bucket_bits_);
   const size_t end = U32At(buckets_ + 4 * (b + 1));
-  for (size_t i = U32At(buckets_ + 4 * b); i < end; ++i) {
-    const uint64_t h = this->hash(i);
+  for (size_t g = U32At(buckets_ + 4 * b); g < end; ++g) {
+    const uint64_t h = group_hash(g);
     if (h >= hash) return h == hash;
   }
   return false;
@@ -286,14 +358,16 @@ bool IdSegment::HasHash(uint64_t hash) const {
 
 std::pair<size_t, size_t> IdSegment::EqualRange(std::string_view key, uint64_t hash) const {
   const uint64_t b = BucketOf(hash, bucket_bits_);
-  size_t i = U32At(buckets_ + 4 * b);
+  size_t g = U32At(buckets_ + 4 * b);
   const size_t end = U32At(buckets_ + 4 * (b + 1));
-  while (i < end && this->hash(i) < hash) ++i;
-  // Equal hashes are ordered by key: skip (colliding) smaller keys, then take the equal ones.
-  while (i < end && this->hash(i) == hash && this->key(i) < key) ++i;
-  size_t last = i;
-  while (last < end && this->hash(last) == hash && this->key(last) == key) ++last;
-  return {i, last};
+  while (g < end && group_hash(g) < hash) ++g;
+  // Equal hashes are ordered by key: skip (colliding) smaller keys, then take the equal ones (one
+  // group in version 4; adjacent entries in version 3).
+  while (g < end && group_hash(g) == hash && group_key(g) < key) ++g;
+  size_t last = g;
+  while (last < end && group_hash(last) == hash && group_key(last) == key) ++last;
+  if (g == last) return {0, 0};
+  return {group_entries(g).first, group_entries(last - 1).second};
 }
 
 }  // namespace omnigraph::table

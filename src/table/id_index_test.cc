@@ -62,7 +62,7 @@ void ExpectSameAsSample(const IdSegment& p) {
   ASSERT_EQ(p.size(), 5u);
   auto [lo, hi] = p.EqualRange("b");
   ASSERT_EQ(hi - lo, 2u);
-  EXPECT_EQ(p.key(lo), "b");
+  EXPECT_EQ(p.group_key(lo), "b");
   EXPECT_EQ(p.address(lo), MakeRowAddress(0, 3));
   EXPECT_EQ(p.address(lo + 1), MakeRowAddress(1, 7));
   auto [elo, ehi] = p.EqualRange("");
@@ -73,8 +73,8 @@ void ExpectSameAsSample(const IdSegment& p) {
   EXPECT_EQ(p.address(llo), MakeRowAddress(UINT32_MAX - 1, UINT32_MAX));
   auto [mlo, mhi] = p.EqualRange("c");
   EXPECT_EQ(mlo, mhi);
-  for (size_t i = 1; i < p.size(); ++i) EXPECT_LE(p.hash(i - 1), p.hash(i));
-  for (size_t i = 0; i < p.size(); ++i) EXPECT_EQ(p.hash(i), XxHash64(p.key(i)));
+  for (size_t i = 1; i < p.size(); ++i) EXPECT_LE(p.group_hash(i - 1), p.group_hash(i));
+  for (size_t i = 0; i < p.size(); ++i) EXPECT_EQ(p.group_hash(i), XxHash64(p.group_key(i)));
 }
 
 TEST(IdSegmentTest, RoundTripAndEqualRange) {
@@ -84,7 +84,7 @@ TEST(IdSegmentTest, RoundTripAndEqualRange) {
   EXPECT_EQ(p.bytes(), s.bytes());
   ExpectSameAsSample(p);
   for (size_t i = 0; i < p.size(); ++i) {
-    EXPECT_EQ(p.key(i), s.key(i));
+    EXPECT_EQ(p.group_key(i), s.group_key(i));
     EXPECT_EQ(p.address(i), s.address(i));
   }
   OG_ASSERT_OK_AND_ASSIGN(IdSegment empty,
@@ -106,11 +106,11 @@ TEST(IdSegmentTest, ReadsVersion1Segments) {
 }
 
 TEST(IdSegmentTest, NewerVersionIsFormatTooNew) {
-  std::string v4 = EncodeV1(SampleEntries(), /*version=*/4);
-  auto r = IdSegment::Parse(v4, "new.seg");
+  std::string v5 = EncodeV1(SampleEntries(), /*version=*/5);
+  auto r = IdSegment::Parse(v5, "new.seg");
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), ErrorCode::kFormatTooNew);
-  EXPECT_NE(r.status().message().find("format version 4"), std::string::npos)
+  EXPECT_NE(r.status().message().find("format version 5"), std::string::npos)
       << r.status().ToString();
   EXPECT_NE(r.status().message().find("new.seg"), std::string::npos);
   // Version 0 was never written.
@@ -134,17 +134,28 @@ TEST(IdSegmentTest, EveryFlippedByteIsCorrupt) {
   }
 }
 
-// Bytes changed and the checksum recomputed (a buggy or hostile writer): the structural checks
-// still reject every inconsistency instead of reading out of bounds or answering wrongly.
+// Bytes changed and both checksum levels recomputed (a buggy or hostile writer): the structural
+// checks still reject every inconsistency instead of reading out of bounds or answering wrongly.
+// The chunk sums are resealed too, so it is the structural check (not a checksum) that rejects.
 TEST(IdSegmentTest, StructureIsCheckedBehindAValidChecksum) {
   const std::string good = Sample().Serialize();
   const size_t n = 5, hashes = 40, addresses = hashes + 8 * n, ends = addresses + 8 * n;
   const size_t buckets = ends + 8 * n;  // bucket bits 2: 5 bucket entries
-  auto reseal = [](std::string s) {
+  uint64_t key_bytes;
+  std::memcpy(&key_bytes, good.data() + 32, 8);
+  const size_t body = buckets + 4 * 5 + key_bytes;  // L = 40 + 24n + 4(2^B + 1) + K
+  ASSERT_EQ(good.size(), body + 4 * ((body + 255) / 256) + 8);
+  auto reseal = [&](std::string s) {
+    for (size_t c = 0; c * 256 < body; ++c) {
+      const std::string_view chunk = std::string_view(s).substr(c * 256, std::min<size_t>(256, body - c * 256));
+      const auto sum = static_cast<uint32_t>(XxHash64(chunk));
+      std::memcpy(s.data() + body + 4 * c, &sum, 4);
+    }
     uint64_t sum = XxHash64(std::string_view(s).substr(0, s.size() - 8));
     std::memcpy(s.data() + s.size() - 8, &sum, 8);
     return s;
   };
+  ASSERT_EQ(reseal(good), good);
   auto patch64 = [&](size_t off, uint64_t v) {
     std::string s = good;
     std::memcpy(s.data() + off, &v, 8);
@@ -159,24 +170,35 @@ TEST(IdSegmentTest, StructureIsCheckedBehindAValidChecksum) {
   std::memcpy(&h0, good.data() + hashes, 8);
   std::memcpy(&h1, good.data() + hashes + 8, 8);
   std::memcpy(&e3, good.data() + ends + 24, 8);
-  const std::vector<std::string> bad = {
-      patch64(16, 6),                       // entry count
-      patch64(16, uint64_t{1} << 40),       // huge entry count
-      patch32(24, 3),                       // bucket bits
-      patch32(28, 1),                       // reserved
-      patch64(32, 1),                       // key bytes
-      patch64(hashes, h1 + 1),              // hashes out of order / wrong bucket
-      patch64(hashes + 8, h0 ^ (uint64_t{1} << 63)),
-      patch64(ends + 24, e3 + 10'000),      // key end past the keys
-      patch64(ends, 1'000),                 // key ends decreasing
-      patch32(buckets, 1),                  // first bucket not at 0
-      patch32(buckets + 4, 9),              // bucket past the end
-      patch32(buckets + 16, 4),             // last bucket end != count
+  // The two entries of "b" (equal hashes, adjacent): their addresses swapped are out of order.
+  size_t b0 = 0;
+  while (b0 + 1 < n && std::memcmp(good.data() + hashes + 8 * b0, good.data() + hashes + 8 * (b0 + 1), 8) != 0) ++b0;
+  ASSERT_LT(b0 + 1, n);
+  std::string swapped = good;
+  std::swap_ranges(swapped.data() + addresses + 8 * b0, swapped.data() + addresses + 8 * b0 + 8,
+                   swapped.data() + addresses + 8 * (b0 + 1));
+  const std::vector<std::pair<std::string, std::string>> bad = {
+      {patch64(16, 6), "inconsistent lengths"},                  // entry count
+      {patch64(16, uint64_t{1} << 40), "inconsistent lengths"},  // huge entry count
+      {patch32(24, 3), "inconsistent lengths"},                  // bucket bits
+      {patch32(28, 1), "inconsistent lengths"},                  // reserved
+      {patch64(32, 1), "inconsistent lengths"},                  // key bytes
+      {patch64(hashes, h1 + 1), "not sorted"},                   // hashes out of order
+      {patch64(hashes + 8, h0 ^ (uint64_t{1} << 63)), "wrong bucket"},
+      {patch64(ends + 24, e3 + 10'000), "bad key offsets"},      // key end past the keys
+      {patch64(ends, 1'000), "bad key offsets"},                 // key ends decreasing
+      {patch32(buckets, 1), "bad buckets"},                      // first bucket not at 0
+      {patch32(buckets + 4, 9), "bad buckets"},                  // bucket past the end
+      {patch32(buckets + 16, 4), "bad buckets"},                 // last bucket end != count
+      {reseal(swapped), "not sorted"},                           // one key's addresses descending
   };
   for (size_t i = 0; i < bad.size(); ++i) {
-    auto r = IdSegment::Parse(bad[i], "seg");
+    auto r = IdSegment::Parse(bad[i].first, "seg");
     ASSERT_FALSE(r.ok()) << "case " << i;
     EXPECT_EQ(r.status().category(), StatusCode::kCorrupt) << "case " << i;
+    const std::string& message = r.status().message();
+    EXPECT_EQ(message.find("checksum"), std::string::npos) << "case " << i << ": " << message;  // structure, not a sum
+    EXPECT_NE(message.find(bad[i].second), std::string::npos) << "case " << i << ": " << message;
   }
 }
 
@@ -198,7 +220,7 @@ TEST(IdSegmentTest, HashedLookupsMatchAModel) {
       auto [lo, hi] = s.EqualRange(k);
       std::vector<uint64_t> got, want;
       for (size_t i = lo; i < hi; ++i) {
-        EXPECT_EQ(s.key(i), k);
+        EXPECT_EQ(s.group_key(i), k);
         got.push_back(s.address(i));
       }
       for (auto [it, end] = model.equal_range(k); it != end; ++it) want.push_back(it->second);

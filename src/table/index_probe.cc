@@ -17,7 +17,9 @@ namespace omnigraph::table {
 namespace {
 
 constexpr char kMagic[8] = {'O', 'G', 'I', 'D', 'X', 'S', 'G', '1'};
+// Version 3's header; version 4 adds the entry count.
 constexpr uint64_t kHeaderSize = 40;
+constexpr uint64_t kGroupedHeaderSize = 48;
 // Ranges closer than this are fetched in one request: fewer requests for a few hundred bytes more.
 constexpr uint64_t kCoalesceGap = 512;
 
@@ -32,7 +34,7 @@ uint32_t U32(std::string_view s, size_t off) {
   return v;
 }
 
-// Byte ranges of one version-3 segment, fetched with as few GetRange requests as kCoalesceGap
+// Byte ranges of one version-3 or version-4 segment, fetched with as few GetRange requests as kCoalesceGap
 // allows. Every range is widened to whole checksum chunks of the segment's body, fetched with
 // their stored sums and checked before any byte is used: damaged bytes are `corrupt`, never data.
 // Each chunk is fetched and verified once; reads are served only from verified chunks (a range
@@ -132,26 +134,29 @@ void ProbeLoaded(const IdSegment& segment, std::span<const std::string> values, 
   }
 }
 
-// Probes one stored segment; appends (value index, address) matches. Version 3 by ranged reads of
-// checksummed chunks; older versions (no chunk sums) are read whole, verified, cached, and probed
-// in memory.
+// Probes one stored segment; appends (value index, address) matches. Versions 3 and 4 by ranged
+// reads of checksummed chunks; older versions (no chunk sums) are read whole, verified, cached,
+// and probed in memory.
 Status ProbeStored(const TableVersion& v, const IndexSegmentMeta& meta, std::span<const std::string> values,
                    const std::vector<Wanted>& wanted, std::vector<std::pair<size_t, uint64_t>>* out,
                    ProbeStats* stats) {
   const std::string key = v.AbsoluteKey(meta.keys[0]);
-  char header_bytes[kHeaderSize] = {};
+  char header_bytes[kGroupedHeaderSize] = {};
   size_t header_length = 0;
   {
-    OG_ASSIGN_OR_RETURN(std::string read, v.store().GetRange(key, 0, kHeaderSize));
-    header_length = std::min<size_t>(read.size(), kHeaderSize);
+    // Every segment of versions 3 and 4 is longer than 48 bytes (buckets, chunk sums, trailer).
+    OG_ASSIGN_OR_RETURN(std::string read, v.store().GetRange(key, 0, kGroupedHeaderSize));
+    header_length = std::min<size_t>(read.size(), kGroupedHeaderSize);
     std::memcpy(header_bytes, read.data(), header_length);
   }
-  const std::string_view header(header_bytes, header_length);
   ++stats->ranged_reads;
-  stats->bytes_read += header.size();
-  if (header.size() < 16 || std::memcmp(header.data(), kMagic, 8) != 0)
+  stats->bytes_read += header_length;
+  if (header_length < 16 || std::memcmp(header_bytes, kMagic, 8) != 0)
     return CorruptError(key + ": not an index segment (bad magic)");
-  if (U32(header, 8) != 3 || header.size() != kHeaderSize) {
+  const uint32_t version = U32(std::string_view(header_bytes, header_length), 8);
+  const bool grouped = version == IdSegment::kGroupedVersion;
+  const uint64_t header_size = grouped ? kGroupedHeaderSize : kHeaderSize;
+  if ((version != 3 && !grouped) || header_length != kGroupedHeaderSize) {
     // Parse verifies the whole-object checksum and reports versions it cannot read.
     OG_ASSIGN_OR_RETURN(std::string all, v.store().Get(key));
     ++stats->whole_reads;
@@ -162,56 +167,83 @@ Status ProbeStored(const TableVersion& v, const IndexSegmentMeta& meta, std::spa
     ProbeLoaded(*seg, values, wanted, out);
     return Status::Ok();
   }
-  const uint64_t n = U64(header, 16);
+  const std::string_view header(header_bytes, header_size);
+  // g groups of n entries (version 3: one entry per group).
+  const uint64_t g = U64(header, 16);
   const uint32_t bits = U32(header, 24);
   const uint64_t key_bytes = U64(header, 32);
-  const uint32_t expect_bits = n <= 1 ? 0 : static_cast<uint32_t>(std::bit_width(n) - 1);
-  if (n != meta.entries || n >= (uint64_t{1} << 32) || bits != expect_bits || key_bytes > (uint64_t{1} << 40))
+  const uint64_t n = grouped ? U64(header, 40) : g;
+  const uint32_t expect_bits = g <= 1 ? 0 : static_cast<uint32_t>(std::bit_width(g) - 1);
+  if (n != meta.entries || n >= (uint64_t{1} << 32) || g > n || bits != expect_bits || key_bytes > (uint64_t{1} << 40))
     return CorruptError(key + ": index segment header disagrees with the manifest (" + std::to_string(n) +
                         " entries, " + std::to_string(meta.entries) + " expected)");
-  const uint64_t hashes = kHeaderSize, addresses = hashes + 8 * n, ends = addresses + 8 * n,
-                 buckets = ends + 8 * n, keys = buckets + 4 * ((uint64_t{1} << bits) + 1), body = keys + key_bytes;
+  // Section offsets (docs/format/table.md): version 3 has per-entry hashes, addresses, key ends;
+  // version 4 per-group hashes, key ends, address ends, then the addresses.
+  const uint64_t hashes = header_size;
+  const uint64_t ends = grouped ? hashes + 8 * g : hashes + 16 * n;
+  const uint64_t addr_ends = ends + 8 * g;  // version 4 only
+  const uint64_t addresses = grouped ? addr_ends + 8 * g : hashes + 8 * n;
+  const uint64_t buckets = grouped ? addresses + 8 * n : ends + 8 * n;
+  const uint64_t keys = buckets + 4 * ((uint64_t{1} << bits) + 1), body = keys + key_bytes;
   RangeSet ranges(meta.keys[0], body);
   // 1. The (checksummed) header again and the bucket directory entries of the wanted values.
-  ranges.Add(0, kHeaderSize);
+  ranges.Add(0, header_size);
   auto bucket_of = [&](uint64_t h) { return bits == 0 ? 0 : h >> (64 - bits); };
   for (const Wanted& w : wanted) ranges.Add(buckets + 4 * bucket_of(w.hash), 8);
   OG_RETURN_IF_ERROR(ranges.Fetch(v, stats));
-  if (ranges.At(0, kHeaderSize) != header) return CorruptError(key + ": index segment header changed while read");
+  if (ranges.At(0, header_size) != header) return CorruptError(key + ": index segment header changed while read");
   if (n == 0) return Status::Ok();
-  // 2. The hashes, addresses and key ends of those buckets.
+  // 2. The hashes, key ends and addresses (version 4: address ends) of those buckets' groups.
   std::map<uint64_t, std::pair<uint64_t, uint64_t>> spans;  // bucket -> [lo, hi)
+  auto add_ends = [&](uint64_t base, uint64_t lo, uint64_t hi) {
+    ranges.Add(base + 8 * (lo == 0 ? 0 : lo - 1), 8 * (hi - lo + (lo == 0 ? 0 : 1)));
+  };
   for (const Wanted& w : wanted) {
     const uint64_t b = bucket_of(w.hash);
     std::string_view d = ranges.At(buckets + 4 * b, 8);
     const uint64_t lo = U32(d, 0), hi = U32(d, 4);
-    if (lo > hi || hi > n) return CorruptError(key + ": index segment bucket out of range");
+    if (lo > hi || hi > g) return CorruptError(key + ": index segment bucket out of range");
     if (!spans.emplace(b, std::pair{lo, hi}).second || lo == hi) continue;
     ranges.Add(hashes + 8 * lo, 8 * (hi - lo));
-    ranges.Add(addresses + 8 * lo, 8 * (hi - lo));
-    ranges.Add(ends + 8 * (lo == 0 ? 0 : lo - 1), 8 * (hi - lo + (lo == 0 ? 0 : 1)));
+    add_ends(ends, lo, hi);
+    if (grouped) {
+      add_ends(addr_ends, lo, hi);
+    } else {
+      ranges.Add(addresses + 8 * lo, 8 * (hi - lo));
+    }
   }
   OG_RETURN_IF_ERROR(ranges.Fetch(v, stats));
-  // 3. The key bytes of entries whose hash matches; the key decides.
+  // 3. The key bytes (and version 4: the addresses) of groups whose hash matches; the key decides.
   struct Candidate {
     size_t index;
-    uint64_t address, begin, end;
+    uint64_t begin, end;            // key bytes
+    uint64_t first_entry, entries;  // addresses
   };
+  auto end_at = [&](uint64_t base, uint64_t i) { return i == 0 ? 0 : U64(ranges.At(base + 8 * (i - 1), 8), 0); };
   std::vector<Candidate> candidates;
   for (const Wanted& w : wanted) {
     const auto [lo, hi] = spans.at(bucket_of(w.hash));
     for (uint64_t i = lo; i < hi; ++i) {
       if (U64(ranges.At(hashes + 8 * i, 8), 0) != w.hash) continue;
-      const uint64_t begin = i == 0 ? 0 : U64(ranges.At(ends + 8 * (i - 1), 8), 0);
-      const uint64_t end = U64(ranges.At(ends + 8 * i, 8), 0);
+      const uint64_t begin = end_at(ends, i), end = end_at(ends, i + 1);
       if (begin > end || end > key_bytes) return CorruptError(key + ": index segment key bounds out of range");
-      candidates.push_back(Candidate{w.index, U64(ranges.At(addresses + 8 * i, 8), 0), begin, end});
+      Candidate c{w.index, begin, end, i, 1};
+      if (grouped) {
+        const uint64_t first = end_at(addr_ends, i), last = end_at(addr_ends, i + 1);
+        if (first >= last || last > n) return CorruptError(key + ": index segment address bounds out of range");
+        c.first_entry = first;
+        c.entries = last - first;
+        ranges.Add(addresses + 8 * first, 8 * c.entries);
+      }
+      candidates.push_back(c);
       ranges.Add(keys + begin, end - begin);
     }
   }
   OG_RETURN_IF_ERROR(ranges.Fetch(v, stats));
   for (const Candidate& c : candidates) {
-    if (ranges.At(keys + c.begin, c.end - c.begin) == values[c.index]) out->emplace_back(c.index, c.address);
+    if (ranges.At(keys + c.begin, c.end - c.begin) != values[c.index]) continue;
+    std::string_view addrs = ranges.At(addresses + 8 * c.first_entry, 8 * c.entries);
+    for (uint64_t e = 0; e < c.entries; ++e) out->emplace_back(c.index, U64(addrs, 8 * e));
   }
   return Status::Ok();
 }

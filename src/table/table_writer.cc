@@ -97,13 +97,8 @@ Result<std::vector<PlannedFragment>> PlanFragments(
       OG_ASSIGN_OR_RETURN(std::set<std::string> b, BlobFilesOf(slice));
       blobs.insert(b.begin(), b.end());
       for (auto& [col, feed] : indexed) {
-        const format::Column& kc = slice.column(col);
-        for (size_t i = 0; i < take; ++i) {
-          if (kc.IsNull(i)) continue;  // a null value is in no index
-          feed->entries.emplace_back(
-              kc.string_at(i),
-              MakeRowAddress(f.meta.id, static_cast<uint32_t>(f.meta.physical_rows + i)));
-        }
+        const uint64_t first = MakeRowAddress(f.meta.id, static_cast<uint32_t>(f.meta.physical_rows));
+        feed->parts.push_back(IndexFeed::Part{slice.column(col), first});
       }
       f.meta.physical_rows += take;
       f.slices.push_back(std::move(slice));

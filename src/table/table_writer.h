@@ -113,8 +113,8 @@ struct PlannedFragment {
 
 // Cuts `rows` (already in table-schema order) into fragments of at most `max_rows` rows and about
 // `max_bytes` estimated bytes (a larger batch is cut into even pieces), taking ids from
-// `*next_fragment_id`, and appends the (value, address) pairs of each feed's column (non-null
-// values, as views into `rows`) to that feed when `feeds` is non-null. No I/O.
+// `*next_fragment_id`, and appends each piece's slice of each feed's column (sharing `rows`'
+// buffers) with the piece's first row address to that feed when `feeds` is non-null. No I/O.
 Result<std::vector<PlannedFragment>> PlanFragments(
     const TableVersion& table, const std::vector<format::Batch>& rows, uint64_t max_rows,
     uint64_t max_bytes, uint32_t* next_fragment_id, std::vector<IndexFeed>* feeds);
