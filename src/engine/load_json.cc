@@ -403,17 +403,27 @@ Status RecordParser::ParseRecord(dom::element doc, uint64_t line, ParsedPiece* o
   dom::element name_el = is_edge ? *edge_el : *type_el;
   if (name_el.type() != dom::element_type::STRING) return Err(ErrorCode::kLoadEnvelope, "the type name must be a string");
   const std::string_view name = std::string_view(name_el);
-  size_t slot_index;
+  size_t slot_index = out->last_slot;
+  const bool same_type = slot_index != SIZE_MAX && out->last_is_edge == is_edge && out->last_type == name;
   if (is_edge) {
-    const compiler::EdgeType* edge = catalog_.FindEdge(name);
-    if (edge == nullptr) return Err(ErrorCode::kLoadUnknownType, "unknown edge type " + Quote(name));
+    if (!same_type) {
+      const compiler::EdgeType* edge = catalog_.FindEdge(name);
+      if (edge == nullptr) return Err(ErrorCode::kLoadUnknownType, "unknown edge type " + Quote(name));
+      slot_index = catalog_.nodes().size() + static_cast<size_t>(edge - catalog_.edges().data());
+    }
     if (!from_el || !to_el) return Err(ErrorCode::kLoadEnvelope, "an edge record needs \"from\" and \"to\"");
-    slot_index = catalog_.nodes().size() + static_cast<size_t>(edge - catalog_.edges().data());
   } else {
-    const compiler::NodeType* node = catalog_.FindNode(name);
-    if (node == nullptr) return Err(ErrorCode::kLoadUnknownType, "unknown node type " + Quote(name));
+    if (!same_type) {
+      const compiler::NodeType* node = catalog_.FindNode(name);
+      if (node == nullptr) return Err(ErrorCode::kLoadUnknownType, "unknown node type " + Quote(name));
+      slot_index = static_cast<size_t>(node - catalog_.nodes().data());
+    }
     if (from_el || to_el) return Err(ErrorCode::kLoadEnvelope, "a node record cannot have \"from\"/\"to\"");
-    slot_index = static_cast<size_t>(node - catalog_.nodes().data());
+  }
+  if (!same_type) {
+    out->last_type.assign(name);
+    out->last_is_edge = is_edge;
+    out->last_slot = slot_index;
   }
   const Slot& slot = slots_[slot_index];
   const std::vector<Property>& props = is_edge ? slot.edge->properties : slot.node->properties;
@@ -428,6 +438,7 @@ Status RecordParser::ParseRecord(dom::element doc, uint64_t line, ParsedPiece* o
   bool has_key_string = false;
   if (data_el) {
     if (data_el->type() != dom::element_type::OBJECT) return Err(ErrorCode::kLoadEnvelope, "\"data\" must be an object");
+    size_t position = 0;  // of the member among the properties set so far
     for (auto field : dom::object(*data_el)) {
       if (field.key == "id") {
         if (given_id) return duplicate(field.key);
@@ -438,7 +449,10 @@ Status RecordParser::ParseRecord(dom::element doc, uint64_t line, ParsedPiece* o
       if (IsReservedName(field.key)) {
         return Err(ErrorCode::kLoadReservedProperty, Quote(field.key) + " is reserved and cannot be set in data");
       }
-      const size_t idx = PropIndex(props, field.key);
+      // Members usually come in declaration order: try the next position before searching.
+      const size_t idx =
+          position < props.size() && props[position].name == field.key ? position : PropIndex(props, field.key);
+      ++position;
       if (idx == props.size()) {
         return Err(ErrorCode::kLoadUnknownProperty, "type " + Quote(name) + " has no property " + Quote(field.key));
       }

@@ -28,6 +28,11 @@ struct ParsedPiece {
   std::vector<Value> stash;                               // scratch: values rules or keys read
   std::array<Ulid, 256> ulids;                            // generated ids, taken in blocks
   size_t next_ulid = 256;
+  // The previous record's type (most inputs run many records of one type): its name, whether it
+  // is an edge, and its slot (SIZE_MAX: none yet).
+  std::string last_type;
+  bool last_is_edge = false;
+  size_t last_slot = SIZE_MAX;
 };
 
 // Parses records against one catalog. Thread-safe after construction (state is in ParsedPiece).

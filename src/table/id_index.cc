@@ -105,9 +105,11 @@ Result<MergedSegment> WriteMergedSegment(const TableVersion& base, IndexFeed fee
     refs.reserve(total);
     for (const IndexFeed::Part& part : feed.parts) {
       const format::Column& c = part.column;
+      const uint64_t* offsets = c.offsets().data();
+      const char* bytes = c.string_data().data();
       for (size_t i = 0; i < c.length(); ++i) {
-        if (c.IsNull(i)) continue;
-        const std::string_view key = c.string_at(i);
+        if (c.has_nulls() && c.IsNull(i)) continue;
+        const std::string_view key(bytes + offsets[i], offsets[i + 1] - offsets[i]);
         refs.push_back(IdSegment::Ref{IdSegment::KeyHash(key), key, part.first_address + i});
       }
     }

@@ -120,9 +120,11 @@ void GroupedSegmentBuilder::AddColumn(const format::Column& column, uint64_t fir
   entry_group_.reserve(entry_group_.size() + column.length());
   entry_address_.reserve(entry_address_.size() + column.length());
   const bool nulls = column.has_nulls();
+  const uint64_t* offsets = column.offsets().data();
+  const char* bytes = column.string_data().data();
   AddBlocked(
-      column.length(), [&](size_t i) { return column.string_at(i); }, [&](size_t i) { return first_address + i; },
-      [&](size_t i) { return nulls && column.IsNull(i); });
+      column.length(), [&](size_t i) { return std::string_view(bytes + offsets[i], offsets[i + 1] - offsets[i]); },
+      [&](size_t i) { return first_address + i; }, [&](size_t i) { return nulls && column.IsNull(i); });
 }
 
 IdSegment GroupedSegmentBuilder::Finish() && {
