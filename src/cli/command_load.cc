@@ -3,11 +3,15 @@
 // chunk at a time), never held in memory whole.
 #include <unistd.h>
 
+#include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <cstdio>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "cli/cli_graph.h"
@@ -19,6 +23,61 @@
 
 namespace omnigraph::cli {
 namespace {
+
+// Progress lines on stderr (when it is a terminal): "parsing" rewrites its line once per chunk and
+// the other phases end theirs. Staging reports nothing until it is done (seconds for a large
+// load), so while it runs a ticker rewrites its line with the elapsed time four times a second.
+class LoadProgress {
+ public:
+  explicit LoadProgress(int64_t start_nanos) : start_(start_nanos), ticker_([this] { Tick(); }) {}
+  ~LoadProgress() {
+    {
+      std::lock_guard lock(mu_);
+      done_ = true;
+    }
+    wake_.notify_all();
+    ticker_.join();
+  }
+  LoadProgress(const LoadProgress&) = delete;
+  LoadProgress& operator=(const LoadProgress&) = delete;
+
+  void Report(std::string_view phase, uint64_t records, uint64_t bytes) {
+    std::lock_guard lock(mu_);
+    staging_ = phase == "staging";  // overwritten by the "staged" line
+    records_ = records;
+    if (staging_) {
+      PrintStaging();
+      return;
+    }
+    const double s = Seconds();
+    std::fprintf(stderr, "\r\033[K  %-9.*s %llu records, %.1f MB, %.2fs (%.0f records/s)%s",
+                 static_cast<int>(phase.size()), phase.data(), static_cast<unsigned long long>(records),
+                 static_cast<double>(bytes) / 1e6, s, s > 0 ? static_cast<double>(records) / s : 0.0,
+                 phase == "parsing" ? "" : "\n");
+  }
+
+ private:
+  double Seconds() const { return static_cast<double>(MonotonicNanos() - start_) / 1e9; }
+  void PrintStaging() {
+    std::fprintf(stderr, "\r\033[K  staging   %llu records: encoding fragments, building indexes... (%.2fs)",
+                 static_cast<unsigned long long>(records_), Seconds());
+  }
+  void Tick() {
+    std::unique_lock lock(mu_);
+    while (!done_) {
+      wake_.wait_for(lock, std::chrono::milliseconds(250));
+      if (!done_ && staging_) PrintStaging();
+    }
+  }
+
+  const int64_t start_;
+  std::mutex mu_;
+  std::condition_variable wake_;
+  bool done_ = false;
+  bool staging_ = false;
+  uint64_t records_ = 0;
+  std::thread ticker_;  // last: starts once the members above exist
+};
 
 int PrintLoadErrors(const Status& s, bool json) {
   if (json || s.details().empty()) return ReportError(s, json);
@@ -122,27 +181,20 @@ void AddLoadCommand(CLI::App& app, CommandAction* run) {
       }
       int64_t start = MonotonicNanos();
       bool progress = !flags->json && ::isatty(STDERR_FILENO);
+      std::optional<LoadProgress> printer;
       if (progress) {
         if (auto size = (*source)->size()) {
           std::fprintf(stderr, "loading %s (%.1f MB)...\n", data->c_str(), static_cast<double>(*size) / 1e6);
         } else {
           std::fprintf(stderr, "loading %s...\n", data->c_str());
         }
-        o.progress = [start](std::string_view phase, uint64_t records, uint64_t bytes) {
-          double s = static_cast<double>(MonotonicNanos() - start) / 1e9;
-          if (phase == "staging") {  // overwritten by the "staged" line
-            std::fprintf(stderr, "\r  staging   %llu records: encoding fragments, building indexes... (%.2fs)",
-                         static_cast<unsigned long long>(records), s);
-            return;
-          }
-          // "parsing" (once per chunk) rewrites its line; the other phases end theirs.
-          std::fprintf(stderr, "\r\033[K  %-9.*s %llu records, %.1f MB, %.2fs (%.0f records/s)%s",
-                       static_cast<int>(phase.size()), phase.data(), static_cast<unsigned long long>(records),
-                       static_cast<double>(bytes) / 1e6, s, s > 0 ? static_cast<double>(records) / s : 0.0,
-                       phase == "parsing" ? "" : "\n");
+        printer.emplace(start);
+        o.progress = [&printer](std::string_view phase, uint64_t records, uint64_t bytes) {
+          printer->Report(phase, records, bytes);
         };
       }
       auto r = engine::LoadNdjson(**g, **source, o);
+      printer.reset();
       if (!r.ok()) {
         if (created_entry) {
           auto undone = (*g)->DeleteBranchIf(*branch, *created_entry);
