@@ -234,6 +234,32 @@ Status AppendProperty(dom::element v, const Property& p, format::ColumnBuilder& 
     b.AppendString(s);
     return Status::Ok();
   }
+  // Plain JSON integers, floats and booleans: straight to the column (the general path below
+  // handles strings for integers, ranges and every error).
+  if (stash == nullptr) {
+    const dom::element_type t = v.type();
+    switch (p.type.kind) {
+      case TypeKind::kI64:
+        if (t == dom::element_type::INT64) {
+          b.AppendI64(int64_t(v));
+          return Status::Ok();
+        }
+        break;
+      case TypeKind::kF64:
+        if (t == dom::element_type::DOUBLE) {
+          b.AppendF64(double(v));
+          return Status::Ok();
+        }
+        break;
+      case TypeKind::kBool:
+        if (t == dom::element_type::BOOL) {
+          b.AppendBool(bool(v));
+          return Status::Ok();
+        }
+        break;
+      default: break;
+    }
+  }
   OG_ASSIGN_OR_RETURN(Value value, PropertyValue(v, p));
   if (p.type.kind == TypeKind::kBlob) {
     b.AppendString(value.string_value());  // raw payload; descriptors replace it when staged

@@ -82,6 +82,10 @@ Column::Column(const DataType& type) {
 Column::Column(std::shared_ptr<const ColumnData> data, size_t offset, size_t length)
     : data_(std::move(data)), offset_(offset), length_(length) {
   null_count_ = CountNulls();
+  if (PhysOf(data_->type.kind) == Phys::kBytes && !data_->offsets.empty()) {
+    string_offsets_ = data_->offsets.data() + offset_;
+    bytes_ = data_->bytes.data();
+  }
 }
 
 size_t Column::CountNulls() const {
@@ -128,12 +132,6 @@ std::span<const uint64_t> Column::offsets() const {
 }
 
 std::string_view Column::string_data() const { return data_->bytes; }
-
-std::string_view Column::string_at(size_t i) const {
-  OG_DCHECK(PhysOf(type().kind) == Phys::kBytes && i < length_);
-  const uint64_t* off = data_->offsets.data() + offset_ + i;
-  return std::string_view(data_->bytes.data() + off[0], off[1] - off[0]);
-}
 
 const Column& Column::list_elements() const {
   OG_DCHECK(type().kind == TypeKind::kList);

@@ -62,7 +62,10 @@ class Column {
   std::span<const float> vector_at(size_t i) const;  // kVector
   std::span<const uint64_t> offsets() const;         // kString, kBlob, kList: length()+1 entries
   std::string_view string_data() const;              // kString, kBlob: all bytes offsets() index
-  std::string_view string_at(size_t i) const;        // kString, kBlob ("" for null)
+  // kString, kBlob ("" for null). Inline: the hot loop of every string scan and index build.
+  std::string_view string_at(size_t i) const {
+    return std::string_view(bytes_ + string_offsets_[i], string_offsets_[i + 1] - string_offsets_[i]);
+  }
   const Column& list_elements() const;               // kList
   Column list_at(size_t i) const;                    // kList: elements of row i (a slice)
   // kBlob: the decoded descriptor of row i; Corrupt if the cell is not a descriptor.
@@ -109,6 +112,10 @@ class Column {
   size_t offset_ = 0;  // first row of this view inside data_
   size_t length_ = 0;
   size_t null_count_ = 0;
+  // kString, kBlob: data_'s offsets from this view's first row, and its bytes (data_ is immutable,
+  // so these stay valid while data_ lives).
+  const uint64_t* string_offsets_ = nullptr;
+  const char* bytes_ = nullptr;
 };
 
 }  // namespace omnigraph::format

@@ -110,15 +110,19 @@ ColumnStats ComputeColumnStats(const Column& c) {
     case TypeKind::kBlob: {
       bool any = false;
       std::string_view lo, hi;
+      const uint64_t* offsets = c.offsets().data();
+      const char* bytes = c.string_data().data();
+      const bool nulls = c.has_nulls();
       for (size_t i = 0; i < c.length(); ++i) {
-        if (c.IsNull(i)) continue;
-        std::string_view v = c.string_at(i);
+        if (nulls && c.IsNull(i)) continue;
+        const std::string_view v(bytes + offsets[i], offsets[i + 1] - offsets[i]);
         if (!any) {
           lo = hi = v;
           any = true;
-        } else {
-          if (v < lo) lo = v;
-          if (v > hi) hi = v;
+        } else if (v < lo) {
+          lo = v;
+        } else if (v > hi) {
+          hi = v;
         }
       }
       if (any && lo.size() <= ColumnStats::kMaxStatBytes && hi.size() <= ColumnStats::kMaxStatBytes) {
