@@ -6,7 +6,8 @@
 # 3. generates the social graph (bench/peers/gen.js): 100k persons / 1M Knows edges by default,
 #    1M / 10M with --large; kept in build/bench/data/ and reused while gen.js is unchanged;
 # 4. runs the peers side by side (bench/peers/run.js: Kuzu, DuckDB, SQLite; load + 8 queries,
-#    answers cross-checked) -> build/bench/peers.json;
+#    answers cross-checked) -> build/bench/peers.json, and their loads again with the databases
+#    on disk (--disk, durable like ours) -> build/bench/peers_disk.json;
 # 5. runs ours on the same data and alone: the CLI bulk load of that graph, query_bench (when
 #    built), load_bench.sh, table_bench, merge_bench, io_bench, compiler_bench_query,
 #    compiler_bench_schema;
@@ -89,6 +90,11 @@ fi
 
 # 4. Peers.
 run peers node bench/peers/run.js --data "$data" --reps "$reps" --out "$out/peers.json"
+# The same peers with their databases on local disk, each load ending durable (CHECKPOINT), as
+# ours does: the like-for-like load comparison (their in-memory loads above write no files).
+peer_disk=$(mktemp -d "${TMPDIR:-/tmp}/og-peers-disk-XXXXXX")
+run peers_disk node bench/peers/run.js --data "$data" --reps 1 --no-reference --disk "$peer_disk" --out "$out/peers_disk.json"
+rm -rf "$peer_disk"
 
 # 5. Ours.
 og="$bin/src/cli/omnigraph"
@@ -141,6 +147,7 @@ printf '\n==================== summary (%s, %s persons / %s edges, %s reps; outp
 printf '%s\n' "${summary[@]}"
 show() { [ -f "$out/$1.txt" ] && { printf -- '-- %s\n' "$1"; grep -E "$2" "$out/$1.txt" || true; }; }
 show peers '^(peers:|ms |load |rss |peak rss |q_|  )'
+show peers_disk '^load '
 show omnigraph_load '^omnigraph load'
 [ -f "$out/query_bench.txt" ] && { echo "-- query_bench (last lines)"; tail -n 20 "$out/query_bench.txt"; }
 show load_bench '^load:'

@@ -1,12 +1,13 @@
 #!/usr/bin/env node
 // Side-by-side peer benchmark: bulk load + eight graph queries on Kuzu, DuckDB and SQLite, all
-// in-process and in memory, on the data of bench/peers/gen.js. Every peer runs in its own child
+// in-process, in memory (or, with --disk DIR, in database files under DIR, each load ending
+// durable: CHECKPOINT, or SQLite's synchronous COMMIT), on the data of bench/peers/gen.js. Every peer runs in its own child
 // process (clean RSS, one crash does not take the others down). The answers of all peers must
 // agree with each other and with a plain-JavaScript reference computed from the CSVs; they are
 // written to results.json (key "answers") so that Omnigraph's own query benchmark can assert
 // that it returns the same numbers.
 //   node bench/peers/run.js --data DIR [--reps 5] [--out results.json] [--peers kuzu,duckdb,sqlite]
-//                           [--source p42] [--threads N] [--no-reference]
+//                           [--source p42] [--threads N] [--no-reference] [--disk DIR]
 // Timing: each query is run once to warm up, then --reps times; the median wall time (ms) from
 // submitting the query text to having every result row in JavaScript is reported. Load time is
 // the bulk load of persons.csv + knows.csv including the peer's indexes (see LOAD below).
@@ -97,7 +98,7 @@ function sameAnswer(a, b) {
 // ---------------------------------------------------------------------------------------------
 function parseArgs(argv) {
   const a = { data: null, reps: 5, out: null, peers: ['kuzu', 'duckdb', 'sqlite'], source: 'p42',
-    threads: 0, reference: true, worker: null, resultFile: null };
+    threads: 0, reference: true, worker: null, resultFile: null, disk: null };
   for (let i = 2; i < argv.length; i++) {
     const k = argv[i];
     const v = argv[i + 1];
@@ -107,12 +108,13 @@ function parseArgs(argv) {
     else if (k === '--peers') a.peers = v.split(',').filter(Boolean), i++;
     else if (k === '--source') a.source = v, i++;
     else if (k === '--threads') a.threads = Number(v), i++;
+    else if (k === '--disk') a.disk = path.resolve(v), i++;
     else if (k === '--no-reference') a.reference = false;
     else if (k === '--worker') a.worker = v, i++;
     else if (k === '--result-file') a.resultFile = v, i++;
     else if (k === '-h' || k === '--help') {
       console.log('usage: run.js --data DIR [--reps 5] [--out results.json] [--peers kuzu,duckdb,sqlite] ' +
-        '[--source p42] [--threads N] [--no-reference]');
+        '[--source p42] [--threads N] [--no-reference] [--disk DIR]');
       process.exit(0);
     } else {
       console.error(`run.js: unknown argument ${k}`);
@@ -127,6 +129,18 @@ function parseArgs(argv) {
     if (!PEERS[p]) { console.error(`run.js: unknown peer ${p} (kuzu, duckdb, sqlite)`); process.exit(2); }
   }
   return a;
+}
+
+// A database path under `dir` that does not exist yet (each run starts from an empty database).
+function freshDbPath(dir, name) {
+  fs.mkdirSync(dir, { recursive: true });
+  const p = path.join(dir, `${name}-${process.pid}.db`);
+  RemoveDb(p);
+  process.on('exit', () => RemoveDb(p));  // the worker's database goes with it
+  return p;
+}
+function RemoveDb(p) {
+  for (const f of [p, `${p}.wal`, `${p}-journal`]) fs.rmSync(f, { recursive: true, force: true });
 }
 
 function nowMs() { return Number(process.hrtime.bigint()) / 1e6; }
@@ -186,7 +200,8 @@ const PEERS = {
     async open(opts) {
       const kuzu = require('kuzu');
       this.kuzu = kuzu;
-      this.db = new kuzu.Database(':memory:');
+      this.disk = !!opts.disk;
+      this.db = new kuzu.Database(opts.disk ? freshDbPath(opts.disk, 'kuzu') : ':memory:');
       this.conn = opts.threads ? new kuzu.Connection(this.db, opts.threads) : new kuzu.Connection(this.db);
     },
     async exec(text) {
@@ -209,6 +224,11 @@ const PEERS = {
       t = nowMs();
       await this.exec(`COPY Knows FROM '${path.join(dir, 'knows.csv')}' (HEADER=true)`);
       steps.knows = nowMs() - t;
+      if (this.disk) {  // on disk: the load ends durable, as ours does
+        t = nowMs();
+        await this.exec('CHECKPOINT');
+        steps.durable = nowMs() - t;
+      }
       return steps;
     },
     async run(text) { return (await this.exec(text))[0]; },
@@ -224,7 +244,8 @@ const PEERS = {
     async open(opts) {
       const { DuckDBInstance } = require('@duckdb/node-api');
       const options = opts.threads ? { threads: String(opts.threads) } : {};
-      this.instance = await DuckDBInstance.create(':memory:', options);
+      this.disk = !!opts.disk;
+      this.instance = await DuckDBInstance.create(opts.disk ? freshDbPath(opts.disk, 'duckdb') : ':memory:', options);
       this.conn = await this.instance.connect();
     },
     async exec(text) { return (await this.conn.runAndReadAll(text)).getRows(); },
@@ -240,6 +261,11 @@ const PEERS = {
       t = nowMs();
       await this.exec(`COPY knows FROM '${path.join(dir, 'knows.csv')}' (HEADER true)`);
       steps.knows = nowMs() - t;
+      if (this.disk) {  // on disk: the load ends durable, as ours does
+        t = nowMs();
+        await this.exec('CHECKPOINT');
+        steps.durable = nowMs() - t;
+      }
       return steps;
     },
     async run(text) { return (await this.exec(text))[0]; },
@@ -252,11 +278,14 @@ const PEERS = {
 
   sqlite: {
     query: 'sql',
-    async open() {
+    async open(opts) {
       const Database = require('better-sqlite3');
-      this.db = new Database(':memory:');
-      this.db.pragma('journal_mode = OFF');
-      this.db.pragma('synchronous = OFF');
+      // On disk: the default rollback journal with synchronous FULL, so COMMIT is durable.
+      this.db = new Database(opts.disk ? freshDbPath(opts.disk, 'sqlite') : ':memory:');
+      if (!opts.disk) {
+        this.db.pragma('journal_mode = OFF');
+        this.db.pragma('synchronous = OFF');
+      }
       this.db.pragma('temp_store = MEMORY');
     },
     async load(dir) {
@@ -307,7 +336,7 @@ async function worker(opts) {
   await peer.open(opts);
   const steps = await peer.load(opts.data);
   res.load_ms = Object.fromEntries(Object.entries(steps).map(([k, v]) => [k, round(v, 1)]));
-  res.load_s = round((steps.persons + steps.knows + (steps.indexes || 0)) / 1000, 3);
+  res.load_s = round((steps.persons + steps.knows + (steps.indexes || 0) + (steps.durable || 0)) / 1000, 3);
   res.rss_before_load_mb = mb(rssStart);
   res.rss_after_load_mb = mb(process.memoryUsage().rss);
   res.version = await peer.version();
@@ -467,6 +496,7 @@ async function main() {
     const args = [__filename, '--worker', name, '--result-file', file, '--data', opts.data, '--reps', String(opts.reps),
       '--source', opts.source, '--peers', name];
     if (opts.threads) args.push('--threads', String(opts.threads));
+    if (opts.disk) args.push('--disk', opts.disk);
     console.error(`run.js: ${name} ...`);
     const t = nowMs();
     const r = spawnSync(process.execPath, args, { stdio: ['ignore', 'inherit', 'inherit'], maxBuffer: 1 << 20 });
