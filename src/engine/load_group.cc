@@ -50,69 +50,6 @@ TypeSegment TypeSegmentBuilder::Finish() {
   return s;
 }
 
-namespace {
-
-// Moves column `column` (0 lines, 1 flags, 2 ids, 3 srcs, 4 dsts, 5... values) of every segment of
-// `g` into `out`, concatenated.
-Status JoinColumn(TypeGroup& g, size_t column, TypeSegment& out) {
-  auto join = [&](auto member) -> Result<format::Column> {
-    std::vector<format::Column> parts;
-    parts.reserve(g.segments.size());
-    for (TypeSegment& s : g.segments) parts.push_back(std::exchange(member(s), format::Column()));
-    return format::Column::Concat(parts);
-  };
-  auto join_vector = [&](auto& into, auto member) {
-    into.reserve(g.rows);
-    for (TypeSegment& s : g.segments) {
-      auto part = std::move(member(s));  // freed at the end of the iteration
-      into.insert(into.end(), part.begin(), part.end());
-    }
-    return Status::Ok();
-  };
-  switch (column) {
-    case 0: return join_vector(out.lines, [](TypeSegment& s) -> auto& { return s.lines; });
-    case 1: return join_vector(out.flags, [](TypeSegment& s) -> auto& { return s.flags; });
-    case 2: {
-      OG_ASSIGN_OR_RETURN(out.ids, join([](TypeSegment& s) -> format::Column& { return s.ids; }));
-      return Status::Ok();
-    }
-    case 3: {
-      OG_ASSIGN_OR_RETURN(out.srcs, join([](TypeSegment& s) -> format::Column& { return s.srcs; }));
-      return Status::Ok();
-    }
-    case 4: {
-      OG_ASSIGN_OR_RETURN(out.dsts, join([](TypeSegment& s) -> format::Column& { return s.dsts; }));
-      return Status::Ok();
-    }
-    default: {
-      const size_t v = column - 5;
-      OG_ASSIGN_OR_RETURN(out.values[v], join([v](TypeSegment& s) -> format::Column& { return s.values[v]; }));
-      return Status::Ok();
-    }
-  }
-}
-
-}  // namespace
-
-Status CompactGroups(std::vector<TypeGroup>& groups) {
-  std::vector<TypeSegment> joined(groups.size());
-  std::vector<std::pair<size_t, size_t>> tasks;  // (group, column)
-  for (size_t g = 0; g < groups.size(); ++g) {
-    if (groups[g].segments.size() < 2) continue;
-    joined[g].values.resize(groups[g].properties().size());
-    for (size_t c = 0; c < 5 + joined[g].values.size(); ++c) tasks.emplace_back(g, c);
-  }
-  OG_RETURN_IF_ERROR(ThreadPool::Default().ParallelFor(tasks.size(), [&](size_t t) {
-    return JoinColumn(groups[tasks[t].first], tasks[t].second, joined[tasks[t].first]);
-  }));
-  for (size_t g = 0; g < groups.size(); ++g) {
-    if (groups[g].segments.size() < 2) continue;
-    groups[g].segments.clear();
-    groups[g].segments.push_back(std::move(joined[g]));
-  }
-  return Status::Ok();
-}
-
 std::vector<TypeGroup> GroupByType(const std::vector<LoadRecord>& records) {
   static const Value kNull;
   std::vector<TypeGroup> groups;

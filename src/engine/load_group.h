@@ -1,8 +1,8 @@
 // The records of a bulk load grouped by type, column by column (LANGUAGE.md §3): what the parser
 // accumulates chunk by chunk (load_parser.h), what the cross-record checks read (load_checks.h) and
 // what the loader stages as table rows, without a per-record or per-value object. The parser adds a
-// segment per piece of input (no copy, no reallocation as a load grows) and joins them once at the
-// end (CompactGroups), so that the table writer gets contiguous columns.
+// segment per piece of input (no copy, no reallocation as a load grows); the segments go to the
+// table writer as they are (its pages do not span them), never joined into one copy.
 #pragma once
 
 #include <cstdint>
@@ -82,10 +82,6 @@ class TypeSegmentBuilder {
   format::ColumnBuilder ids, srcs, dsts;
   std::vector<format::ColumnBuilder> values;  // one per property
 };
-
-// Joins each group's segments into one, column by column in parallel, freeing the segments'
-// columns as they are copied (so at most about two columns are held twice at any time).
-Status CompactGroups(std::vector<TypeGroup>& groups);
 
 // The records of a mutation grouped by type, in record order (for the LoadChecker).
 std::vector<TypeGroup> GroupByType(const std::vector<LoadRecord>& records);

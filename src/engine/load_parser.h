@@ -54,7 +54,7 @@ class LoadParser {
   // load keeps no records).
   uint64_t memory_bytes() const { return memory_bytes_; }
 
-  // The records, each type's segments joined into one (CompactGroups), or the errors.
+  // The records (each type's segments in input order), or the errors.
   ParsedLoad Finish();
 
  private:

@@ -127,26 +127,50 @@ Status FragmentWriter::Encode(std::string* buf, io::ObjectWriter* sink, Fragment
     return InvalidArgumentError("cannot write fragment format version " + std::to_string(version));
   }
   constexpr size_t kFlushBytes = size_t{8} << 20;
-  // Cut every column first, so that an in-memory file buffer is allocated once at (an upper bound
-  // of) its final size: growing it by doubling would touch and copy every byte about twice more.
-  std::vector<Column> cols;
-  std::vector<std::vector<uint32_t>> cuts(schema_.num_fields());
+  // Cut every column into pages first, so that an in-memory file buffer is allocated once at (an
+  // upper bound of) its final size: growing it by doubling would touch and copy every byte about
+  // twice more. Pages are views of the appended columns: a page does not span two of them, so the
+  // rows are not copied into one column first; only runs of short columns (under kJoinRows rows,
+  // which would make short pages) are joined.
+  constexpr size_t kJoinRows = 4096;
+  std::vector<std::vector<Column>> pages(schema_.num_fields());
   size_t bound = kHeaderSize + kTrailerSize + 16 + 12 * schema_.num_fields();
   for (size_t c = 0; c < schema_.num_fields(); ++c) {
-    Column col(schema_.field(c).type);
-    if (!pending_[c].empty()) {
-      OG_ASSIGN_OR_RETURN(col, Column::Concat(pending_[c]));
+    std::vector<Column> parts, run;
+    size_t run_rows = 0;
+    auto end_run = [&]() -> Status {
+      if (run.empty()) return Status::Ok();
+      OG_ASSIGN_OR_RETURN(Column joined, Column::Concat(run));
+      parts.push_back(std::move(joined));
+      run.clear();
+      run_rows = 0;
+      return Status::Ok();
+    };
+    for (Column& part : pending_[c]) {
+      if (part.length() >= kJoinRows) {
+        OG_RETURN_IF_ERROR(end_run());
+        parts.push_back(std::move(part));
+        continue;
+      }
+      run_rows += part.length();
+      run.push_back(std::move(part));
+      if (run_rows >= kJoinRows) OG_RETURN_IF_ERROR(end_run());
     }
+    OG_RETURN_IF_ERROR(end_run());
     pending_[c].clear();
-    OG_ASSIGN_OR_RETURN(cuts[c], CutPages(col, options_));
-    bound += 24 + schema_.field(c).name.size() + kFooterBytesPerPage * cuts[c].size();
-    uint64_t first = 0;
-    for (uint32_t rows : cuts[c]) {
-      const size_t body = internal::EncodedBodyBound(col.Slice(first, rows));
-      bound += body + internal::ChunkChecksumsLength(body, version);
-      first += rows;
+    for (const Column& part : parts) {
+      OG_ASSIGN_OR_RETURN(std::vector<uint32_t> cuts, CutPages(part, options_));
+      uint64_t first = 0;
+      for (uint32_t rows : cuts) {
+        pages[c].push_back(part.Slice(first, rows));
+        first += rows;
+      }
     }
-    cols.push_back(std::move(col));
+    bound += 24 + schema_.field(c).name.size() + kFooterBytesPerPage * pages[c].size();
+    for (const Column& page : pages[c]) {
+      const size_t body = internal::EncodedBodyBound(page);
+      bound += body + internal::ChunkChecksumsLength(body, version);
+    }
   }
   std::string& out = *buf;
   out.clear();
@@ -174,12 +198,11 @@ Status FragmentWriter::Encode(std::string* buf, io::ObjectWriter* sink, Fragment
   const bool compress = options_.compression != Compression::kNone;
   std::string raw, packed, sums;
   for (size_t c = 0; c < schema_.num_fields(); ++c) {
-    const Column& col = cols[c];
     ColumnChunkInfo& chunk = meta.columns[c];
-    chunk.pages.reserve(cuts[c].size());
+    chunk.pages.reserve(pages[c].size());
     uint64_t first = 0;
-    for (uint32_t rows : cuts[c]) {
-      Column slice = col.Slice(first, rows);
+    for (const Column& slice : pages[c]) {
+      const auto rows = static_cast<uint32_t>(slice.length());
       PageInfo p;
       const size_t at = out.size();
       p.offset = emitted + at;

@@ -240,5 +240,59 @@ TEST(FragmentWriterTest, PagesAreFollowedByTheirChunkChecksums) {
   }
 }
 
+// Appended batches are paged as they are (no copy into one column first): a page never spans two
+// batches of 4096 rows or more, runs of shorter batches are joined, and the rows read back are
+// exactly the rows appended, in order, with their statistics.
+TEST(FragmentWriterTest, PagesFollowAppendedBatchesAndShortOnesAreJoined) {
+  FragmentWriterOptions o;
+  o.max_page_rows = 3000;
+  Schema s = *Schema::Make(
+      {{1, "s", DataType::Scalar(TypeKind::kString), true}, {2, "n", DataType::Scalar(TypeKind::kI64), true}});
+  const std::vector<size_t> sizes = {5000, 10, 3, 5000, 1, 4095, 2, 70000, 7};
+  FragmentWriter w(s, o);
+  ColumnBuilder all_s(DataType::Scalar(TypeKind::kString)), all_n(DataType::Scalar(TypeKind::kI64));
+  size_t row = 0;
+  for (size_t size : sizes) {
+    ColumnBuilder bs(DataType::Scalar(TypeKind::kString)), bn(DataType::Scalar(TypeKind::kI64));
+    for (size_t i = 0; i < size; ++i, ++row) {
+      const std::string v = "v" + std::to_string(row * 7919 % 100003);
+      if (row % 11 == 3) {
+        bs.AppendNull();
+        all_s.AppendNull();
+      } else {
+        bs.AppendString(v);
+        all_s.AppendString(v);
+      }
+      bn.AppendI64(static_cast<int64_t>(row));
+      all_n.AppendI64(static_cast<int64_t>(row));
+    }
+    ASSERT_TRUE(w.Append(*Batch::Make(s, {bs.Finish(), bn.Finish()})).ok());
+  }
+  io::MemoryStore store;
+  ASSERT_TRUE(w.WriteTo(store, "f.ogf").ok());
+  auto r = FragmentReader::Open(store, "f.ogf");
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  // The pieces paged separately: 5000 | 10+3 (a short run, ended by the long batch after it) |
+  // 5000 | 1+4095 (joined: the run reaches 4096) | 2 | 70000 | 7. Every page lies in one piece.
+  const std::vector<uint64_t> piece_ends = {5000, 5013, 10013, 14109, 14111, 84111, 84118};
+  for (size_t c = 0; c < 2; ++c) {
+    uint64_t next = 0;
+    for (const auto& p : (*r)->metadata().columns[c].pages) {
+      EXPECT_EQ(p.first_row, next);
+      next = p.first_row + p.row_count;
+      EXPECT_LE(p.row_count, 3000u);
+      auto end = std::lower_bound(piece_ends.begin(), piece_ends.end(), p.first_row + 1);
+      ASSERT_NE(end, piece_ends.end());
+      EXPECT_LE(p.first_row + p.row_count, *end) << "page at row " << p.first_row << " spans two pieces";
+    }
+    EXPECT_EQ(next, row);
+  }
+  auto got = (*r)->ReadAll(std::vector<FieldId>{1, 2});
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  EXPECT_TRUE(got->column(0).Equals(all_s.Finish()));
+  EXPECT_TRUE(got->column(1).Equals(all_n.Finish()));
+  EXPECT_EQ((*r)->metadata().columns[1].stats.max, Value::I64(static_cast<int64_t>(row - 1)));
+}
+
 }  // namespace
 }  // namespace omnigraph::format
