@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <optional>
 
@@ -410,12 +411,25 @@ Status RecordParser::ParseRecord(dom::element doc, uint64_t line, ParsedPiece* o
   auto duplicate = DuplicateMember;
   std::optional<dom::element> type_el, edge_el, from_el, to_el, data_el;
   for (auto field : dom::object(doc)) {
-    std::optional<dom::element>* slot = field.key == "type"   ? &type_el
-                                        : field.key == "edge" ? &edge_el
-                                        : field.key == "from" ? &from_el
-                                        : field.key == "to"   ? &to_el
-                                        : field.key == "data" ? &data_el
-                                                              : nullptr;
+    // The envelope keys by length and a 4-byte compare (no string compare calls per record).
+    std::optional<dom::element>* slot = nullptr;
+    const std::string_view key = field.key;
+    if (key.size() == 2 && key[0] == 't' && key[1] == 'o') {
+      slot = &to_el;
+    } else if (key.size() == 4) {
+      uint32_t k;
+      std::memcpy(&k, key.data(), 4);
+      auto word = [](const char (&w)[5]) {
+        uint32_t v;
+        std::memcpy(&v, w, 4);
+        return v;
+      };
+      slot = k == word("type")   ? &type_el
+             : k == word("edge") ? &edge_el
+             : k == word("from") ? &from_el
+             : k == word("data") ? &data_el
+                                 : nullptr;
+    }
     if (slot == nullptr) {
       return Err(ErrorCode::kLoadEnvelope, "unknown top-level key " + Quote(field.key) + " (allowed: type, edge, from, to, data)");
     }
