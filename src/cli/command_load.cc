@@ -16,6 +16,7 @@
 
 #include "cli/cli_graph.h"
 #include "cli/cli_util.h"
+#include "common/check.h"
 #include "common/clock.h"
 #include "common/json.h"
 #include "engine/loader.h"
@@ -27,6 +28,7 @@ namespace {
 // Progress lines on stderr (when it is a terminal): "parsing" rewrites its line once per chunk and
 // the other phases end theirs. Staging reports nothing until it is done (seconds for a large
 // load), so while it runs a ticker rewrites its line with the elapsed time four times a second.
+// Thread-safe (the loader reports from its threads; the ticker prints from its own).
 class LoadProgress {
  public:
   explicit LoadProgress(int64_t start_nanos) : start_(start_nanos), ticker_([this] { Tick(); }) {}
@@ -34,6 +36,7 @@ class LoadProgress {
     {
       std::lock_guard lock(mu_);
       done_ = true;
+      if (staging_) std::fputc('\n', stderr);  // a failed stage: end its line before the errors
     }
     wake_.notify_all();
     ticker_.join();
@@ -73,9 +76,9 @@ class LoadProgress {
   const int64_t start_;
   std::mutex mu_;
   std::condition_variable wake_;
-  bool done_ = false;
-  bool staging_ = false;
-  uint64_t records_ = 0;
+  bool done_ OG_GUARDED_BY(mu_) = false;
+  bool staging_ OG_GUARDED_BY(mu_) = false;
+  uint64_t records_ OG_GUARDED_BY(mu_) = 0;
   std::thread ticker_;  // last: starts once the members above exist
 };
 

@@ -3,7 +3,6 @@
 #include <map>
 #include <utility>
 
-#include "common/thread_pool.h"
 
 namespace omnigraph::engine {
 

@@ -128,7 +128,7 @@ Result<MergedSegment> WriteMergedSegment(const TableVersion& base, IndexFeed fee
     }
     seg = IdSegment::BuildSorted(refs);
   }
-  merged.clear();  // the builders viewed their keys
+  merged.clear();  // the version-3 refs viewed their keys
   OG_ASSIGN_OR_RETURN(out.meta, WriteIdSegment(base, feed.kind, feed.field, std::move(fragment_ids), std::move(*seg)));
   return out;
 }

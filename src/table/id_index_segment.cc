@@ -187,8 +187,9 @@ void IdSegment::SortRefs(std::vector<Ref>* refs) {
   std::vector<uint32_t> next(start.begin(), start.end() - 1);
   for (const Ref& r : v) out[next[r.hash >> 48]++] = r;
   // Within a bucket: order by (hash, address), two integer compares. Equal hashes almost always
-  // mean equal keys (a value index repeats a key per row), which that order already has right;
-  // only a run of one hash with different keys (a 64-bit collision) is re-sorted by RefLess.
+  // mean equal keys (a version-3 segment repeats a key per row that holds it), which that order
+  // already has right; only a run of one hash with different keys (a 64-bit collision) is re-sorted
+  // by RefLess.
   auto hash_address_less = [](const Ref& a, const Ref& b) {
     return a.hash != b.hash ? a.hash < b.hash : a.address < b.address;
   };

@@ -117,8 +117,6 @@ void GroupedSegmentBuilder::AddMany(std::span<const std::pair<std::string_view, 
 }
 
 void GroupedSegmentBuilder::AddColumn(const format::Column& column, uint64_t first_address) {
-  entry_group_.reserve(entry_group_.size() + column.length());
-  entry_address_.reserve(entry_address_.size() + column.length());
   const bool nulls = column.has_nulls();
   const uint64_t* offsets = column.offsets().data();
   const char* bytes = column.string_data().data();
@@ -128,6 +126,7 @@ void GroupedSegmentBuilder::AddColumn(const format::Column& column, uint64_t fir
 }
 
 IdSegment GroupedSegmentBuilder::Finish() && {
+  std::vector<Slot>().swap(slots_);  // not needed any more: its memory goes before the segment's
   const uint64_t n = entry_group_.size();
   const uint64_t g = groups_.size();
   OG_CHECK(n <= UINT32_MAX);

@@ -144,16 +144,20 @@ Status ProbeStored(const TableVersion& v, const IndexSegmentMeta& meta, std::spa
   char header_bytes[kGroupedHeaderSize] = {};
   size_t header_length = 0;
   {
-    // Every segment of versions 3 and 4 is longer than 48 bytes (buckets, chunk sums, trailer).
-    OG_ASSIGN_OR_RETURN(std::string read, v.store().GetRange(key, 0, kGroupedHeaderSize));
-    header_length = std::min<size_t>(read.size(), kGroupedHeaderSize);
-    std::memcpy(header_bytes, read.data(), header_length);
+    // Every segment of versions 3 and 4 is longer than 48 bytes (buckets, chunk sums, trailer); a
+    // shorter object (an old version, or damaged) is read whole below, which reports it.
+    Result<std::string> read = v.store().GetRange(key, 0, kGroupedHeaderSize);
+    if (!read.ok() && read.status().code() != ErrorCode::kRangeOutOfBounds) return read.status();
+    if (read.ok()) {
+      header_length = std::min<size_t>(read->size(), kGroupedHeaderSize);
+      std::memcpy(header_bytes, read->data(), header_length);
+    }
   }
   ++stats->ranged_reads;
   stats->bytes_read += header_length;
-  if (header_length < 16 || std::memcmp(header_bytes, kMagic, 8) != 0)
+  if (header_length != 0 && (header_length < 16 || std::memcmp(header_bytes, kMagic, 8) != 0))
     return CorruptError(key + ": not an index segment (bad magic)");
-  const uint32_t version = U32(std::string_view(header_bytes, header_length), 8);
+  const uint32_t version = header_length == 0 ? 0 : U32(std::string_view(header_bytes, header_length), 8);
   const bool grouped = version == IdSegment::kGroupedVersion;
   const uint64_t header_size = grouped ? kGroupedHeaderSize : kHeaderSize;
   if ((version != 3 && !grouped) || header_length != kGroupedHeaderSize) {
@@ -174,7 +178,8 @@ Status ProbeStored(const TableVersion& v, const IndexSegmentMeta& meta, std::spa
   const uint64_t key_bytes = U64(header, 32);
   const uint64_t n = grouped ? U64(header, 40) : g;
   const uint32_t expect_bits = g <= 1 ? 0 : static_cast<uint32_t>(std::bit_width(g) - 1);
-  if (n != meta.entries || n >= (uint64_t{1} << 32) || g > n || bits != expect_bits || key_bytes > (uint64_t{1} << 40))
+  if (n != meta.entries || n >= (uint64_t{1} << 32) || g > n || (n > 0) != (g > 0) || bits != expect_bits ||
+      key_bytes > (uint64_t{1} << 40))
     return CorruptError(key + ": index segment header disagrees with the manifest (" + std::to_string(n) +
                         " entries, " + std::to_string(meta.entries) + " expected)");
   // Section offsets (docs/format/table.md): version 3 has per-entry hashes, addresses, key ends;
