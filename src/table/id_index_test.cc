@@ -17,6 +17,8 @@
 namespace omnigraph::table {
 namespace {
 
+using testing::EncodeV1;
+
 const std::string kLongKey = "\xf0\x9f\x98\x80 long key " + std::string(300, 'z');
 
 std::vector<std::pair<std::string, uint64_t>> SampleEntries() {
@@ -28,35 +30,6 @@ std::vector<std::pair<std::string, uint64_t>> SampleEntries() {
 }
 IdSegment Sample() { return IdSegment::Build(SampleEntries()); }
 
-// A version-1 segment, encoded here from docs/format/table.md independently of the reader:
-// entries sorted by key bytes then address, varint key length, key, varint fragment, varint offset.
-std::string EncodeV1(std::vector<std::pair<std::string, uint64_t>> entries, uint32_t version = 1) {
-  std::sort(entries.begin(), entries.end());
-  auto varint = [](std::string& out, uint64_t v) {
-    while (v >= 0x80) {
-      out.push_back(static_cast<char>((v & 0x7f) | 0x80));
-      v >>= 7;
-    }
-    out.push_back(static_cast<char>(v));
-  };
-  auto u64 = [](std::string& out, uint64_t v) { out.append(reinterpret_cast<const char*>(&v), 8); };
-  auto u32 = [](std::string& out, uint32_t v) { out.append(reinterpret_cast<const char*>(&v), 4); };
-  std::string body;
-  for (const auto& [k, a] : entries) {
-    varint(body, k.size());
-    body += k;
-    varint(body, RowAddressFragment(a));
-    varint(body, RowAddressOffset(a));
-  }
-  std::string out = "OGIDXSG1";
-  u32(out, version);
-  u32(out, 0);
-  u64(out, entries.size());
-  u64(out, body.size());
-  out += body;
-  u64(out, XxHash64(out));
-  return out;
-}
 
 void ExpectSameAsSample(const IdSegment& p) {
   ASSERT_EQ(p.size(), 5u);

@@ -24,6 +24,7 @@ namespace omnigraph::table {
 namespace {
 
 using testing::BatchOf;
+using testing::EncodeV1;
 using testing::F;
 using testing::Row;
 
@@ -252,6 +253,21 @@ TEST_F(IndexProbeTest, SmallSegmentsAreReadWholeAndCached) {
   EXPECT_EQ(second.segments_in_memory, 1u);  // cached by the first probe
   EXPECT_EQ(second.bytes_read, 0u);
   EXPECT_EQ(again->size(), 20u);
+}
+
+// A segment shorter than a version-4 header (a version-1 segment of one short key: 45 bytes)
+// cannot be probed by ranges: it is read whole and answers as any other.
+TEST_F(IndexProbeTest, SegmentsShorterThanAHeaderAreReadWhole) {
+  OG_ASSERT_OK_AND_ASSIGN(TableVersion v, AppendRows(*v0_, BatchOf(v0_->schema(), {R(0, 1)})));
+  for (const auto& s : v.manifest().indexes) {
+    if (s.kind != kValueIndexKind) continue;
+    const std::string old = EncodeV1({{"d1", MakeRowAddress(s.fragment_ids[0], 0)}});
+    ASSERT_LT(old.size(), 48u);
+    ASSERT_TRUE(store_.Put(v.AbsoluteKey(s.keys[0]), old).ok());
+  }
+  ProbeStats stats;
+  ExpectProbeMatchesModel(Cold(v), "dst", {"d1", "d2"}, &stats);
+  EXPECT_EQ(stats.whole_reads, 1u);
 }
 
 TEST_F(IndexProbeTest, SegmentsWithoutChunkSumsAreReadWholeAndVerified) {
