@@ -78,15 +78,13 @@ Result<MergedSegment> WriteMergedSegment(const TableVersion& base, IndexFeed fee
     total += prev.entries;
     out.replaced.push_back(pos);
   }
-  // Calls f(hash, key, address) for every entry of the merged segments whose fragment is present.
-  auto for_each_merged = [&](auto&& f) {
-    for (const auto& seg : merged) {
-      for (size_t g = 0; g < seg->group_count(); ++g) {
-        const auto [lo, hi] = seg->group_entries(g);
-        for (size_t e = lo; e < hi; ++e) {
-          if (present.count(RowAddressFragment(seg->address(e))))
-            f(seg->group_hash(g), seg->group_key(g), seg->address(e));
-        }
+  // Calls f(hash, key, address) for every entry of merged segment `s` whose fragment is present,
+  // in the segment's (hash, key, address) order.
+  auto for_each_present = [&](const IdSegment& s, auto&& f) {
+    for (size_t g = 0; g < s.group_count(); ++g) {
+      const auto [lo, hi] = s.group_entries(g);
+      for (size_t e = lo; e < hi; ++e) {
+        if (present.count(RowAddressFragment(s.address(e)))) f(s.group_hash(g), s.group_key(g), s.address(e));
       }
     }
   };
@@ -96,7 +94,11 @@ Result<MergedSegment> WriteMergedSegment(const TableVersion& base, IndexFeed fee
     GroupedSegmentBuilder builder(total);
     for (const IndexFeed::Part& part : feed.parts) builder.AddColumn(part.column, part.first_address);
     feed.parts.clear();
-    for_each_merged([&](uint64_t hash, std::string_view key, uint64_t address) { builder.Add(hash, key, address); });
+    for (const auto& s : merged) {
+      for_each_present(*s, [&](uint64_t hash, std::string_view key, uint64_t address) {
+        builder.Add(hash, key, address);
+      });
+    }
     seg = std::move(builder).Finish();
   } else {
     // An id index (one row per key): entries sorted by (hash, key, address) (version 3); each
@@ -116,13 +118,9 @@ Result<MergedSegment> WriteMergedSegment(const TableVersion& base, IndexFeed fee
     IdSegment::SortRefs(&refs);
     for (const auto& s : merged) {
       const size_t mid = refs.size();
-      for (size_t g = 0; g < s->group_count(); ++g) {
-        const auto [lo, hi] = s->group_entries(g);
-        for (size_t e = lo; e < hi; ++e) {
-          if (present.count(RowAddressFragment(s->address(e))))
-            refs.push_back(IdSegment::Ref{s->group_hash(g), s->group_key(g), s->address(e)});
-        }
-      }
+      for_each_present(*s, [&](uint64_t hash, std::string_view key, uint64_t address) {
+        refs.push_back(IdSegment::Ref{hash, key, address});
+      });
       std::inplace_merge(refs.begin(), refs.begin() + static_cast<ptrdiff_t>(mid), refs.end(),
                          IdSegment::RefLess);
     }
