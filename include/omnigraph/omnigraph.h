@@ -1,7 +1,8 @@
 // The embedded C++ API of Omnigraph: open or create a graph by URI, load NDJSON, read snapshots,
 // list commits, export. Errors are Status / Result values (omnigraph/status.h, omnigraph/result.h);
 // nothing throws. A Database is thread-safe; writers to one branch are serialized in-process and
-// fenced across processes by the storage layer. See docs/embedding.md.
+// fenced across processes by the storage layer. See docs/embedding.md. An allocation failure
+// inside any call is returned as `resource_limit`, never thrown.
 #pragma once
 
 #include <cstdint>
@@ -25,6 +26,10 @@ struct OpenOptions {
   // Memory budget of this handle's query structures (row ordinals, columns and CSR adjacency per
   // table version; least recently used dropped first). 0 keeps none (every query rebuilds).
   uint64_t cache_bytes = uint64_t{1} << 30;
+  // Memory budget of one read query: its binding rows in flight and the rows and values kept for
+  // its result (not the shared cache above). Past it the query fails with `resource_limit`.
+  // 0 = half of the memory this process may use (physical memory or a cgroup limit).
+  uint64_t max_query_memory_bytes = 0;
 };
 
 enum class LoadMode { kAppend, kMerge, kOverwrite };
@@ -110,7 +115,8 @@ class Database {
   // multi-query source. Compiled queries (per schema and source) and the executor's derived
   // structures (ordinals, columns, CSR adjacency per table version) are cached on this Database,
   // so repeated calls do no recompilation and no rescans. Errors: compile errors (Q000, T-codes,
-  // with spans), parameter errors, `invalid_argument` for a mutation, `unimplemented` for search.
+  // with spans), parameter errors, `invalid_argument` for a mutation, `unimplemented` for search,
+  // `resource_limit` past OpenOptions::max_query_memory_bytes.
   Result<QueryRows> Query(std::string_view source, std::string_view params_json = {},
                           std::string_view branch = "main", std::optional<std::string> query_name = {});
   // Export as NDJSON lines, one call per line (without the newline).

@@ -87,6 +87,7 @@ void Print(const engine::QueryResult& r, const std::string& format, const Json& 
 struct QueryFlags {
   GraphFlags graph;
   std::string name, file, source, params, params_file, branch, snapshot, format;
+  uint64_t max_memory = 0;  // 0 = the default budget (engine::DefaultQueryMemoryBytes)
 };
 
 int RunQuery(const QueryFlags& f) {
@@ -146,7 +147,9 @@ int RunQuery(const QueryFlags& f) {
   }
   auto bound = compiler::BindParamsJson(q->params, params);
   if (!bound.ok()) return ReportError(bound.status(), json_errors);
-  auto result = engine::ExecuteQuery(*snap, *q, *bound, NowMicros() / 1000);
+  engine::ExecOptions exec;
+  if (f.max_memory != 0) exec.max_memory_bytes = f.max_memory;
+  auto result = engine::ExecuteQuery(*snap, *q, *bound, NowMicros() / 1000, nullptr, exec);
   if (!result.ok()) return ReportError(result.status(), json_errors);
   Json target = f.snapshot.empty() ? Json{{"branch", branch}} : Json{{"snapshot", f.snapshot}};
   Json meta = {{"query_name", q->name}, {"target", target}, {"row_count", result->rows.size()},
@@ -168,6 +171,11 @@ void AddQueryCommand(CLI::App& app, CommandAction* run) {
   cmd->add_option("--branch", f->branch, "Branch (default main)");
   cmd->add_option("--snapshot,--commit", f->snapshot, "Snapshot id (BRANCH@VERSION@INCARNATION) or commit id to read at");
   cmd->add_option("--format", f->format, "table | json | jsonl | csv | kv");
+  cmd->add_option("--max-memory", f->max_memory,
+                  "Fail (resource_limit) when the query would hold more than this: rows in flight and kept for "
+                  "the result (default: half of physical memory)")
+      ->transform(CLI::AsSizeValue(false))
+      ->check(CLI::Range(uint64_t{1}, ~uint64_t{0}).description("a size > 0"));
   AddGraphFlags(cmd, &f->graph, /*positional=*/false);
   cmd->callback([=] { *run = [=] { return RunQuery(*f); }; });
 }

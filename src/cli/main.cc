@@ -1,5 +1,6 @@
 // The `omnigraph` binary: parses the command line (CLI11) and runs one subcommand.
 #include <cstdio>
+#include <new>
 
 #include "cli/cli_util.h"
 
@@ -25,5 +26,13 @@ int main(int argc, char** argv) {
     int rc = app.exit(e);
     return rc == 0 ? kExitOk : kExitUsage;
   }
-  return run ? run() : kExitUsage;
+  if (!run) return kExitUsage;
+  // The engine bounds its memory (budgets, `resource_limit`); an allocation that fails anyway is
+  // reported like one, never an abort.
+  try {
+    return run();
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "error[resource_limit]: out of memory\n");
+    return kExitError;
+  }
 }

@@ -90,6 +90,7 @@ class Parser {
         return Error("too many queries in one file (limit " +
                      std::to_string(limits_.max_queries) + ")");
       }
+      clauses_ = 0;
       OG_ASSIGN_OR_RETURN(Query q, ParseQuery());
       file.queries.push_back(std::move(q));
     }
@@ -328,6 +329,10 @@ class Parser {
   Result<Clause> ParseClause() {
     DepthGuard guard(this);
     OG_RETURN_IF_ERROR(CheckDepth());
+    if (++clauses_ > limits_.max_clauses) {
+      return Error("the query has more than " + std::to_string(limits_.max_clauses) +
+                   " clauses (the limit per query, `not` bodies included)");
+    }
     Clause c;
     c.span = Peek().span();
     if (AtWord("not") && Peek(1).Is(TokenKind::kLBrace)) {
@@ -728,6 +733,7 @@ class Parser {
   const QueryParseLimits& limits_;
   size_t pos_ = 0;
   size_t depth_ = 0;
+  size_t clauses_ = 0;  // clauses of the query being parsed
 };
 
 }  // namespace

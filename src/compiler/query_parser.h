@@ -16,6 +16,9 @@ namespace omnigraph::compiler {
 struct QueryParseLimits {
   size_t max_depth = 64;          // nesting of not-blocks, function calls and list literals
   size_t max_queries = 10000;     // queries per file
+  // Clauses per query, nested `not` bodies included: each clause costs the executor a pass over
+  // the binding rows, so a query of thousands is refused here (Q000) instead of running for minutes.
+  size_t max_clauses = 1000;
   LexLimits lex;                  // source size, token count, literal sizes
 };
 

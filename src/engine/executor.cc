@@ -5,12 +5,15 @@
 #include <algorithm>
 #include <deque>
 #include <functional>
+#include <new>
+#include <stdexcept>
 #include <numeric>
 #include <set>
 #include <unordered_map>
 
 #include "common/error_codes.h"
 #include "engine/executor_internal.h"
+#include "engine/loader.h"
 
 namespace omnigraph::engine {
 namespace exec {
@@ -50,14 +53,71 @@ struct Test {  // lhs op rhs
   const IrExpr* rhs;
 };
 
+// Binding rows stream through the plan in pieces of at most this many cells (1 MiB).
+constexpr size_t kBatchCells = size_t{1} << 17;
+// Ordered runs (RunMode::ordered) hand on pieces of this many rows first (growing for seeds), so
+// that a small limit stops after little work and a deep plan holds little per level.
+constexpr size_t kOrderedPieceRows = 16;
+
+// Rows [begin, end) of `rows`.
+Rows Slice(const Rows& rows, size_t begin, size_t end) {
+  Rows out;
+  out.width = rows.width;
+  out.bound = rows.bound;
+  out.collapsed = rows.collapsed;
+  out.cells.assign(rows.cells.begin() + static_cast<std::ptrdiff_t>(begin * rows.width),
+                   rows.cells.begin() + static_cast<std::ptrdiff_t>(end * rows.width));
+  return out;
+}
+
+// An anti-join's sink: which probe rows (numbered in the spare slot) have a match.
+class MatchSink final : public RowSink {
+ public:
+  MatchSink(size_t rows, size_t slot) : matched_(rows, false), slot_(slot) {}
+  Status Add(Rows rows) override {
+    for (size_t i = 0; i < rows.size(); ++i) matched_[static_cast<size_t>(rows.row(i)[slot_])] = true;
+    return Status::Ok();
+  }
+  bool matched(size_t i) const { return matched_[i]; }
+
+ private:
+  std::vector<bool> matched_;
+  size_t slot_;
+};
+
 // The plan of one clause list (the query's, or one `not` block's), reusable across seeds.
 class Pipeline {
  public:
   Pipeline(Context& ctx, const std::vector<IrClause>& clauses) : ctx_(ctx), clauses_(clauses) {}
   Status Prepare();
-  Result<Rows> Run(Rows rows, bool count_last = false, const std::vector<bool>* read = nullptr);
+  // Runs the clauses over `rows`, handing the matches to `sink` in batches.
+  Status Run(Rows rows, RowSink& sink, const RunMode& mode);
+  // Whether RunMode::ordered applies (OrderedApplies).
+  Result<bool> OrderedFits(const Rows& seed);
 
  private:
+  // Where one branch of a run is: the traversals still to apply and the multi-variable tests done.
+  struct State {
+    std::vector<const IrClause*> pending;
+    std::vector<bool> multi_done;
+  };
+  // Runs the remaining steps on `rows` (depth first: a step whose output is large hands it on in
+  // pieces, so the rows in flight stay bounded by the batch size times the plan's depth).
+  Status Continue(Rows rows, State st, RowSink& sink, const RunMode& mode);
+  // Applies the checks that the new binding of `var` enables to `piece` and runs the rest on it.
+  Status Flush(Rows piece, int var, bool with_var, const State& st, RowSink& sink, const RunMode& mode);
+  // The next traversal to apply (-1: none); in ordered mode only one that binds `next`.
+  int PickTraversal(const Rows& rows, const State& st, int next) const;
+  // The variable to seed next (-1: all bound): the most selective (id lookup, then restricted,
+  // then the smallest table), or in ordered mode `next`.
+  Result<int> PickSeed(const Rows& rows) const;
+  // The lowest unbound variable the clauses bind (-1: none).
+  int NextVariable(const Rows& rows) const;
+  // Sorts `rows` (all from one input row) by the id of `var`'s binding.
+  Status SortById(Rows* rows, int var);
+  // Keeps the rows of `rows` for which `neg` has no match: one run of `neg` over all of them.
+  Result<Rows> AntiJoin(Rows rows, Pipeline& neg);
+
   Result<bool> Check(const Test& t, const int64_t* row) {
     OG_ASSIGN_OR_RETURN(Value l, ctx_.Eval(*t.lhs, row));
     OG_ASSIGN_OR_RETURN(Value r, ctx_.Eval(*t.rhs, row));
@@ -408,157 +468,243 @@ std::optional<std::vector<PathLink>> Pipeline::CountableChain(const Rows& rows, 
   return chain;
 }
 
-Result<Rows> Pipeline::Run(Rows rows, bool count_last, const std::vector<bool>* read) {
-  std::vector<bool> multi_done(multi_.size(), false);
+Status Pipeline::Run(Rows rows, RowSink& sink, const RunMode& mode) {
+  State st{traversals_, std::vector<bool>(multi_.size(), false)};
   for (const Test& t : constant_) {
     OG_ASSIGN_OR_RETURN(bool ok, Check(t, nullptr));
     if (!ok) rows.cells.clear();
   }
   for (size_t v = 0; v < rows.width; ++v) {  // tests of variables bound by the seed
     if (rows.bound[v] && !var_tests_[v].empty()) {
-      OG_ASSIGN_OR_RETURN(rows, ApplyChecks(std::move(rows), static_cast<int>(v), true, &multi_done));
+      OG_ASSIGN_OR_RETURN(rows, ApplyChecks(std::move(rows), static_cast<int>(v), true, &st.multi_done));
     }
   }
-  OG_ASSIGN_OR_RETURN(rows, ApplyChecks(std::move(rows), -1, false, &multi_done));
-  std::vector<const IrClause*> pending = traversals_;
-  while (true) {
-    // Expand a traversal from a bound endpoint (both bound first: it only filters).
-    int pick = -1;
-    for (int pass = 0; pass < 2 && pick < 0; ++pass) {
-      for (size_t i = 0; i < pending.size(); ++i) {
-        bool sb = rows.bound[pending[i]->src], db = rows.bound[pending[i]->dst];
-        if (pass == 0 ? (sb && db) : (sb || db)) {
-          pick = static_cast<int>(i);
-          break;
-        }
+  OG_ASSIGN_OR_RETURN(rows, ApplyChecks(std::move(rows), -1, false, &st.multi_done));
+  return Continue(std::move(rows), std::move(st), sink, mode);
+}
+
+int Pipeline::NextVariable(const Rows& rows) const {
+  for (int v : needed_) {
+    if (!rows.bound[v]) return v;
+  }
+  return -1;
+}
+
+int Pipeline::PickTraversal(const Rows& rows, const State& st, int next) const {
+  // Both endpoints bound first (the traversal only filters), then one bound.
+  for (int pass = 0; pass < 2; ++pass) {
+    for (size_t i = 0; i < st.pending.size(); ++i) {
+      const IrClause& t = *st.pending[i];
+      const bool sb = rows.bound[t.src], db = rows.bound[t.dst];
+      if (pass == 0 ? (sb && db) : (sb != db && (next < 0 || (sb ? t.dst : t.src) == next))) {
+        return static_cast<int>(i);
       }
     }
-    if (pick >= 0) {
-      const IrClause& t = *pending[pick];
-      pending.erase(pending.begin() + pick);
+  }
+  return -1;
+}
+
+Result<int> Pipeline::PickSeed(const Rows& rows) const {
+  int best = -1;
+  std::pair<int, uint64_t> best_score{3, 0};
+  for (int v : needed_) {
+    if (rows.bound[v]) continue;
+    OG_ASSIGN_OR_RETURN(const table::TableVersion* tv, ctx_.Table(ctx_.TypeOf(v)));
+    int cls = var_tests_[v].empty() ? 2 : 1;
+    for (const Test& t : var_tests_[v]) {
+      bool is_key = false;
+      if (IdConstant(v, t, &is_key) != nullptr) cls = 0;
+    }
+    std::pair<int, uint64_t> score{cls, tv->row_count()};
+    if (best < 0 || score < best_score) best = v, best_score = score;
+  }
+  return best;
+}
+
+Result<bool> Pipeline::OrderedFits(const Rows& seed) {
+  for (const IrClause* t : traversals_) {
+    if (t->edge_var >= 0) return false;
+  }
+  if (needed_.empty()) return false;
+  OG_ASSIGN_OR_RETURN(int first, PickSeed(seed));
+  return first == *needed_.begin();
+}
+
+Status Pipeline::SortById(Rows* rows, int var) {
+  if (rows->size() < 2) return Status::Ok();
+  OG_ASSIGN_OR_RETURN(const TableOrdinals* ord, ctx_.Ordinals(ctx_.TypeOf(var)));
+  std::vector<size_t> idx(rows->size());
+  std::iota(idx.begin(), idx.end(), size_t{0});
+  std::stable_sort(idx.begin(), idx.end(), [&](size_t a, size_t b) {
+    return ord->id(static_cast<uint32_t>(rows->row(a)[var])) < ord->id(static_cast<uint32_t>(rows->row(b)[var]));
+  });
+  Rows sorted;
+  sorted.width = rows->width;
+  sorted.bound = rows->bound;
+  sorted.collapsed = rows->collapsed;
+  sorted.cells.reserve(rows->cells.size());
+  for (size_t i : idx) sorted.Append(rows->row(i));
+  *rows = std::move(sorted);
+  return Status::Ok();
+}
+
+Result<Rows> Pipeline::AntiJoin(Rows rows, Pipeline& neg) {
+  if (rows.size() == 0) return rows;
+  // The probe rows carry their number in the spare slot (no variable's), which every step copies.
+  const size_t slot = rows.width - 1;
+  Rows probe = rows;
+  BudgetCharge charge(ctx_);
+  OG_RETURN_IF_ERROR(charge.Add(RowBytes(probe)));
+  for (size_t i = 0; i < probe.size(); ++i) probe.cells[i * probe.width + slot] = static_cast<int64_t>(i);
+  MatchSink matches(rows.size(), slot);
+  OG_RETURN_IF_ERROR(neg.Run(std::move(probe), matches, RunMode{}));
+  Rows out;
+  out.width = rows.width;
+  out.bound = rows.bound;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    if (!matches.matched(i)) out.Append(rows.row(i));
+  }
+  return out;
+}
+
+Status Pipeline::Flush(Rows piece, int var, bool with_var, const State& st, RowSink& sink, const RunMode& mode) {
+  State next = st;
+  OG_ASSIGN_OR_RETURN(piece, ApplyChecks(std::move(piece), var, with_var, &next.multi_done));
+  return Continue(std::move(piece), std::move(next), sink, mode);
+}
+
+Status Pipeline::Continue(Rows rows, State st, RowSink& sink, const RunMode& mode) {
+  BudgetCharge charge(ctx_);
+  while (true) {
+    if (rows.size() == 0 || sink.Done()) return Status::Ok();
+    OG_RETURN_IF_ERROR(charge.Set(RowBytes(rows)));
+    if (rows.cells.size() > kBatchCells && rows.size() > 1) {  // in pieces, in order
+      const size_t per = std::max<size_t>(1, kBatchCells / rows.width);
+      for (size_t b = 0; b < rows.size() && !sink.Done(); b += per) {
+        OG_RETURN_IF_ERROR(Continue(Slice(rows, b, std::min(rows.size(), b + per)), st, sink, mode));
+      }
+      return Status::Ok();
+    }
+    const int next = mode.ordered ? NextVariable(rows) : -1;
+    if (int pick = PickTraversal(rows, st, next); pick >= 0) {
+      const IrClause& t = *st.pending[pick];
+      st.pending.erase(st.pending.begin() + pick);
       std::vector<int> fresh;
       for (int v : {t.src, t.dst, t.edge_var}) {
         if (v >= 0 && !rows.bound[v]) fresh.push_back(v);
       }
-      if (count_last || read != nullptr) {  // the rest: traversals into fresh, unconstrained variables
-        if (auto chain = CountableChain(rows, t, pending, multi_done)) {
-          if (count_last) return CountChain(ctx_, std::move(rows), *chain, &reacher_);
-          if (PathCountable(rows, *chain, *read)) return PathCounts(ctx_, std::move(rows), *chain, *read, &reacher_);
+      if (mode.count_last || mode.read != nullptr) {  // the rest: traversals into fresh, unconstrained variables
+        if (auto chain = CountableChain(rows, t, st.pending, st.multi_done)) {
+          if (mode.count_last) {
+            OG_ASSIGN_OR_RETURN(Rows counted, CountChain(ctx_, std::move(rows), *chain, &reacher_));
+            return sink.Add(std::move(counted));
+          }
+          if (PathCountable(rows, *chain, *mode.read)) {
+            OG_ASSIGN_OR_RETURN(Rows counted, PathCounts(ctx_, std::move(rows), *chain, *mode.read, &reacher_));
+            return sink.Add(std::move(counted));
+          }
         }
+      }
+      if (mode.ordered && !fresh.empty()) {
+        // Row by row, each one's new bindings in id order: the pieces keep the result's order.
+        Rows buf = Slice(rows, 0, 0);
+        for (size_t i = 0; i < rows.size() && !sink.Done(); ++i) {
+          OG_ASSIGN_OR_RETURN(Rows out, Expand(Slice(rows, i, i + 1), t));
+          OG_RETURN_IF_ERROR(SortById(&out, fresh[0]));
+          buf.bound = out.bound;
+          buf.cells.insert(buf.cells.end(), out.cells.begin(), out.cells.end());
+          if (buf.size() >= kOrderedPieceRows || buf.cells.size() >= kBatchCells || i + 1 == rows.size()) {
+            OG_RETURN_IF_ERROR(Flush(std::move(buf), fresh[0], true, st, sink, mode));
+            buf = Slice(rows, 0, 0);
+          }
+        }
+        return Status::Ok();
       }
       OG_ASSIGN_OR_RETURN(rows, Expand(rows, t));
       for (int v : fresh) {
-        OG_ASSIGN_OR_RETURN(rows, ApplyChecks(std::move(rows), v, true, &multi_done));
+        OG_ASSIGN_OR_RETURN(rows, ApplyChecks(std::move(rows), v, true, &st.multi_done));
       }
       continue;
     }
-    // Seed the most selective unbound variable: id lookup, then restricted, then smallest table.
-    int best = -1;
-    std::pair<int, uint64_t> best_score{3, 0};
-    for (int v : needed_) {
-      if (rows.bound[v]) continue;
-      OG_ASSIGN_OR_RETURN(const table::TableVersion* tv, ctx_.Table(ctx_.TypeOf(v)));
-      int cls = var_tests_[v].empty() ? 2 : 1;
-      for (const Test& t : var_tests_[v]) {
-        bool is_key = false;
-        if (IdConstant(v, t, &is_key) != nullptr) cls = 0;
+    OG_ASSIGN_OR_RETURN(int best, mode.ordered ? Result<int>(next) : PickSeed(rows));
+    if (best >= 0) {
+      OG_ASSIGN_OR_RETURN(std::vector<uint32_t> cands, Candidates(best));
+      const TableOrdinals* ord = nullptr;
+      size_t sorted = cands.size();  // ordered mode: cands[0, sorted) are in id order
+      if (mode.ordered) {
+        OG_ASSIGN_OR_RETURN(ord, ctx_.Ordinals(ctx_.TypeOf(best)));
+        sorted = 0;
       }
-      std::pair<int, uint64_t> score{cls, tv->row_count()};
-      if (best < 0 || score < best_score) best = v, best_score = score;
-    }
-    if (best < 0) break;
-    OG_ASSIGN_OR_RETURN(std::vector<uint32_t> cands, Candidates(best));
-    Rows out;
-    out.width = rows.width;
-    out.bound = rows.bound;
-    out.bound[best] = true;
-    for (size_t i = 0; i < rows.size(); ++i) {
-      for (uint32_t c : cands) {
-        out.Append(rows.row(i));
-        out.cells[out.cells.size() - rows.width + best] = c;
+      auto by_id = [&](uint32_t a, uint32_t b) { return ord->id(a) < ord->id(b); };
+      Rows out = Slice(rows, 0, 0);
+      out.bound[best] = true;
+      if (!mode.ordered && rows.size() * cands.size() * rows.width <= kBatchCells) {
+        for (size_t i = 0; i < rows.size(); ++i) {
+          for (uint32_t c : cands) {
+            out.Append(rows.row(i));
+            out.cells[out.cells.size() - rows.width + best] = c;
+          }
+        }
+        OG_ASSIGN_OR_RETURN(rows, ApplyChecks(std::move(out), best, false, &st.multi_done));
+        continue;
       }
+      // The cross product in pieces (in ordered mode: candidates sorted lazily, in growing blocks,
+      // so that a run that stops early does not sort them all).
+      const size_t per = std::max<size_t>(1, kBatchCells / rows.width);
+      size_t block = kOrderedPieceRows;
+      for (size_t i = 0; i < rows.size() && !sink.Done(); ++i) {
+        for (size_t j = 0; j < cands.size() && !sink.Done(); ++j) {
+          if (j == sorted) {
+            const size_t upto = std::min(cands.size(), sorted + block);
+            std::partial_sort(cands.begin() + static_cast<std::ptrdiff_t>(sorted),
+                              cands.begin() + static_cast<std::ptrdiff_t>(upto), cands.end(), by_id);
+            sorted = upto;
+          }
+          out.Append(rows.row(i));
+          out.cells[out.cells.size() - rows.width + best] = cands[j];
+          // Ordered runs flush small pieces first, so a small limit stops after little work.
+          const size_t flush_at = mode.ordered ? std::min(per, block) : per;
+          if (out.size() >= flush_at) {
+            OG_RETURN_IF_ERROR(Flush(std::move(out), best, false, st, sink, mode));
+            out = Slice(rows, 0, 0);
+            out.bound[best] = true;
+            block = std::min(2 * block, per);
+          }
+        }
+      }
+      if (out.size() > 0 && !sink.Done()) OG_RETURN_IF_ERROR(Flush(std::move(out), best, false, st, sink, mode));
+      return Status::Ok();
     }
-    OG_ASSIGN_OR_RETURN(rows, ApplyChecks(std::move(out), best, false, &multi_done));
-  }
-  for (const auto& neg : negations_) {  // anti-joins
-    Rows out;
-    out.width = rows.width;
-    out.bound = rows.bound;
-    for (size_t i = 0; i < rows.size(); ++i) {
-      Rows one;
-      one.width = rows.width;
-      one.bound = rows.bound;
-      one.Append(rows.row(i));
-      OG_ASSIGN_OR_RETURN(Rows inner, neg->Run(std::move(one)));
-      if (inner.size() == 0) out.Append(rows.row(i));
+    for (const auto& neg : negations_) {  // anti-joins
+      OG_ASSIGN_OR_RETURN(rows, AntiJoin(std::move(rows), *neg));
     }
-    rows = std::move(out);
+    return sink.Add(std::move(rows));
   }
-  return rows;
 }
 
 }  // namespace
 
-Result<Rows> RunClauses(Context& ctx, const std::vector<IrClause>& clauses, Rows seed, bool count_last,
-                        const std::vector<bool>* read) {
+Status RunClauses(Context& ctx, const std::vector<IrClause>& clauses, Rows seed, RowSink& sink,
+                  const RunMode& mode) {
   Pipeline p(ctx, clauses);
   OG_RETURN_IF_ERROR(p.Prepare());
-  return p.Run(std::move(seed), count_last, read);
+  return p.Run(std::move(seed), sink, mode);
+}
+
+Result<bool> OrderedApplies(Context& ctx, const std::vector<IrClause>& clauses, const Rows& seed) {
+  Pipeline p(ctx, clauses);
+  OG_RETURN_IF_ERROR(p.Prepare());
+  return p.OrderedFits(seed);
 }
 
 }  // namespace exec
 
 namespace {
 
-// The name of the first search or ranking function in `e`, or nullptr.
-const char* SearchFunction(const compiler::IrExpr& e) {
-  using compiler::IrExprKind;
-  switch (e.kind) {
-    case IrExprKind::kNearest: return "nearest";
-    case IrExprKind::kBm25: return "bm25";
-    case IrExprKind::kRrf: return "rrf";
-    case IrExprKind::kSearch: return "search";
-    case IrExprKind::kFuzzy: return "fuzzy";
-    case IrExprKind::kMatchText: return "match_text";
-    default: break;
-  }
-  for (const auto& a : e.args) {
-    if (const char* f = SearchFunction(a)) return f;
-  }
-  return nullptr;
-}
-
-const char* SearchFunction(const std::vector<compiler::IrClause>& clauses) {
-  for (const auto& c : clauses) {
-    const char* f = SearchFunction(c.lhs);
-    if (f == nullptr) f = SearchFunction(c.rhs);
-    if (f == nullptr) f = SearchFunction(c.call);
-    if (f == nullptr) f = SearchFunction(c.body);
-    for (size_t i = 0; f == nullptr && i < c.equalities.size(); ++i) f = SearchFunction(c.equalities[i].value);
-    if (f != nullptr) return f;
-  }
-  return nullptr;
-}
-
-// Search and ranking functions are later work: rejected before anything runs, so that even an
-// empty match reports them.
-Status CheckNoSearch(const compiler::IrQuery& q) {
-  const char* f = SearchFunction(q.clauses);
-  for (size_t i = 0; f == nullptr && i < q.projections.size(); ++i) f = SearchFunction(q.projections[i].expr);
-  for (size_t i = 0; f == nullptr && i < q.order.size(); ++i) f = SearchFunction(q.order[i].expr);
-  if (f == nullptr) return Status::Ok();
-  return UnimplementedError(std::string(f) + "() is not implemented yet (search and ranking functions are later work)");
-}
-
-}  // namespace
-
-Result<QueryResult> ExecuteQuery(const Snapshot& snap, const compiler::IrQuery& query,
-                                 const compiler::ParamValues& params, int64_t now_ms, GraphReadCache* cache) {
-  if (query.is_mutation) {
-    return InvalidArgumentError("'" + query.name + "' is a mutation: run it with ExecuteMutation (`omnigraph mutate`)");
-  }
-  OG_RETURN_IF_ERROR(CheckNoSearch(query));
-  exec::Context ctx(snap, query, params, now_ms, cache != nullptr ? cache : &GraphReadCache::Default());
+Result<QueryResult> Execute(const Snapshot& snap, const compiler::IrQuery& query, const compiler::ParamValues& params,
+                            int64_t now_ms, GraphReadCache* cache, const ExecOptions& options) {
+  exec::Context ctx(snap, query, params, now_ms, cache != nullptr ? cache : &GraphReadCache::Default(),
+                    options.max_memory_bytes);
   exec::Rows seed;
   seed.width = query.variables.size() + 1;  // one spare slot: a query without variables has rows
   seed.bound.assign(seed.width, false);
@@ -573,15 +719,30 @@ Result<QueryResult> ExecuteQuery(const Snapshot& snap, const compiler::IrQuery& 
                  e.args[0].kind == compiler::IrExprKind::kVariable && e.args[0].var >= 0 &&
                  query.variables[e.args[0].var].scope == 0;
   }
+  // Order keys other than those counts (aliases) must still be computed: their errors count.
+  for (const auto& o : query.order) count_only = count_only && o.expr.kind == compiler::IrExprKind::kAlias;
   // An aggregating query reads some variables only through count($v): chains of traversals through
   // them are counted per end node instead of enumerated.
   std::vector<bool> read;
   if (query.has_aggregate && !count_only) read = exec::ReadVariables(query);
-  OG_ASSIGN_OR_RETURN(exec::Rows rows, exec::RunClauses(ctx, query.clauses, std::move(seed), count_only,
-                                                        read.empty() ? nullptr : &read));
-  if (count_only && !rows.mult.empty()) {
-    uint64_t total = 0;
-    for (uint64_t m : rows.mult) total += m;
+  exec::RunMode mode;
+  mode.count_last = count_only;
+  mode.read = read.empty() ? nullptr : &read;
+  // A limit keeps only the best rows; without `order`, when the plan starts at the first
+  // variable anyway, rows are produced in the result's order and the run stops at the limit.
+  std::optional<uint64_t> keep;
+  if (!query.has_aggregate && query.limit) {
+    keep = query.limit;
+    if (query.order.empty()) {
+      OG_ASSIGN_OR_RETURN(mode.ordered, exec::OrderedApplies(ctx, query.clauses, seed));
+    }
+  }
+  const size_t width = seed.width;
+  exec::RowCollector collected(ctx, width, keep, mode.ordered);
+  if (count_only) collected.CountOnly();
+  OG_RETURN_IF_ERROR(exec::RunClauses(ctx, query.clauses, std::move(seed), collected, mode));
+  if (count_only) {  // every match binds every top-level variable: each count is the match count
+    const uint64_t total = collected.count();
     QueryResult res;
     std::vector<Value> row;
     for (const auto& p : query.projections) {
@@ -592,7 +753,31 @@ Result<QueryResult> ExecuteQuery(const Snapshot& snap, const compiler::IrQuery& 
     res.rows.push_back(std::move(row));
     return res;
   }
-  return exec::BuildResult(ctx, rows);
+  return exec::BuildResult(ctx, collected.rows());
+}
+
+}  // namespace
+
+uint64_t DefaultQueryMemoryBytes() { return DefaultLoadMemoryBytes(); }
+
+Result<QueryResult> ExecuteQuery(const Snapshot& snap, const compiler::IrQuery& query,
+                                 const compiler::ParamValues& params, int64_t now_ms, GraphReadCache* cache,
+                                 const ExecOptions& options) {
+  if (query.is_mutation) {
+    return InvalidArgumentError("'" + query.name + "' is a mutation: run it with ExecuteMutation (`omnigraph mutate`)");
+  }
+  OG_RETURN_IF_ERROR(exec::CheckNoSearch(query));
+  // The budget bounds what the query holds; an allocation that fails anyway (the machine's memory
+  // is shared) is reported, never thrown through the API.
+  try {
+    return Execute(snap, query, params, now_ms, cache, options);
+  } catch (const std::bad_alloc&) {
+    return Status(ErrorCode::kResourceExhausted, "the query ran out of memory (budget " +
+                                                     std::to_string(options.max_memory_bytes) +
+                                                     " bytes); narrow the match or add a limit");
+  } catch (const std::length_error&) {
+    return Status(ErrorCode::kResourceExhausted, "the query's intermediate result grew past what one process can hold");
+  }
 }
 
 }  // namespace omnigraph::engine

@@ -95,6 +95,17 @@ Result<std::string_view> Context::Id(int var, int64_t ordinal) {
   return ids->string_at(static_cast<size_t>(ordinal));
 }
 
+Status Context::Charge(uint64_t bytes) {
+  if (bytes > budget_ || used_ > budget_ - bytes) {
+    return Status(ErrorCode::kResourceExhausted,
+                  "the query needs more memory than its budget of " + std::to_string(budget_) +
+                      " bytes (rows in flight and kept for the result); narrow the match, add a limit, or "
+                      "raise the budget (omnigraph query --max-memory SIZE, OpenOptions::max_query_memory_bytes)");
+  }
+  used_ += bytes;
+  return Status::Ok();
+}
+
 bool Context::IsConstant(const IrExpr& e) {
   return e.kind == IrExprKind::kLiteral || e.kind == IrExprKind::kParam || e.kind == IrExprKind::kNow;
 }
@@ -268,5 +279,48 @@ void FilterByColumn(const format::Column* c, CompareOp op, const Value& v, bool 
   });
 }
 
+namespace {
+
+// The name of the first search or ranking function in `e`, or nullptr.
+const char* SearchFunction(const compiler::IrExpr& e) {
+  using compiler::IrExprKind;
+  switch (e.kind) {
+    case IrExprKind::kNearest: return "nearest";
+    case IrExprKind::kBm25: return "bm25";
+    case IrExprKind::kRrf: return "rrf";
+    case IrExprKind::kSearch: return "search";
+    case IrExprKind::kFuzzy: return "fuzzy";
+    case IrExprKind::kMatchText: return "match_text";
+    default: break;
+  }
+  for (const auto& a : e.args) {
+    if (const char* f = SearchFunction(a)) return f;
+  }
+  return nullptr;
+}
+
+const char* SearchFunction(const std::vector<compiler::IrClause>& clauses) {
+  for (const auto& c : clauses) {
+    const char* f = SearchFunction(c.lhs);
+    if (f == nullptr) f = SearchFunction(c.rhs);
+    if (f == nullptr) f = SearchFunction(c.call);
+    if (f == nullptr) f = SearchFunction(c.body);
+    for (size_t i = 0; f == nullptr && i < c.equalities.size(); ++i) f = SearchFunction(c.equalities[i].value);
+    if (f != nullptr) return f;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+Status CheckNoSearch(const compiler::IrQuery& q) {
+  const char* f = SearchFunction(q.clauses);
+  for (size_t i = 0; f == nullptr && i < q.projections.size(); ++i) f = SearchFunction(q.projections[i].expr);
+  for (size_t i = 0; f == nullptr && i < q.order.size(); ++i) f = SearchFunction(q.order[i].expr);
+  if (f == nullptr) return Status::Ok();
+  return UnimplementedError(std::string(f) + "() is not implemented yet (search and ranking functions are later work)");
+}
+
 }  // namespace exec
 }  // namespace omnigraph::engine
+

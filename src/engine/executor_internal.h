@@ -2,8 +2,10 @@
 // projection). Not part of the engine's interface.
 #pragma once
 
+#include <algorithm>
 #include <map>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <unordered_map>
@@ -38,8 +40,8 @@ struct Rows {
 class Context {
  public:
   Context(const Snapshot& snap, const compiler::IrQuery& q, const compiler::ParamValues& params,
-          int64_t now_ms, GraphReadCache* cache)
-      : snap_(snap), q_(q), params_(params), now_ms_(now_ms), cache_(cache) {}
+          int64_t now_ms, GraphReadCache* cache, uint64_t max_memory_bytes = ~uint64_t{0})
+      : snap_(snap), q_(q), params_(params), now_ms_(now_ms), cache_(cache), budget_(max_memory_bytes) {}
 
   const compiler::IrQuery& query() const { return q_; }
   const Snapshot& snap() const { return snap_; }
@@ -66,12 +68,21 @@ class Context {
   Result<Value> Eval(const compiler::IrExpr& e, const int64_t* row);
   static bool IsConstant(const compiler::IrExpr& e);
 
+  // The query's memory budget (ExecOptions::max_memory_bytes): Charge adds `bytes` held by the
+  // query's rows and fails with `resource_limit` past the budget (nothing is charged then);
+  // Release gives them back.
+  Status Charge(uint64_t bytes);
+  void Release(uint64_t bytes) { used_ -= std::min(used_, bytes); }
+  uint64_t budget() const { return budget_; }
+
  private:
   const Snapshot& snap_;
   const compiler::IrQuery& q_;
   const compiler::ParamValues& params_;
   int64_t now_ms_;
   GraphReadCache* cache_;
+  uint64_t budget_;
+  uint64_t used_ = 0;
   std::map<std::string, table::TableVersion> tables_;
   std::map<std::string, std::shared_ptr<const TableOrdinals>> ordinals_;
   std::map<std::string, std::shared_ptr<const format::Column>> columns_;  // "type\x1fcolumn"
@@ -83,9 +94,78 @@ class Context {
   std::unordered_map<const compiler::IrExpr*, std::unordered_map<int64_t, Value>> point_values_;
 };
 
+// Bytes held by binding rows (the cells and multiplicities).
+inline uint64_t RowBytes(const Rows& r) { return 8 * (r.cells.size() + r.mult.size()); }
+
+// Holds a charge on the context's budget for as long as it lives.
+class BudgetCharge {
+ public:
+  explicit BudgetCharge(Context& ctx) : ctx_(ctx) {}
+  ~BudgetCharge() { ctx_.Release(bytes_); }
+  BudgetCharge(const BudgetCharge&) = delete;
+  BudgetCharge& operator=(const BudgetCharge&) = delete;
+  // Charges `bytes` more; on failure nothing more is held.
+  Status Add(uint64_t bytes) {
+    OG_RETURN_IF_ERROR(ctx_.Charge(bytes));
+    bytes_ += bytes;
+    return Status::Ok();
+  }
+  // Holds exactly `bytes` from now on.
+  Status Set(uint64_t bytes) {
+    ctx_.Release(bytes_);
+    bytes_ = 0;
+    return Add(bytes);
+  }
+
+ private:
+  Context& ctx_;
+  uint64_t bytes_ = 0;
+};
+
+// Where the match pipeline hands finished binding rows: the query's collector, a top-k
+// selection, or an anti-join's set of matched rows. Rows of one run arrive in batches; all have
+// the same width, bound and collapsed flags.
+class RowSink {
+ public:
+  virtual ~RowSink() = default;
+  virtual Status Add(Rows rows) = 0;
+  // True once no further row can change the outcome (an ordered producer then stops).
+  virtual bool Done() const { return false; }
+};
+
+// The query's rows (executor_output.cc): every row, or — with `keep` — only the best `keep` in
+// the result's order (OrderRows), pruned as batches arrive so a `limit` never holds the whole
+// match. With `stop_at_keep` rows arrive in the result's order (RunMode::ordered) and the run
+// may stop once `keep` rows exist. Charges what it holds to the context's budget.
+class RowCollector final : public RowSink {
+ public:
+  RowCollector(Context& ctx, size_t width, std::optional<uint64_t> keep = std::nullopt, bool stop_at_keep = false);
+  Status Add(Rows rows) override;
+  bool Done() const override { return stop_ && keep_ && rows_.size() >= *keep_; }
+  const Rows& rows() const { return rows_; }
+  // Only count the matches (their multiplicities), keeping no row.
+  void CountOnly() { count_only_ = true; }
+  uint64_t count() const { return count_; }
+
+ private:
+  Status Prune();
+
+  Context& ctx_;
+  std::optional<uint64_t> keep_;
+  bool stop_;
+  bool count_only_ = false;
+  uint64_t count_ = 0;
+  Rows rows_;
+  BudgetCharge charge_;
+};
+
 // The error text for search and ranking functions, which are later work.
 inline constexpr const char* kSearchUnimplemented =
     "search and ranking functions (nearest, bm25, rrf, search, fuzzy, match_text) are not implemented yet";
+
+// `unimplemented` naming the first search or ranking function the query uses (later work),
+// checked before anything runs so that even an empty match reports it.
+Status CheckNoSearch(const compiler::IrQuery& q);
 
 // NULL never satisfies a comparison (same rules as the reference).
 bool CompareValues(const Value& l, compiler::CompareOp op, const Value& r);
@@ -133,13 +213,32 @@ Result<Rows> PathCounts(Context& ctx, Rows rows, const std::vector<PathLink>& ch
 // arguments, order keys) other than through count($v), which only needs $v bound.
 std::vector<bool> ReadVariables(const compiler::IrQuery& q);
 
-// Runs the clauses over `seed` (match pipeline; executor.cc). With `count_last` (the caller only
-// counts rows), a final one-variable traversal nothing else depends on is counted, not expanded.
-// With `read` (the caller aggregates, reading only those variables), a final chain of traversals
-// whose inner variables are not read is counted per end node (PathCounts). Either way the result
-// then carries multiplicities (Rows::mult).
-Result<Rows> RunClauses(Context& ctx, const std::vector<compiler::IrClause>& clauses, Rows seed,
-                        bool count_last = false, const std::vector<bool>* read = nullptr);
+// How RunClauses produces rows.
+struct RunMode {
+  // The caller only counts rows: a final one-variable traversal nothing else depends on is
+  // counted, not expanded.
+  bool count_last = false;
+  // The caller aggregates, reading only these variables: a final chain of traversals whose inner
+  // variables are not read is counted per end node (PathCounts). Either way the rows then carry
+  // multiplicities (Rows::mult).
+  const std::vector<bool>* read = nullptr;
+  // Bind the variables in index order, each one's candidates in id order, so that rows reach the
+  // sink in the result's total order (ties broken by ids in binding order) and the sink may stop
+  // the run early. Only for clause lists without edge variables (OrderedApplies).
+  bool ordered = false;
+};
+
+// Runs the clauses over `seed` (match pipeline; executor.cc), handing the matches to `sink` in
+// batches of bounded size.
+Status RunClauses(Context& ctx, const std::vector<compiler::IrClause>& clauses, Rows seed, RowSink& sink,
+                  const RunMode& mode = {});
+// Whether an ordered run (RunMode::ordered) applies to the top-level clauses and pays: no edge
+// variable, and the planner would seed the first variable anyway.
+Result<bool> OrderedApplies(Context& ctx, const std::vector<compiler::IrClause>& clauses, const Rows& seed);
+
+// The rows of a non-aggregating query in the result's order (order keys, then ids of the
+// top-level variables in binding order), cut to `limit` (executor_output.cc).
+Result<std::vector<size_t>> OrderRows(Context& ctx, const Rows& rows, std::optional<uint64_t> limit);
 
 // Aggregation, ordering, limit and projection of the matched rows (executor_output.cc).
 Result<QueryResult> BuildResult(Context& ctx, const Rows& rows);

@@ -395,6 +395,98 @@ Result<QueryResult> Aggregate(Context& ctx, const Rows& rows, QueryResult res) {
 
 }  // namespace
 
+Result<std::vector<size_t>> OrderRows(Context& ctx, const Rows& rows, std::optional<uint64_t> limit) {
+  const compiler::IrQuery& q = ctx.query();
+  const size_t n = rows.size();
+  // Order keys per row (aliases evaluate their projection), then the ids of the bound top-level
+  // variables in binding order.
+  std::vector<std::vector<Value>> keys(n);
+  for (size_t i = 0; i < n && !q.order.empty(); ++i) {
+    for (const auto& o : q.order) {
+      const compiler::IrExpr& e = o.expr.kind == IrExprKind::kAlias ? q.projections[o.expr.alias].expr : o.expr;
+      OG_ASSIGN_OR_RETURN(Value v, ctx.Eval(e, rows.row(i)));
+      keys[i].push_back(std::move(v));
+    }
+  }
+  std::vector<int> tie_vars;
+  // Ids from the variable's ordinals when the query loaded them (no id column read), else
+  // from its id column.
+  std::vector<const TableOrdinals*> tie_ords;
+  std::vector<const format::Column*> tie_ids;
+  for (size_t v = 0; v < q.variables.size(); ++v) {
+    if (q.variables[v].scope != 0) continue;
+    tie_vars.push_back(static_cast<int>(v));
+    const TableOrdinals* ord = ctx.LoadedOrdinals(ctx.TypeOf(static_cast<int>(v)));
+    const format::Column* c = nullptr;
+    if (ord == nullptr && n > 1) {
+      OG_ASSIGN_OR_RETURN(c, ctx.Column(ctx.TypeOf(static_cast<int>(v)), "id"));
+    }
+    tie_ords.push_back(ord);
+    tie_ids.push_back(c);
+  }
+  auto id_of = [&](size_t row, size_t k) -> std::string_view {
+    int64_t o = rows.row(row)[tie_vars[k]];
+    if (o < 0) return std::string_view();
+    if (tie_ords[k] != nullptr) return tie_ords[k]->id(static_cast<uint32_t>(o));
+    if (tie_ids[k] == nullptr) return std::string_view();
+    return tie_ids[k]->string_at(static_cast<size_t>(o));
+  };
+  std::vector<size_t> idx(n);
+  std::iota(idx.begin(), idx.end(), size_t{0});
+  SortAndCut(&idx, limit, [&](size_t a, size_t b) {
+    for (size_t k = 0; k < q.order.size(); ++k) {
+      auto c = OrderValues(keys[a][k], keys[b][k], q.order[k].descending);
+      if (c != 0) return c < 0;
+    }
+    for (size_t k = 0; k < tie_vars.size(); ++k) {
+      int c = id_of(a, k).compare(id_of(b, k));
+      if (c != 0) return c < 0;
+    }
+    return a < b;
+  });
+  return idx;
+}
+
+RowCollector::RowCollector(Context& ctx, size_t width, std::optional<uint64_t> keep, bool stop_at_keep)
+    : ctx_(ctx), keep_(keep), stop_(stop_at_keep), charge_(ctx) {
+  rows_.width = width;
+  rows_.bound.assign(width, false);
+}
+
+Status RowCollector::Add(Rows rows) {
+  if (rows.size() == 0) return Status::Ok();
+  if (count_only_) {
+    if (rows.mult.empty()) count_ += rows.size();
+    for (uint64_t m : rows.mult) count_ += m;
+    return Status::Ok();
+  }
+  OG_RETURN_IF_ERROR(charge_.Add(RowBytes(rows)));
+  if (rows_.cells.empty()) {
+    rows_.bound = rows.bound;
+    rows_.collapsed = rows.collapsed;
+  }
+  rows_.cells.insert(rows_.cells.end(), rows.cells.begin(), rows.cells.end());
+  rows_.mult.insert(rows_.mult.end(), rows.mult.begin(), rows.mult.end());
+  // A limit keeps the best rows seen so far once twice as many (and a batch's worth) arrived.
+  if (keep_ && !stop_ && rows_.size() > std::max<uint64_t>(2 * *keep_, 4096)) return Prune();
+  return Status::Ok();
+}
+
+Status RowCollector::Prune() {
+  OG_ASSIGN_OR_RETURN(std::vector<size_t> idx, OrderRows(ctx_, rows_, keep_));
+  Rows kept;
+  kept.width = rows_.width;
+  kept.bound = rows_.bound;
+  kept.collapsed = rows_.collapsed;
+  kept.cells.reserve(idx.size() * rows_.width);
+  for (size_t i : idx) {
+    kept.Append(rows_.row(i));
+    if (!rows_.mult.empty()) kept.mult.push_back(rows_.mult[i]);
+  }
+  rows_ = std::move(kept);
+  return charge_.Set(RowBytes(rows_));
+}
+
 Result<QueryResult> BuildResult(Context& ctx, const Rows& rows) {
   const compiler::IrQuery& q = ctx.query();
   QueryResult res;
@@ -417,52 +509,9 @@ Result<QueryResult> BuildResult(Context& ctx, const Rows& rows) {
       std::iota(all.begin(), all.end(), size_t{0});
       OG_RETURN_IF_ERROR(ctx.PrefetchPoints(exprs, rows, all));
     }
-    // Order keys per row (aliases evaluate their projection), then the ids of the bound top-level
-    // variables in binding order.
-    std::vector<std::vector<Value>> keys(n);
-    for (size_t i = 0; i < n && !q.order.empty(); ++i) {
-      for (const auto& o : q.order) {
-        const compiler::IrExpr& e = o.expr.kind == IrExprKind::kAlias ? q.projections[o.expr.alias].expr : o.expr;
-        OG_ASSIGN_OR_RETURN(Value v, ctx.Eval(e, rows.row(i)));
-        keys[i].push_back(std::move(v));
-      }
-    }
-    std::vector<int> tie_vars;
-    // Ids from the variable's ordinals when the query loaded them (no id column read), else
-    // from its id column.
-    std::vector<const TableOrdinals*> tie_ords;
-    std::vector<const format::Column*> tie_ids;
-    for (size_t v = 0; v < q.variables.size(); ++v) {
-      if (q.variables[v].scope != 0) continue;
-      tie_vars.push_back(static_cast<int>(v));
-      const TableOrdinals* ord = ctx.LoadedOrdinals(ctx.TypeOf(static_cast<int>(v)));
-      const format::Column* c = nullptr;
-      if (ord == nullptr && n > 1) {
-        OG_ASSIGN_OR_RETURN(c, ctx.Column(ctx.TypeOf(static_cast<int>(v)), "id"));
-      }
-      tie_ords.push_back(ord);
-      tie_ids.push_back(c);
-    }
-    auto id_of = [&](size_t row, size_t k) -> std::string_view {
-      int64_t o = rows.row(row)[tie_vars[k]];
-      if (o < 0) return std::string_view();
-      if (tie_ords[k] != nullptr) return tie_ords[k]->id(static_cast<uint32_t>(o));
-      if (tie_ids[k] == nullptr) return std::string_view();
-      return tie_ids[k]->string_at(static_cast<size_t>(o));
-    };
-    std::vector<size_t> idx(n);
-    std::iota(idx.begin(), idx.end(), size_t{0});
-    SortAndCut(&idx, q.limit, [&](size_t a, size_t b) {
-      for (size_t k = 0; k < q.order.size(); ++k) {
-        auto c = OrderValues(keys[a][k], keys[b][k], q.order[k].descending);
-        if (c != 0) return c < 0;
-      }
-      for (size_t k = 0; k < tie_vars.size(); ++k) {
-        int c = id_of(a, k).compare(id_of(b, k));
-        if (c != 0) return c < 0;
-      }
-      return a < b;
-    });
+    OG_ASSIGN_OR_RETURN(std::vector<size_t> idx, OrderRows(ctx, rows, q.limit));
+    // The result's values: charged to the budget as about 48 bytes a value.
+    OG_RETURN_IF_ERROR(ctx.Charge(48 * idx.size() * std::max<size_t>(q.projections.size(), 1)));
     res.rows.reserve(idx.size());
     for (size_t i : idx) {
       std::vector<Value> out;

@@ -97,9 +97,12 @@ class ExecutorPathsTest : public ::testing::Test {
     seed.bound.assign(seed.width, false);
     seed.cells.assign(seed.width, -1);
     std::vector<bool> read = exec::ReadVariables(q);
-    auto rows = exec::RunClauses(ctx, q.clauses, std::move(seed), false, &read);
-    EXPECT_TRUE(rows.ok()) << src;
-    return rows.ok() && !rows->mult.empty();
+    exec::RowCollector rows(ctx, seed.width);
+    exec::RunMode mode;
+    mode.read = &read;
+    Status st = exec::RunClauses(ctx, q.clauses, std::move(seed), rows, mode);
+    EXPECT_TRUE(st.ok()) << src << ": " << st.ToString();
+    return st.ok() && !rows.rows().mult.empty();
   }
 
   std::unique_ptr<Graph> graph_;

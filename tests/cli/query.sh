@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `omnigraph query` output (docs/cli.md): the table fits $COLUMNS when stdout is not a terminal
 # (no limit without it), cut cells end in "…"; JSON spells 64-bit integers beyond 2^53 (incl.
-# INT64_MIN) as strings; ordering by an aggregate works end to end.
+# INT64_MIN) as strings; ordering by an aggregate works end to end; hostile queries stay within
+# --max-memory or fail with resource_limit.
 #   tests/cli/query.sh path/to/omnigraph
 set -euo pipefail
 og="$1"
@@ -44,4 +45,34 @@ out="$("$og" query --store "$dir/g" --json -e 'query q() { match { $p: P } retur
 # ordering by an aggregate
 out="$("$og" query --store "$dir/g" --format csv -e 'query q() { match { $p: P $p l $c } return { $c.n, count($p) as k } order { count($p) desc } }')"
 [[ "$out" == $'n,k\ny,2\nx,1' ]] || fail "order by count: $out"
+# Hostile queries (issue 15): a product under `limit` answers within a small budget; without a
+# limit it is a resource_limit naming the budget (exit 1, no abort); a chain of 100 traversals
+# under `limit 1` answers; too many clauses is Q000; a zero budget is a usage error.
+awk 'BEGIN { for (i = 0; i < 2000; i++) printf "{\"type\":\"P\",\"data\":{\"n\":\"q%04d\"}}\n", i;
+             for (i = 0; i < 2000; i++) printf "{\"edge\":\"K\",\"from\":\"q%04d\",\"to\":\"q%04d\"}\n", i, (i + 1) % 2000 }' > "$dir/h.ndjson"
+printf 'node P { n: String @key }\nedge K: P -> P\n' > "$dir/h.pg"
+"$og" init --schema "$dir/h.pg" "$dir/h" > /dev/null
+"$og" load "$dir/h" --data "$dir/h.ndjson" --mode append > /dev/null
+out="$("$og" query --store "$dir/h" --max-memory 4M --format csv -e 'query q() { match { $a: P $b: P $c: P } return { $a.n as a, $b.n as b, $c.n as c } limit 2 }')"
+[[ "$out" == $'a,b,c\nq0000,q0000,q0000\nq0000,q0000,q0001' ]] || fail "product under limit: $out"
+set +e
+err="$("$og" query --store "$dir/h" --max-memory 4M -e 'query q() { match { $a: P $b: P $c: P } return { $a.n as a, $b.n as b } }' 2>&1 > /dev/null)"
+rc=$?
+set -e
+[ "$rc" = 1 ] || fail "product without limit: exit $rc ($err)"
+[[ "$err" == *"error[resource_limit]"*"4194304 bytes"* ]] || fail "product without limit: $err"
+chain='query q() { match { $v0: P'
+for i in $(seq 0 99); do chain="$chain \$v$i k \$v$((i + 1))"; done
+chain="$chain } return { \$v100.n as last } limit 1 }"
+out="$("$og" query --store "$dir/h" --max-memory 16M --format csv -e "$chain")"
+[[ "$out" == $'last\nq0100' ]] || fail "chain of 100: $out"
+many='query q() { match { $a: P'
+for i in $(seq 1 1001); do many="$many not { \$a k \$a }"; done
+many="$many } return { \$a.n } }"
+set +e
+err="$("$og" query --store "$dir/h" -e "$many" 2>&1)"; rc=$?
+[ "$rc" = 1 ] && [[ "$err" == *"Q000"*"1000 clauses"* ]] || fail "too many clauses: exit $rc ${err:0:300}"
+"$og" query --store "$dir/h" --max-memory 0 -e 'query q() { match { $a: P } return { $a.n } }' > /dev/null 2>&1; rc=$?
+set -e
+[ "$rc" = 2 ] || fail "--max-memory 0: exit $rc"
 echo "query CLI checks passed"
