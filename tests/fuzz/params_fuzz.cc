@@ -61,16 +61,21 @@ void CheckFinite(const Value& v) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view text(reinterpret_cast<const char*>(data), size);
+  // Messages may quote the input (a parse error shows the last token read): the check for
+  // library text only holds for inputs that do not spell it themselves.
+  const bool spelled = text.find("exception") != std::string_view::npos;
   auto bound = omnigraph::compiler::BindParamsJson(Decls(), text);
   if (!bound.ok()) {
     if (bound.status().category() != omnigraph::StatusCode::kInvalidArgument) std::abort();
-    if (bound.status().message().find("json.exception") != std::string::npos) std::abort();
+    if (!spelled && bound.status().message().find("json.exception") != std::string::npos) std::abort();
   } else {
     for (const auto& [name, value] : *bound) CheckFinite(value);
   }
   auto strict = omnigraph::ParseJsonUnique(text, "fuzz");
   auto plain = omnigraph::ParseJson(text, "fuzz");
   if (strict.ok() && !plain.ok()) std::abort();
-  if (!plain.ok() && plain.status().message().find("json.exception") != std::string::npos) std::abort();
+  if (!spelled && !plain.ok() && plain.status().message().find("json.exception") != std::string::npos) {
+    std::abort();
+  }
   return 0;
 }
