@@ -2,8 +2,10 @@
 // of the schema language, and a Value that holds one (possibly null) value of such a type.
 #pragma once
 
+#include <cmath>
 #include <compare>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -117,5 +119,12 @@ Result<int32_t> ParseIsoDate(std::string_view text);
 Result<int64_t> ParseIsoDateTimeMillis(std::string_view text);
 std::string FormatIsoDate(int32_t days);
 std::string FormatIsoDateTimeMillis(int64_t millis);
+
+// Whether `d` may be stored as an F32 (a scalar or a Vector element): finite and at most FLT_MAX in
+// magnitude. Every conversion to F32 (load, mutation literals, parameters) checks it first, so a
+// stored F32 is always finite (JSON has no spelling for infinity).
+inline bool FitsF32(double d) {
+  return std::isfinite(d) && std::fabs(d) <= static_cast<double>(std::numeric_limits<float>::max());
+}
 
 }  // namespace omnigraph

@@ -1,20 +1,21 @@
 #include "cli/cli_graph.h"
 
 #include <cstdlib>
-#include <fstream>
 
+#include "cli/cli_util.h"
 #include "common/error_codes.h"
+#include "common/file_util.h"
 #include "io/store_uri.h"
 
 namespace omnigraph::cli {
 
 Result<std::string> GraphFlags::Uri() const {
   if (!store_uri.empty() && !positional_uri.empty() && store_uri != positional_uri) {
-    return InvalidArgumentError("give the graph either as --store or as the positional URI, not both");
+    return UsageError("give the graph either as --store or as the positional URI, not both");
   }
   if (!store_uri.empty()) return store_uri;
   if (!positional_uri.empty()) return positional_uri;
-  return InvalidArgumentError("no graph given: pass --store URI (or the URI as an argument)");
+  return UsageError("no graph given: pass --store URI (or the URI as an argument)");
 }
 
 std::optional<std::string> GraphFlags::Actor() const {
@@ -42,24 +43,7 @@ Result<std::unique_ptr<engine::Graph>> OpenGraph(const GraphFlags& flags, bool w
 }
 
 Result<std::string> ReadFile(const std::string& path, std::string_view what) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return NotFoundError("cannot read " + std::string(what) + " '" + path + "'");
-  // One read into a buffer of the file's size when it has one (a regular file); streams (pipes,
-  // /dev/stdin) are read in pieces.
-  std::string out;
-  in.seekg(0, std::ios::end);
-  const std::streamoff size = in.tellg();
-  in.seekg(0, std::ios::beg);
-  if (size > 0 && in) {
-    out.resize(static_cast<size_t>(size));
-    in.read(out.data(), size);
-    out.resize(static_cast<size_t>(in.gcount()));
-  }
-  in.clear();
-  char chunk[65536];
-  while (in.read(chunk, sizeof(chunk)) || in.gcount() > 0) out.append(chunk, static_cast<size_t>(in.gcount()));
-  if (in.bad()) return IoError("error reading " + std::string(what) + " '" + path + "'");
-  return out;
+  return ReadSourceFile(path, what);
 }
 
 }  // namespace omnigraph::cli

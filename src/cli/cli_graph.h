@@ -20,7 +20,7 @@ struct GraphFlags {
   std::string actor;
   bool json = false;
 
-  // The URI from --store or the positional argument (exactly one). InvalidArgument otherwise.
+  // The URI from --store or the positional argument (exactly one). A usage error (exit 2) otherwise.
   Result<std::string> Uri() const;
   std::optional<std::string> Actor() const;
 };
@@ -29,6 +29,8 @@ struct GraphFlags {
 void AddGraphFlags(CLI::App* cmd, GraphFlags* flags, bool positional);
 
 Result<std::unique_ptr<engine::Graph>> OpenGraph(const GraphFlags& flags, bool writable);
+// Reads a source file (schema, query, parameters) whole: ReadSourceFile (common/file_util.h), with
+// its typed errors (not_found, invalid_argument for a directory, resource_limit past 64 MiB).
 Result<std::string> ReadFile(const std::string& path, std::string_view what);
 
 }  // namespace omnigraph::cli

@@ -4,9 +4,11 @@
 
 #include <functional>
 #include <string>
+#include <string_view>
 
 #include <CLI/CLI.hpp>
 
+#include "omnigraph/result.h"
 #include "omnigraph/status.h"
 
 namespace omnigraph::cli {
@@ -18,6 +20,22 @@ constexpr int kExitUsage = 2;
 constexpr int kExitPrecondition = 4;
 
 int ExitCodeFor(const Status& status);
+
+// A usage error (code `usage_error`): ReportError prints it like any error and ExitCodeFor maps it
+// to kExitUsage (2). For a command line that is wrong in itself: a missing or conflicting
+// argument, an unknown flag value (`--format`, `--mode`).
+Status UsageError(std::string message);
+// `status` (not ok) as a usage error with the same message, e.g. the InvalidArgument of a parser
+// of flag values: `ReportError(AsUsageError(m.status()), json)`.
+Status AsUsageError(const Status& status);
+
+// A CLI11 transform for SIZE flags: a positive whole number of bytes with an optional k, m, g or t
+// suffix (powers of 1024; also kb/kib, case-insensitive). Zero, negative, fractional, malformed or
+// overflowing values are rejected by CLI11 (a usage error, exit 2). Replaces CLI::AsSizeValue,
+// which accepts "0" and wraps "-5" around.
+CLI::Validator SizeValue();
+// The parser behind SizeValue: the byte count, or a message saying why `text` is not a size.
+Result<uint64_t> ParseSize(std::string_view text);
 
 // Prints "error[<code>]: <message>" (and the span) to stderr, or a JSON object when `json`.
 // Returns the exit code for `status`.

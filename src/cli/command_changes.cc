@@ -48,7 +48,7 @@ Json ChangesJson(const compiler::Catalog& catalog, const std::vector<engine::Ent
 
 int RunCommitChanges(const GraphFlags& flags, const std::string& id, const FilterFlags& ff) {
   auto filter = ff.Build();
-  if (!filter.ok()) return ReportError(filter.status(), flags.json);
+  if (!filter.ok()) return ReportError(AsUsageError(filter.status()), flags.json);
   auto g = OpenGraph(flags, /*writable=*/false);
   if (!g.ok()) return ReportError(g.status(), flags.json);
   auto block = engine::CommitChanges(**g, id, *filter);
@@ -68,7 +68,7 @@ int RunCommitChanges(const GraphFlags& flags, const std::string& id, const Filte
 
 int RunPoll(const GraphFlags& flags, engine::PollOptions o, const std::string& cursor, const FilterFlags& ff) {
   auto filter = ff.Build();
-  if (!filter.ok()) return ReportError(filter.status(), flags.json);
+  if (!filter.ok()) return ReportError(AsUsageError(filter.status()), flags.json);
   o.filter = *filter;
   if (!cursor.empty()) o.cursor = cursor;
   auto g = OpenGraph(flags, /*writable=*/false);
@@ -113,7 +113,7 @@ Result<engine::Snapshot> Resolve(engine::Graph& g, const std::string& what) {
 
 int RunDiff(const GraphFlags& flags, const std::string& from, const std::string& to, const FilterFlags& ff) {
   auto filter = ff.Build();
-  if (!filter.ok()) return ReportError(filter.status(), flags.json);
+  if (!filter.ok()) return ReportError(AsUsageError(filter.status()), flags.json);
   auto g = OpenGraph(flags, /*writable=*/false);
   if (!g.ok()) return ReportError(g.status(), flags.json);
   auto a = Resolve(**g, from);

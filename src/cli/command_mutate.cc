@@ -55,7 +55,7 @@ int PrintMutationError(const Status& s, bool json, const std::string& source, co
 int RunMutate(MutateFlags f) {
   bool json = f.graph.json;
   if (f.positional.size() > 2) {
-    return ReportError(InvalidArgumentError("mutate takes at most two arguments: [NAME] [URI]"), json);
+    return ReportError(UsageError("mutate takes at most two arguments: [NAME] [URI]"), json);
   }
   std::string name;
   if (f.positional.size() == 2) {
@@ -65,10 +65,10 @@ int RunMutate(MutateFlags f) {
     (f.graph.store_uri.empty() ? f.graph.positional_uri : name) = f.positional[0];
   }
   if (f.file.empty() == f.source.empty()) {
-    return ReportError(InvalidArgumentError("give the mutation as --query FILE or -e SOURCE (exactly one)"), json);
+    return ReportError(UsageError("give the mutation as --query FILE or -e SOURCE (exactly one)"), json);
   }
   if (!f.params.empty() && !f.params_file.empty()) {
-    return ReportError(InvalidArgumentError("--params and --params-file exclude each other"), json);
+    return ReportError(UsageError("--params and --params-file exclude each other"), json);
   }
   std::string source = f.source;
   if (!f.file.empty()) {

@@ -93,17 +93,17 @@ struct QueryFlags {
 int RunQuery(const QueryFlags& f) {
   bool json_errors = f.graph.json || f.format == "json";
   if (f.file.empty() == f.source.empty()) {
-    return ReportError(InvalidArgumentError("give the query as --query FILE or -e SOURCE (exactly one)"), json_errors);
+    return ReportError(UsageError("give the query as --query FILE or -e SOURCE (exactly one)"), json_errors);
   }
   if (!f.params.empty() && !f.params_file.empty()) {
-    return ReportError(InvalidArgumentError("--params and --params-file exclude each other"), json_errors);
+    return ReportError(UsageError("--params and --params-file exclude each other"), json_errors);
   }
   if (!f.branch.empty() && !f.snapshot.empty()) {
-    return ReportError(InvalidArgumentError("--branch and --snapshot exclude each other"), json_errors);
+    return ReportError(UsageError("--branch and --snapshot exclude each other"), json_errors);
   }
   std::string format = f.graph.json ? "json" : (f.format.empty() ? "table" : f.format);
   if (format != "table" && format != "json" && format != "jsonl" && format != "csv" && format != "kv") {
-    return ReportError(InvalidArgumentError("unknown --format '" + format + "' (table, json, jsonl, csv, kv)"), json_errors);
+    return ReportError(UsageError("unknown --format '" + format + "' (table, json, jsonl, csv, kv)"), json_errors);
   }
   std::string source = f.source;
   if (!f.file.empty()) {
@@ -174,8 +174,7 @@ void AddQueryCommand(CLI::App& app, CommandAction* run) {
   cmd->add_option("--max-memory", f->max_memory,
                   "Fail (resource_limit) when the query would hold more than this: rows in flight and kept for "
                   "the result (default: half of physical memory)")
-      ->transform(CLI::AsSizeValue(false))
-      ->check(CLI::Range(uint64_t{1}, ~uint64_t{0}).description("a size > 0"));
+      ->transform(SizeValue());
   AddGraphFlags(cmd, &f->graph, /*positional=*/false);
   cmd->callback([=] { *run = [=] { return RunQuery(*f); }; });
 }

@@ -1,5 +1,9 @@
 // Read-only graph commands: `export`, `snapshot`, `commit list`, `commit show`.
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdio>
+#include <memory>
 
 #include "cli/cli_graph.h"
 #include "cli/cli_util.h"
@@ -35,17 +39,63 @@ std::string SummaryText(const engine::Commit& c) {
   return out;
 }
 
-int RunExport(const GraphFlags& flags, const std::string& branch, const std::vector<std::string>& types) {
+using FilePtr = std::unique_ptr<FILE, int (*)(FILE*)>;
+
+Status WriteLine(FILE* f, std::string_view line, const std::string& what) {
+  errno = 0;
+  if (std::fwrite(line.data(), 1, line.size(), f) != line.size() || std::fputc('\n', f) == EOF) {
+    return ErrnoError("writing " + what, errno != 0 ? errno : EIO);
+  }
+  return Status::Ok();
+}
+
+// `export --out FILE`: the lines go to a temp file in FILE's folder, renamed to FILE once every
+// line is written, so FILE is the whole export or untouched.
+Status ExportToFile(const engine::Snapshot& snap, const std::vector<std::string>& types,
+                    const std::string& path) {
+  const size_t slash = path.rfind('/');
+  const std::string dir = slash == std::string::npos ? "" : path.substr(0, slash + 1);
+  const std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
+  const std::string tmp = dir + "." + base + ".og-tmp-" + std::to_string(::getpid());
+  FilePtr f(std::fopen(tmp.c_str(), "wbx"), &std::fclose);
+  if (f == nullptr) return ErrnoError("cannot create '" + tmp + "' for the export", errno);
+  Status s = engine::ExportNdjson(snap, types, [&](std::string_view line) { return WriteLine(f.get(), line, "'" + tmp + "'"); });
+  errno = 0;
+  if (std::fclose(f.release()) != 0 && s.ok()) s = ErrnoError("writing '" + tmp + "'", errno != 0 ? errno : EIO);
+  if (s.ok() && std::rename(tmp.c_str(), path.c_str()) != 0) s = ErrnoError("cannot write '" + path + "'", errno);
+  if (!s.ok()) std::remove(tmp.c_str());
+  return s;
+}
+
+// `export` to stdout: the lines are first written to an anonymous temp file and copied out only
+// once every table was read, so a corrupt or unreadable table fails before any line is printed.
+Status ExportToStdout(const engine::Snapshot& snap, const std::vector<std::string>& types) {
+  FilePtr spill(std::tmpfile(), &std::fclose);
+  if (spill == nullptr) {
+    return ErrnoError("cannot create a temporary file for the export (set TMPDIR, or use --out FILE)", errno);
+  }
+  const std::string what = "the export's temporary file (set TMPDIR, or use --out FILE)";
+  OG_RETURN_IF_ERROR(engine::ExportNdjson(snap, types, [&](std::string_view line) { return WriteLine(spill.get(), line, what); }));
+  if (std::fflush(spill.get()) != 0) return ErrnoError("writing " + what, errno);
+  std::rewind(spill.get());
+  char buf[1 << 16];
+  for (;;) {
+    const size_t n = std::fread(buf, 1, sizeof(buf), spill.get());
+    if (n > 0 && std::fwrite(buf, 1, n, stdout) != n) return ErrnoError("writing standard output", errno != 0 ? errno : EIO);
+    if (n < sizeof(buf)) break;
+  }
+  if (std::ferror(spill.get())) return ErrnoError("reading " + what, errno != 0 ? errno : EIO);
+  if (std::fflush(stdout) != 0 || std::ferror(stdout)) return ErrnoError("writing standard output", errno != 0 ? errno : EIO);
+  return Status::Ok();
+}
+
+int RunExport(const GraphFlags& flags, const std::string& branch, const std::vector<std::string>& types,
+              const std::string& out) {
   auto g = OpenGraph(flags, /*writable=*/false);
   if (!g.ok()) return ReportError(g.status(), false);
   auto snap = (*g)->Head(branch);
   if (!snap.ok()) return ReportError(snap.status(), false);
-  Status s = engine::ExportNdjson(*snap, types, [](std::string_view line) -> Status {
-    std::fwrite(line.data(), 1, line.size(), stdout);
-    std::fputc('\n', stdout);
-    return std::ferror(stdout) ? IoError("writing to stdout failed") : Status::Ok();
-  });
-  return ReportError(s, false);
+  return ReportError(out.empty() ? ExportToStdout(*snap, types) : ExportToFile(*snap, types, out), false);
 }
 
 int RunSnapshot(const GraphFlags& flags, const std::string& branch) {
@@ -136,8 +186,10 @@ void AddReadCommands(CLI::App& app, CommandAction* run) {
     auto types = std::make_shared<std::vector<std::string>>();
     cmd->add_option("--branch", *branch, "Branch (default main)");
     cmd->add_option("--type", *types, "Only this node or edge type (repeatable)");
+    auto out = std::make_shared<std::string>();
+    cmd->add_option("--out", *out, "Write to this file (whole or not at all) instead of stdout");
     AddGraphFlags(cmd, flags.get(), true);
-    cmd->callback([=] { *run = [=] { return RunExport(*flags, *branch, *types); }; });
+    cmd->callback([=] { *run = [=] { return RunExport(*flags, *branch, *types, *out); }; });
   }
   {
     auto* cmd = app.add_subcommand("snapshot", "Print the head of a branch: version, commit, row counts");

@@ -1,5 +1,9 @@
 #include "common/json.h"
 
+#include <optional>
+#include <set>
+#include <vector>
+
 #include "common/error_codes.h"
 
 namespace omnigraph {
@@ -16,24 +20,70 @@ Result<const Json*> Field(const Json& obj, std::string_view field, std::string_v
   if (it == obj.end()) return FieldError(what, field, "is missing", false);
   return &*it;
 }
-}  // namespace
 
-Result<Json> ParseJson(std::string_view text, std::string_view what, bool corrupt) {
-  Json j = Json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
+// nlohmann's message without its "[json.exception.parse_error.101] " prefix: messages name
+// the document and the position, never the library.
+std::string CleanParseMessage(std::string_view what) {
+  if (what.substr(0, 1) == "[") {
+    const size_t close = what.find("] ");
+    if (close != std::string_view::npos) what.remove_prefix(close + 2);
+  }
+  return std::string(what);
+}
+
+Result<Json> ParseJsonImpl(std::string_view text, std::string_view what, bool corrupt, bool unique) {
+  // With `unique`, a parser callback tracks the member names of every open object; a repeat is
+  // remembered (the callback cannot stop the parse) and reported once the parse is done.
+  std::vector<std::set<std::string>> open_objects;
+  std::optional<std::string> duplicate;
+  Json::parser_callback_t callback = nullptr;
+  if (unique) {
+    callback = [&](int /*depth*/, Json::parse_event_t event, Json& parsed) {
+      switch (event) {
+        case Json::parse_event_t::object_start: open_objects.emplace_back(); break;
+        case Json::parse_event_t::object_end:
+          if (!open_objects.empty()) open_objects.pop_back();
+          break;
+        case Json::parse_event_t::key:
+          if (!open_objects.empty() && parsed.is_string() &&
+              !open_objects.back().insert(parsed.get<std::string>()).second && !duplicate) {
+            duplicate = parsed.get<std::string>();
+          }
+          break;
+        default: break;
+      }
+      return true;
+    };
+  }
+  Json j = Json::parse(text.begin(), text.end(), callback, /*allow_exceptions=*/false);
+  auto fail = [&](std::string detail) -> Status {
+    std::string m = std::string(what) + ": " + std::move(detail);
+    return corrupt ? CorruptError(std::move(m)) : InvalidArgumentError(std::move(m));
+  };
   if (j.is_discarded()) {
     // Re-run with exceptions only to learn the position; nothing escapes this function.
     std::string detail = "malformed JSON";
     try {
       Json ignored = Json::parse(text.begin(), text.end());
       (void)ignored;
-    } catch (const Json::parse_error& e) {
-      detail = e.what();
+    } catch (const Json::exception& e) {
+      detail = CleanParseMessage(e.what());
     } catch (...) {
     }
-    std::string m = std::string(what) + ": " + detail;
-    return corrupt ? CorruptError(std::move(m)) : InvalidArgumentError(std::move(m));
+    return fail(std::move(detail));
   }
+  if (duplicate) return fail("member name " + Json(*duplicate).dump() + " appears twice in one object");
   return j;
+}
+
+}  // namespace
+
+Result<Json> ParseJson(std::string_view text, std::string_view what, bool corrupt) {
+  return ParseJsonImpl(text, what, corrupt, /*unique=*/false);
+}
+
+Result<Json> ParseJsonUnique(std::string_view text, std::string_view what) {
+  return ParseJsonImpl(text, what, /*corrupt=*/false, /*unique=*/true);
 }
 
 std::string CanonicalJson(const Json& j) {

@@ -16,7 +16,12 @@ using Json = nlohmann::json;
 
 // Parses `text`; `what` names the document in errors. Malformed input -> InvalidArgument with the
 // byte offset; `corrupt` = true reports kCorrupt instead (for stored objects).
+// Messages never carry the library's exception text.
 Result<Json> ParseJson(std::string_view text, std::string_view what, bool corrupt = false);
+// Same (InvalidArgument), and a member name repeated within one object, at any depth, is an error
+// too (as the loader's lines): for user input, where the last-one-wins of plain parsing would
+// silently drop a value.
+Result<Json> ParseJsonUnique(std::string_view text, std::string_view what);
 
 // Compact serialization with sorted keys (nlohmann objects are sorted maps), stable across runs.
 std::string CanonicalJson(const Json& j);

@@ -17,7 +17,10 @@ namespace omnigraph::compiler {
 //     |        ^^^
 // Without a span (or with a line outside `source`) only the first line (and location) is printed.
 // Columns count Unicode code points as the lexer does; tabs in the source line are kept in the
-// caret line so the caret stays aligned. A span over several lines underlines to the end of its
+// caret line so the caret stays aligned. The echoed line is made safe for a terminal: control
+// bytes and invalid UTF-8 bytes are shown as \xNN, C1 controls and bidirectional overrides as
+// \u{NNNN} (the carets widen to match), and a line longer than 200 code points is cut to a
+// window of 200 around the span, marked with "…". A span over several lines underlines to the end of its
 // first line. `file` overrides the span's file when non-empty. Pure; thread-safe.
 std::string RenderDiagnostic(const Status& status, std::string_view source,
                              std::string_view file = "");

@@ -1,5 +1,8 @@
 #include "compiler/lexer.h"
 
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <string>
 
 namespace omnigraph::compiler {
@@ -195,13 +198,15 @@ class LexerImpl {
       ++pos_;
       ++col_;
       digits();
-      char e = Peek();
-      if ((e == 'e' || e == 'E') &&
-          (IsDigit(Peek(1)) || ((Peek(1) == '+' || Peek(1) == '-') && IsDigit(Peek(2))))) {
-        pos_ += 2;
-        col_ += 2;
-        digits();
-      }
+    }
+    // An exponent makes a float, with or without a fraction ("1e5" as in JSON).
+    char e = Peek();
+    if ((e == 'e' || e == 'E') &&
+        (IsDigit(Peek(1)) || ((Peek(1) == '+' || Peek(1) == '-') && IsDigit(Peek(2))))) {
+      t->kind = TokenKind::kFloat;
+      pos_ += 2;
+      col_ += 2;
+      digits();
     }
     if (pos_ - start > limits_.max_number_bytes) {
       return ErrorAt(
@@ -209,6 +214,15 @@ class LexerImpl {
           "number is longer than " + std::to_string(limits_.max_number_bytes) + " bytes");
     }
     t->text.assign(src_.substr(start, pos_ - start));
+    if (t->kind == TokenKind::kFloat) {
+      // A float must be a finite double: "1e999" would silently become infinity.
+      const double d = std::strtod(t->text.c_str(), nullptr);
+      if (!std::isfinite(d)) {
+        return ErrorAt(t->line, t->column,
+                       "number `" + t->text +
+                           "` is out of range (floats are 64-bit: at most about 1.8e308 in magnitude)");
+      }
+    }
     return Status::Ok();
   }
 
@@ -394,8 +408,19 @@ class LexerImpl {
     if (static_cast<unsigned char>(c) >= 0x80) {
       size_t n = Utf8SequenceLength(src_, pos_);
       if (n == 0) return Error("invalid UTF-8 byte in source");
-      return Error("unexpected character `" + std::string(src_.substr(pos_, n)) +
-                   "` outside a string or comment");
+      // Named by its code point; shown too unless it is a C1 control or a bidirectional control,
+      // which would reorder or hide the rest of the message on a terminal.
+      const std::string_view raw = src_.substr(pos_, n);
+      uint32_t cp = static_cast<unsigned char>(raw[0]) & (0x7f >> n);
+      for (size_t k = 1; k < n; ++k) cp = (cp << 6) | (static_cast<unsigned char>(raw[k]) & 0x3f);
+      char name[16];
+      std::snprintf(name, sizeof(name), "U+%04X", static_cast<unsigned>(cp));
+      const bool hidden = (cp >= 0x80 && cp <= 0x9f) || (cp >= 0x202a && cp <= 0x202e) ||
+                          (cp >= 0x2066 && cp <= 0x2069) || cp == 0x200e || cp == 0x200f ||
+                          cp == 0x061c;
+      return Error("unexpected character " +
+                   (hidden ? std::string(name) : "`" + std::string(raw) + "` (" + name + ")") +
+                   " outside a string or comment");
     }
     if (c == '#') return Error("unexpected character `#` (comments are `//` or `/* */`)");
     if (static_cast<unsigned char>(c) < 0x20 || c == 0x7F) {

@@ -21,7 +21,8 @@ enum class TokenKind : uint8_t {
   kTypeName,  // [A-Z][A-Za-z0-9_]*            text = the name
   kVariable,  // "$" [A-Za-z_][A-Za-z0-9_]*    text = the name WITHOUT '$' ("_" for "$_")
   kInt,       // [0-9]+ (no sign)              text = the digits
-  kFloat,     // [0-9]+ "." [0-9]+ ([eE][+-]?[0-9]+)?  (no sign) text = the spelling
+  kFloat,     // [0-9]+ ("." [0-9]+)? ([eE][+-]?[0-9]+)? with a fraction or an exponent (no sign),
+              // finite as a double (else a lex error)  text = the spelling
   kString,    // "..."                          text = the DECODED value (UTF-8)
   kLBrace,    // {
   kRBrace,    // }

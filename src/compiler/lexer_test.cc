@@ -64,6 +64,27 @@ TEST(Lexer, Numbers) {
   EXPECT_EQ(t[10].kind, TokenKind::kDot);
 }
 
+TEST(Lexer, ExponentsMakeFloatsAndMustBeFinite) {
+  auto t = Lex("1e5 2E-3 7e+2 3ex", SourceLanguage::kQuery);
+  ASSERT_EQ(t.size(), 6u);
+  EXPECT_EQ(t[0].kind, TokenKind::kFloat);
+  EXPECT_EQ(t[0].text, "1e5");
+  EXPECT_EQ(t[1].kind, TokenKind::kFloat);
+  EXPECT_EQ(t[2].text, "7e+2");
+  EXPECT_EQ(t[3].kind, TokenKind::kInt);  // "3ex": no digits after e
+  EXPECT_EQ(t[4].kind, TokenKind::kIdent);
+  for (const char* huge : {"1e999", "1.0e400", "2E+309"}) {
+    auto r = Tokenize(std::string("x ") + huge, SourceLanguage::kQuery);
+    ASSERT_FALSE(r.ok()) << huge;
+    EXPECT_EQ(r.status().code_string(), "Q000") << huge;
+    EXPECT_NE(r.status().message().find("out of range"), std::string::npos) << r.status().message();
+    EXPECT_NE(r.status().message().find(huge), std::string::npos);
+    EXPECT_EQ(r.status().span()->column, 3u);
+  }
+  // Tiny magnitudes round to zero: not an error.
+  EXPECT_TRUE(Tokenize("1e-999", SourceLanguage::kQuery).ok());
+}
+
 TEST(Lexer, StringEscapes) {
   auto t = Lex(R"("a\"b\\c\nd\te\u{41}\u{1F600}")");
   ASSERT_EQ(t.size(), 2u);
@@ -113,7 +134,9 @@ TEST(Lexer, Errors) {
   ExpectError("$ x", 1, 1, "variable name", SourceLanguage::kQuery);
   ExpectError("a \xFF", 1, 3, "UTF-8");
   ExpectError("\"\xC3\"", 1, 2, "UTF-8");
-  ExpectError("caf\xC3\xA9", 1, 4, "unexpected character");
+  ExpectError("caf\xC3\xA9", 1, 4, "unexpected character `\xC3\xA9` (U+00E9)");
+  // A bidirectional override is named, not echoed (it would reorder the rest of the message).
+  ExpectError("a \xE2\x80\xAE b", 1, 3, "unexpected character U+202E outside");
   ExpectError("a\x01", 1, 2, "control character");
 }
 

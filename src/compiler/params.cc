@@ -128,6 +128,7 @@ Result<Value> JsonToValue(const Json& v, const DataType& type, std::string_view 
     }
     case TypeKind::kF32: {
       OG_ASSIGN_OR_RETURN(double d, JsonNumber(v, what));
+      if (!FitsF32(d)) return Bad(what, "number is out of F32 range");
       return Value::F32(static_cast<float>(d));
     }
     case TypeKind::kF64: {
@@ -180,7 +181,9 @@ Result<Value> JsonToValue(const Json& v, const DataType& type, std::string_view 
       std::vector<float> out;
       out.reserve(v.size());
       for (size_t i = 0; i < v.size(); ++i) {
-        OG_ASSIGN_OR_RETURN(double d, JsonNumber(v[i], std::string(what) + "[" + std::to_string(i) + "]"));
+        const std::string item_what = std::string(what) + "[" + std::to_string(i) + "]";
+        OG_ASSIGN_OR_RETURN(double d, JsonNumber(v[i], item_what));
+        if (!FitsF32(d)) return Bad(item_what, "number is out of F32 range (vector elements are F32)");
         out.push_back(static_cast<float>(d));
       }
       return Value::Vector(std::move(out));
@@ -211,9 +214,14 @@ Result<ParamValues> BindParams(const std::vector<ParamDecl>& decls, const Json& 
   std::set<std::string> declared;
   for (const ParamDecl& d : decls) declared.insert(d.name);
   if (params.is_object()) {
+    std::set<std::string> given;
     for (auto it = params.begin(); it != params.end(); ++it) {
       std::string name = it.key();
       if (!name.empty() && name[0] == '$') name.erase(0, 1);
+      if (!given.insert(name).second) {
+        return InvalidArgumentError("parameter $" + name + " is given twice (as \"" + name +
+                                    "\" and as \"$" + name + "\")");
+      }
       if (!declared.count(name)) {
         std::string list;
         for (const ParamDecl& d : decls) list += (list.empty() ? "$" : ", $") + d.name;
@@ -248,7 +256,7 @@ Result<ParamValues> BindParams(const std::vector<ParamDecl>& decls, const Json& 
 
 Result<ParamValues> BindParamsJson(const std::vector<ParamDecl>& decls, std::string_view json) {
   if (json.find_first_not_of(" \t\r\n") == std::string_view::npos) return BindParams(decls, Json());
-  OG_ASSIGN_OR_RETURN(Json j, ParseJson(json, "query parameters"));
+  OG_ASSIGN_OR_RETURN(Json j, ParseJsonUnique(json, "query parameters"));
   return BindParams(decls, j);
 }
 

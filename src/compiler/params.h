@@ -23,10 +23,12 @@ using ParamValues = std::map<std::string, Value>;  // name without '$' -> value
 // any JSON number; Date ISO "YYYY-MM-DD" string or epoch-day integer; DateTime ISO string or
 // epoch-ms integer; Blob "base64:..." string; Vector(n) array of n numbers; [T] array of T.
 // Errors (InvalidArgument, message naming the parameter): not an object, undeclared key, missing
-// or null non-nullable parameter, wrong JSON type, out-of-range number, bad date, wrong length.
+// or null non-nullable parameter, a name given both bare and with '$', wrong JSON type,
+// out-of-range number (F32 and Vector elements: FitsF32), bad date, wrong length.
 // Pure; thread-safe.
 Result<ParamValues> BindParams(const std::vector<ParamDecl>& decls, const Json& params);
-// Same, from JSON text (empty text = no parameters).
+// Same, from JSON text (empty text = no parameters); a member name repeated within one object (at
+// any depth) is an error, as in load lines.
 Result<ParamValues> BindParamsJson(const std::vector<ParamDecl>& decls, std::string_view json);
 
 // Converts one JSON value to `type` (the rules above); `what` names it in errors.

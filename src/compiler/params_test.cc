@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <string>
 
 namespace omnigraph::compiler {
@@ -100,6 +101,39 @@ TEST(Params, RangeAndShapeErrorsNameTheParameter) {
   ExpectBad({Decl("b", S(TypeKind::kBlob))}, R"({"b": "base64:!!"})", "base64");
   ExpectBad({Decl("s", S(TypeKind::kString))}, R"([1])", "must be a JSON object");
   ExpectBad({Decl("s", S(TypeKind::kString))}, R"({"s": )", "");
+}
+
+TEST(Params, F32AndVectorElementsMustFitF32) {
+  ExpectBad({Decl("f", S(TypeKind::kF32))}, R"({"f": 1e39})", "parameter $f: number is out of F32 range");
+  ExpectBad({Decl("f", S(TypeKind::kF32))}, R"({"f": -3.5e38})", "out of F32 range");
+  ExpectBad({Decl("v", DataType::Vector(2))}, R"({"v": [1, 1e39]})", "parameter $v[1]: number is out of F32 range");
+  ExpectBad({Decl("v", DataType::Vector(2))}, R"({"v": [-1e39, 0]})", "parameter $v[0]");
+  // 1e999 does not even parse as a double.
+  ExpectBad({Decl("v", DataType::Vector(1))}, R"({"v": [1e999]})", "number overflow parsing '1e999'");
+  auto edge = BindParamsJson({Decl("v", DataType::Vector(2))}, R"({"v": [3.4028234e38, -3.4028234e38]})");
+  ASSERT_TRUE(edge.ok()) << edge.status().ToString();
+  EXPECT_EQ(edge->at("v").vector_value()[0], std::numeric_limits<float>::max());
+  ASSERT_TRUE(BindParamsJson({Decl("d", S(TypeKind::kF64))}, R"({"d": 1e39})").ok());
+}
+
+TEST(Params, DuplicateKeysAreErrors) {
+  std::vector<ParamDecl> d = {Decl("a", S(TypeKind::kI64)), Decl("o", DataType::List(TypeKind::kString), true)};
+  ExpectBad(d, R"({"a": 1, "a": 2})", "member name \"a\" appears twice");
+  ExpectBad(d, R"({"a": 1, "$a": 2})", "parameter $a is given twice");
+  // At any depth (a parameter object nested in an array is still user input).
+  Result<ParamValues> nested = BindParamsJson(d, R"({"a": 1, "o": [{"k": 1, "k": 2}]})");
+  ASSERT_FALSE(nested.ok());
+  EXPECT_NE(nested.status().message().find("appears twice"), std::string::npos);
+}
+
+TEST(Params, MessagesNeverCarryLibraryExceptionText) {
+  std::vector<ParamDecl> d = {Decl("a", S(TypeKind::kI64))};
+  for (const char* bad : {"{\"a\": ", "{\"a\" 1}", "[1,,]", "{\"a\": tru}", "\"\\ud800\"", "{\"a\": 1} x"}) {
+    Result<ParamValues> r = BindParamsJson(d, bad);
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_EQ(r.status().message().find("json.exception"), std::string::npos) << r.status().message();
+    EXPECT_NE(r.status().message().find("query parameters"), std::string::npos) << r.status().message();
+  }
 }
 
 TEST(Params, Base64) {

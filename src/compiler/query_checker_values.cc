@@ -137,7 +137,10 @@ Result<Value> QueryChecker::LiteralToValue(const Literal& lit, const DataType& t
       double d = 0;
       if (lit.kind != LiteralKind::kInt && lit.kind != LiteralKind::kFloat) return fail("");
       if (!ParseDouble(lit.text, &d)) return fail("out of range");
-      if (target.kind == TypeKind::kF32) return Value::F32(static_cast<float>(d));
+      if (target.kind == TypeKind::kF32) {
+        if (!FitsF32(d)) return fail("out of F32 range");
+        return Value::F32(static_cast<float>(d));
+      }
       return Value::F64(d);
     }
     case TypeKind::kDate: {
@@ -180,6 +183,7 @@ Result<Value> QueryChecker::LiteralToValue(const Literal& lit, const DataType& t
             !ParseDouble(item.text, &d)) {
           return fail("vector elements must be finite numbers");
         }
+        if (!FitsF32(d)) return fail("vector element " + item.text + " is out of F32 range");
         v.push_back(static_cast<float>(d));
       }
       return Value::Vector(std::move(v));

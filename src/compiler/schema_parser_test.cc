@@ -156,6 +156,41 @@ TEST(Diagnostic, RendersCaret) {
             "  | \t      ^^^^^\n");
 }
 
+TEST(Diagnostic, LongLinesAreCutToAWindowAroundTheSpan) {
+  std::string line = std::string(500, 'a') + " BAD " + std::string(500, 'b');
+  Status s = InvalidArgumentError("bad").WithSpan(SourceSpan{"", 1, 502, 1, 505});
+  std::string out = RenderDiagnostic(s, line);
+  // "1 | " + window + "\n": at most 200 code points of the line, with "…" (3 bytes) at each cut.
+  size_t at = out.find("1 | ");
+  ASSERT_NE(at, std::string::npos);
+  std::string echoed = out.substr(at + 4, out.find('\n', at) - at - 4);
+  EXPECT_EQ(echoed.size(), 200u + 3 + 3);
+  EXPECT_EQ(echoed.substr(0, 3), "\u2026");
+  EXPECT_NE(echoed.find(" BAD "), std::string::npos);
+  // The carets still sit under BAD.
+  std::string caret_line = out.substr(out.rfind("  | ") + 4);
+  EXPECT_EQ(caret_line.find('^'), echoed.find("BAD") - 2);  // "…" is 3 bytes, 1 column
+  EXPECT_EQ(caret_line.substr(caret_line.find('^')), "^^^\n");
+  // A short line is echoed whole.
+  EXPECT_NE(RenderDiagnostic(s.WithSpan(SourceSpan{"", 1, 1, 1, 2}), "short").find("1 | short\n"),
+            std::string::npos);
+}
+
+TEST(Diagnostic, NonPrintableBytesAreEscaped) {
+  std::string line = std::string("a\x1b[31mb\x07") + "c\xff" + "d\xe2\x80\xae" + "X";
+  Status s = InvalidArgumentError("bad").WithSpan(SourceSpan{"", 1, 14, 1, 15});
+  std::string out = RenderDiagnostic(s, line);
+  EXPECT_EQ(out.find('\x1b'), std::string::npos) << out;
+  EXPECT_EQ(out.find('\x07'), std::string::npos);
+  EXPECT_EQ(out.find('\xff'), std::string::npos);
+  EXPECT_EQ(out.find("\xe2\x80\xae"), std::string::npos);  // RIGHT-TO-LEFT OVERRIDE
+  EXPECT_NE(out.find("1 | a\\x1b[31mb\\x07c\\xffd\\u{202e}X\n"), std::string::npos) << out;
+  // Columns 1..13 are a ESC [ 3 1 m b BEL c 0xff d U+202E (12 glyphs) then X at 13; column 14 is
+  // past the end: the caret follows the text, widened escapes included.
+  std::string caret_line = out.substr(out.rfind("  | ") + 4);
+  EXPECT_EQ(caret_line, std::string(std::string("a\\x1b[31mb\\x07c\\xffd\\u{202e}X").size(), ' ') + "^\n");
+}
+
 TEST(Diagnostic, NoSpanAndOutOfRange) {
   Status s = InvalidArgumentError("plain");
   EXPECT_EQ(RenderDiagnostic(s, "x"), "error[invalid_argument]: plain\n");

@@ -227,6 +227,17 @@ GraphReadCache::Counts GraphReadCache::counts() const {
   return c;
 }
 
+Status GraphReadCache::first_write_error() const {
+  std::lock_guard lock(write_error_mu_);
+  return first_write_error_;
+}
+
+void GraphReadCache::NoteWriteError(const std::string& object, const Status& s) {
+  LogWarn("could not persist derived object " + object + ": " + s.ToString());
+  std::lock_guard lock(write_error_mu_);
+  if (first_write_error_.ok()) first_write_error_ = s.WithContext("writing derived object " + object);
+}
+
 namespace {
 // A persisted object that could not be used: the query goes on with a structure rebuilt from the
 // tables (the source of truth).
@@ -262,7 +273,7 @@ Result<std::shared_ptr<const TableOrdinals>> GraphReadCache::Ordinals(const tabl
     if (derived.store != nullptr && derived.writable) {
       Status s = WriteOrdinals(*derived.store, object, *got, damaged);
       if (s.ok()) written_.fetch_add(1);
-      else LogWarn("could not persist derived object " + object + ": " + s.ToString());
+      else NoteWriteError(object, s);
     }
   }
   cache_.Put(key, got, got->memory_bytes());
@@ -325,7 +336,7 @@ Result<std::shared_ptr<const Csr>> GraphReadCache::CsrFor(const table::TableVers
     if (derived.store != nullptr && derived.writable) {
       Status s = WriteCsr(*derived.store, object, *got, edges.row_count(), damaged);
       if (s.ok()) written_.fetch_add(1);
-      else LogWarn("could not persist derived object " + object + ": " + s.ToString());
+      else NoteWriteError(object, s);
     }
   }
   cache_.Put(key, got, got->memory_bytes());

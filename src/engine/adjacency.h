@@ -18,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/check.h"
 #include "common/lru_cache.h"
 #include "engine/derived_store.h"
 #include "format/column.h"
@@ -206,8 +207,14 @@ class GraphReadCache {
     uint64_t rejected = 0;  // persisted objects ignored as damaged or of an unknown version
   };
   Counts counts() const;
+  // The first failed write of a derived object (its message names the object), or ok. A failed
+  // write is only a warning to a query (the structure is used from memory), but `optimize`, whose
+  // job is the write, reports it (engine/optimize.h).
+  Status first_write_error() const;
 
  private:
+  void NoteWriteError(const std::string& object, const Status& s);
+
   static std::string Key(const table::TableVersion& v) { return v.prefix() + "@" + v.version_id(); }
 
   ByteLruCache cache_;
@@ -215,6 +222,8 @@ class GraphReadCache {
   std::unordered_map<std::string, uint32_t> point_reads_;  // "version/column" -> point reads
   std::atomic<uint64_t> ordinals_built_{0}, ordinals_loaded_{0}, csrs_built_{0}, csrs_loaded_{0};
   std::atomic<uint64_t> written_{0}, rejected_{0};
+  mutable std::mutex write_error_mu_;
+  Status first_write_error_ OG_GUARDED_BY(write_error_mu_);
 };
 
 }  // namespace omnigraph::engine

@@ -14,7 +14,10 @@
 namespace omnigraph::engine {
 
 // Calls `sink` once per line (without the newline). `types` empty = every type; an unknown name is
-// NotFound. InvalidArgument for a non-finite float (JSON cannot hold it).
+// NotFound. InvalidArgument for a non-finite float (JSON cannot hold it). Tables are read one at a
+// time, so on an error (a corrupt table) `sink` may have had the lines of earlier types already: a
+// caller that must not publish a partial export stages the lines (the CLI writes them to a temp
+// file first).
 Status ExportNdjson(const Snapshot& snap, const std::vector<std::string>& types,
                     const std::function<Status(std::string_view line)>& sink);
 

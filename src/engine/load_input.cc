@@ -1,7 +1,5 @@
 #include "engine/load_input.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -9,6 +7,7 @@
 #include <cstring>
 
 #include "common/error_codes.h"
+#include "common/file_util.h"
 #include "engine/load_parser.h"
 
 namespace omnigraph::engine {
@@ -69,19 +68,10 @@ std::unique_ptr<LoadSource> NewStringLoadSource(std::string_view text) {
 }
 
 Result<std::unique_ptr<LoadSource>> OpenLoadFile(const std::string& path, std::string_view what) {
-  const std::string name = std::string(what) + " '" + path + "'";
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return NotFoundError("cannot read " + name + ": " + std::strerror(errno));
-  struct stat st;
-  std::optional<uint64_t> size;
-  if (::fstat(fd, &st) == 0) {
-    if (S_ISDIR(st.st_mode)) {
-      ::close(fd);
-      return NotFoundError("cannot read " + name + ": it is a directory");
-    }
-    if (S_ISREG(st.st_mode)) size = static_cast<uint64_t>(st.st_size);
-  }
-  return std::unique_ptr<LoadSource>(std::make_unique<FileSource>(fd, name, size));
+  OG_ASSIGN_OR_RETURN(InputFile file, OpenInputFile(path, what));
+  const std::optional<uint64_t> size = file.size();
+  std::string name = file.name();
+  return std::unique_ptr<LoadSource>(std::make_unique<FileSource>(file.release(), std::move(name), size));
 }
 
 LineChunker::LineChunker(LoadSource& source, size_t chunk_bytes, size_t max_record_bytes)

@@ -28,8 +28,9 @@ class LoadSource {
 
 // Reads `text`, which must outlive the source (it is not copied).
 std::unique_ptr<LoadSource> NewStringLoadSource(std::string_view text);
-// Reads the file at `path` (also "/dev/stdin" and other pipes, which cannot Rewind). NotFound when
-// it cannot be opened; `what` names it in messages ("data file").
+// Reads the file at `path` (also "/dev/stdin" and other pipes, which cannot Rewind); `what` names
+// it in messages ("data file"). OpenInputFile's errors (common/file_util.h): NotFound,
+// PermissionDenied, InvalidArgument for a directory, Io.
 Result<std::unique_ptr<LoadSource>> OpenLoadFile(const std::string& path, std::string_view what = "data file");
 
 // Cuts a source into chunks of whole lines. Not thread-safe.

@@ -141,9 +141,7 @@ Result<Value> ScalarValue(dom::element v, TypeKind kind, const What& what) {
     }
     case TypeKind::kF32: {
       OG_ASSIGN_OR_RETURN(double d, AsDouble(v, what));
-      if (std::isfinite(d) && std::fabs(d) > std::numeric_limits<float>::max()) {
-        return Mismatch(what, " is out of F32 range");
-      }
+      if (!FitsF32(d)) return Mismatch(what, " is out of F32 range");
       return Value::F32(static_cast<float>(d));
     }
     case TypeKind::kF64: {
@@ -197,6 +195,10 @@ Result<Value> PropertyValue(dom::element v, const Property& p) {
     std::vector<float> out;
     for (dom::element x : dom::array(v)) {
       OG_ASSIGN_OR_RETURN(double d, AsDouble(x, What{p.name, true}));
+      if (!FitsF32(d)) {
+        return Mismatch(What{p.name, true}, " " + std::to_string(out.size()) +
+                                                " is out of F32 range (vector elements are F32)");
+      }
       out.push_back(static_cast<float>(d));
     }
     if (out.size() != p.type.dimension) {

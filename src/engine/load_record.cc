@@ -118,6 +118,13 @@ Result<Value> ConformValue(const Value& v, const Property& p) {
       return Err(ErrorCode::kLoadTypeMismatch, what + " must have " + std::to_string(p.type.dimension) +
                                                    " elements, got " + std::to_string(v.vector_value().size()));
     }
+    const std::vector<float>& xs = v.vector_value();
+    for (size_t i = 0; i < xs.size(); ++i) {
+      if (!FitsF32(xs[i])) {
+        return Err(ErrorCode::kLoadTypeMismatch, what + " element " + std::to_string(i) +
+                                                     " is not a finite F32 (NaN, infinity or out of range)");
+      }
+    }
     return v;
   }
   if (p.type.kind == TypeKind::kList) {
@@ -131,6 +138,9 @@ Result<Value> ConformValue(const Value& v, const Property& p) {
     return Value::List(p.type.element, std::move(items));
   }
   OG_ASSIGN_OR_RETURN(Value out, ConformScalar(v, p.type.kind, what));
+  if (out.kind() == TypeKind::kF32 && !FitsF32(out.float_value())) {
+    return Err(ErrorCode::kLoadTypeMismatch, what + " is not a finite F32 (NaN, infinity or out of range)");
+  }
   if (p.is_enum() && !std::binary_search(p.enum_values.begin(), p.enum_values.end(), out.string_value())) {
     std::string allowed;
     for (const auto& e : p.enum_values) allowed += (allowed.empty() ? "" : ", ") + e;

@@ -41,8 +41,9 @@ struct LoadRecord {
 // The per-value rules shared by load and mutation (LANGUAGE.md §1): converts an already typed
 // value (a query literal or bound parameter, of the property's type or one that widens to it:
 // I32/U32 -> I64/U64/F64, F32 -> F64, Date <-> DateTime) to the property's type, and checks
-// non-null (`load_missing_property`), enum values (`load_enum_value`), vector dimensions and
-// integer ranges (`load_type_mismatch`). Pure; thread-safe.
+// non-null (`load_missing_property`), enum values (`load_enum_value`), vector dimensions,
+// integer ranges and finite F32 values and vector elements (FitsF32; `load_type_mismatch`).
+// Pure; thread-safe.
 Result<Value> ConformValue(const Value& value, const compiler::Property& property);
 
 // The per-record constraints of a catalog (@range, @check), compiled once. Thread-safe.

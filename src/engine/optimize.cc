@@ -29,6 +29,9 @@ Result<OptimizeResult> BuildDerivedObjects(const Snapshot& snap) {
     out.objects.push_back({edge.name, "adjacency", cache.counts().csrs_built > before});
   }
   for (const auto& o : out.objects) (o.built ? out.built : out.present)++;
+  // A failed write is the store's error as it is (a full disk is resource_limit, another OS
+  // error io_error, each naming the path), not an internal one.
+  OG_RETURN_IF_ERROR(cache.first_write_error());
   const GraphReadCache::Counts c = cache.counts();
   if (c.written < c.ordinals_built + c.csrs_built) {
     return InternalError("optimize: " + std::to_string(c.ordinals_built + c.csrs_built - c.written) +

@@ -37,7 +37,7 @@ uint64_t FaultStore::requests() const {
   return requests_;
 }
 
-FaultStore::Decision FaultStore::Decide(StoreOp op, std::string_view key) {
+FaultStore::Decision FaultStore::Decide(StoreOp op, std::string_view key, Status* error) {
   std::lock_guard lock(mu_);
   ++requests_;
   if (crashed_) return Decision::kDead;
@@ -51,7 +51,10 @@ FaultStore::Decision FaultStore::Decide(StoreOp op, std::string_view key) {
     fired_ = true;
     if (d != Decision::kProceed) continue;  // first firing rule wins
     switch (r.rule.action) {
-      case FaultAction::kFail: d = Decision::kFail; break;
+      case FaultAction::kFail:
+        d = Decision::kFail;
+        *error = r.rule.error;
+        break;
       case FaultAction::kCrashBefore:
         d = Decision::kCrashBefore;
         crashed_ = true;
@@ -67,7 +70,9 @@ void FaultStore::MarkCrashed() {
   crashed_ = true;
 }
 
-Status FaultStore::FaultError(StoreOp op, std::string_view key, Decision d) const {
+Status FaultStore::FaultError(StoreOp op, std::string_view key, Decision d,
+                              const Status& error) const {
+  if (d == Decision::kFail && !error.ok()) return error;
   std::string what = std::string(StoreOpName(op)) + " '" + std::string(key) + "'";
   switch (d) {
     case Decision::kFail: return Status(ErrorCode::kInjectedFault, "injected failure of " + what);
@@ -80,14 +85,15 @@ Status FaultStore::FaultError(StoreOp op, std::string_view key, Decision d) cons
 
 template <class R, class F>
 R FaultStore::Run(StoreOp op, std::string_view key, F&& f) {
-  Decision d = Decide(op, key);
+  Status error;
+  Decision d = Decide(op, key, &error);
   if (d == Decision::kProceed) return f();
   if (d == Decision::kCrashAfter) {
     R r = f();  // the request lands; the caller never learns it did
     (void)r;
     MarkCrashed();
   }
-  return FaultError(op, key, d);
+  return FaultError(op, key, d, error);
 }
 
 Result<std::string> FaultStore::Get(std::string_view key) {

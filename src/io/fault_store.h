@@ -28,6 +28,9 @@ struct FaultRule {
   std::string key_contains;  // empty matches every key
   uint64_t nth = 1;          // fires on the nth matching request (1-based), once
   FaultAction action = FaultAction::kFail;
+  // kFail only: when not ok, the error returned instead of injected_fault (e.g.
+  // ErrnoError("write ...", ENOSPC) for a full disk).
+  Status error;
 };
 
 class FaultStore : public ObjectStore {
@@ -62,9 +65,10 @@ class FaultStore : public ObjectStore {
     bool done = false;
   };
   enum class Decision { kProceed, kFail, kCrashBefore, kCrashAfter, kDead };
-  Decision Decide(StoreOp op, std::string_view key);
+  // `*error`: the firing rule's own error, if it has one.
+  Decision Decide(StoreOp op, std::string_view key, Status* error);
   void MarkCrashed();
-  Status FaultError(StoreOp op, std::string_view key, Decision d) const;
+  Status FaultError(StoreOp op, std::string_view key, Decision d, const Status& error) const;
 
   template <class R, class F>
   R Run(StoreOp op, std::string_view key, F&& f);

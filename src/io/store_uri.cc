@@ -33,6 +33,36 @@ Result<std::string> AbsolutePath(std::string_view uri, std::string_view path) {
   return NormalizePath(std::string(buf) + "/" + std::string(path));
 }
 
+// Decodes the percent escapes of a file:// URI's path (RFC 3986: "%20" is a space). A '%' not
+// followed by two hex digits, and an escaped NUL, are bad_uri.
+Result<std::string> PercentDecode(std::string_view uri, std::string_view text) {
+  auto hex = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+  };
+  std::string out;
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '%') {
+      out.push_back(text[i]);
+      continue;
+    }
+    const int hi = i + 1 < text.size() ? hex(text[i + 1]) : -1;
+    const int lo = i + 2 < text.size() ? hex(text[i + 2]) : -1;
+    if (hi < 0 || lo < 0) {
+      return BadUri(uri, "'%' at offset " + std::to_string(i) +
+                             " is not followed by two hex digits (write %25 for a literal '%')");
+    }
+    const char c = static_cast<char>(hi * 16 + lo);
+    if (c == '\0') return BadUri(uri, "an escaped NUL (%00) cannot be part of a path");
+    out.push_back(c);
+    i += 2;
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string NormalizePath(std::string_view p) {
@@ -59,7 +89,12 @@ std::string NormalizePath(std::string_view p) {
 
 std::string StoreUri::ToString() const {
   switch (scheme) {
-    case StoreScheme::kFile: return "file://" + path;
+    case StoreScheme::kFile: {
+      // '%' is the one character that must be escaped for the URI to parse back to this path.
+      std::string out = "file://";
+      for (char c : path) out += c == '%' ? std::string("%25") : std::string(1, c);
+      return out;
+    }
     case StoreScheme::kMemory: return "memory://" + path;
     case StoreScheme::kS3: return "s3://" + bucket + (prefix.empty() ? "" : "/" + prefix);
   }
@@ -77,7 +112,8 @@ Result<StoreUri> ParseStoreUri(std::string_view uri) {
   std::string_view scheme = uri.substr(0, sep);
   std::string_view rest = uri.substr(sep + 3);
   if (scheme == "file") {
-    OG_ASSIGN_OR_RETURN(out.path, AbsolutePath(uri, rest));
+    OG_ASSIGN_OR_RETURN(std::string path, PercentDecode(uri, rest));
+    OG_ASSIGN_OR_RETURN(out.path, AbsolutePath(uri, path));
     return out;
   }
   if (scheme == "memory") {

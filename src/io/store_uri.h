@@ -20,12 +20,15 @@ struct StoreUri {
   std::string path;    // kFile: absolute, normalized; kMemory: the name
   std::string bucket;  // kS3
   std::string prefix;  // kS3: without leading/trailing '/'
-  // Canonical form: "file:///abs/path", "memory://name", "s3://bucket/prefix".
+  // Canonical form: "file:///abs/path" ('%' escaped as %25, so it parses back), "memory://name",
+  // "s3://bucket/prefix".
   std::string ToString() const;
 };
 
-// `bad_uri` (InvalidArgument) for an empty string, an unknown scheme, an empty memory name or
-// bucket, or a file path that normalizes to nothing.
+// A file:// path is percent-decoded ("file:///my%20graph" is "/my graph"); a bare path is taken
+// as it is. `bad_uri` (InvalidArgument) for an empty string, an unknown scheme, an empty memory
+// name or bucket, a file path that normalizes to nothing, or a malformed escape ('%' without two
+// hex digits, or %00).
 Result<StoreUri> ParseStoreUri(std::string_view uri);
 
 // Lexically normalizes an absolute path: collapses '//', '.', and '..' (never above '/').

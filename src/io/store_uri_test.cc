@@ -26,6 +26,25 @@ TEST(StoreUriTest, Paths) {
   EXPECT_EQ(NormalizePath("/"), "/");
 }
 
+TEST(StoreUriTest, FileUrisArePercentDecoded) {
+  EXPECT_EQ(ParseStoreUri("file:///tmp/my%20graph")->path, "/tmp/my graph");
+  EXPECT_EQ(ParseStoreUri("file:///a%2fb%2Fc")->path, "/a/b/c");
+  EXPECT_EQ(ParseStoreUri("file:///caf%C3%A9")->path, "/caf\xC3\xA9");
+  EXPECT_EQ(ParseStoreUri("file:///100%25")->path, "/100%");
+  // A bare path is a path, not a URI: its '%' is kept as it is.
+  EXPECT_EQ(ParseStoreUri("/tmp/my%20graph")->path, "/tmp/my%20graph");
+  // The canonical form parses back to the same path.
+  auto odd = ParseStoreUri("/tmp/50%off");
+  ASSERT_TRUE(odd.ok());
+  EXPECT_EQ(odd->ToString(), "file:///tmp/50%25off");
+  EXPECT_EQ(ParseStoreUri(odd->ToString())->path, "/tmp/50%off");
+  for (const char* bad : {"file:///a%", "file:///a%2", "file:///a%zz", "file:///a%g0", "file:///a%00b"}) {
+    auto r = ParseStoreUri(bad);
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_EQ(r.status().code(), ErrorCode::kBadUri) << bad;
+  }
+}
+
 TEST(StoreUriTest, MemoryAndS3) {
   auto m = ParseStoreUri("memory://t1");
   ASSERT_TRUE(m.ok());
