@@ -88,7 +88,10 @@ class MatchSink final : public RowSink {
 // The plan of one clause list (the query's, or one `not` block's), reusable across seeds.
 class Pipeline {
  public:
-  Pipeline(Context& ctx, const std::vector<IrClause>& clauses) : ctx_(ctx), clauses_(clauses) {}
+  // `seed_vars`: the first variables are bound by every seed (a `not` block's outer variables).
+  Pipeline(Context& ctx, const std::vector<IrClause>& clauses, size_t seed_vars = 0)
+      : ctx_(ctx), clauses_(clauses), seed_vars_(seed_vars) {}
+  ~Pipeline();
   Status Prepare();
   // Runs the clauses over `rows`, handing the matches to `sink` in batches.
   Status Run(Rows rows, RowSink& sink, const RunMode& mode);
@@ -115,8 +118,10 @@ class Pipeline {
   int NextVariable(const Rows& rows) const;
   // Sorts `rows` (all from one input row) by the id of `var`'s binding.
   Status SortById(Rows* rows, int var);
-  // Keeps the rows of `rows` for which `neg` has no match: one run of `neg` over all of them.
-  Result<Rows> AntiJoin(Rows rows, Pipeline& neg);
+  // A `not` block: its own query (dense variables), context and plan.
+  struct Negation;
+  // Keeps the rows of `rows` for which `neg` has no match: one run of its plan over all of them.
+  Result<Rows> AntiJoin(Rows rows, Negation& neg);
 
   Result<bool> Check(const Test& t, const int64_t* row) {
     OG_ASSIGN_OR_RETURN(Value l, ctx_.Eval(*t.lhs, row));
@@ -153,14 +158,25 @@ class Pipeline {
   std::vector<std::pair<Test, std::set<int>>> multi_;
   std::vector<Test> constant_;
   std::vector<const IrClause*> traversals_;
-  std::vector<std::unique_ptr<Pipeline>> negations_;
+  size_t seed_vars_;
+  std::vector<std::unique_ptr<Negation>> negations_;
   std::set<int> needed_;  // node variables bindings and traversals bind
   Reacher reacher_;
 };
 
+struct Pipeline::Negation {
+  BlockQuery block;
+  std::unique_ptr<Context> ctx;
+  std::unique_ptr<Pipeline> plan;
+};
+
+Pipeline::~Pipeline() = default;
+
 Status Pipeline::Prepare() {
   const auto& vars = ctx_.query().variables;
   var_tests_.assign(vars.size(), {});
+  std::vector<bool> visible = BoundByClauses(clauses_, vars.size());
+  for (size_t v = 0; v < seed_vars_ && v < visible.size(); ++v) visible[v] = true;
   for (const IrClause& c : clauses_) {
     switch (c.kind) {
       case IrClauseKind::kBinding:
@@ -192,9 +208,12 @@ Status Pipeline::Prepare() {
         break;
       }
       case IrClauseKind::kNegation: {
-        auto p = std::make_unique<Pipeline>(ctx_, c.body);
-        OG_RETURN_IF_ERROR(p->Prepare());
-        negations_.push_back(std::move(p));
+        auto n = std::make_unique<Negation>();
+        n->block = NegationQuery(ctx_.query(), c, visible);
+        n->ctx = std::make_unique<Context>(ctx_, n->block.query);
+        n->plan = std::make_unique<Pipeline>(*n->ctx, n->block.query.clauses, n->block.outer.size());
+        OG_RETURN_IF_ERROR(n->plan->Prepare());
+        negations_.push_back(std::move(n));
         break;
       }
       case IrClauseKind::kTextFilter:
@@ -548,16 +567,29 @@ Status Pipeline::SortById(Rows* rows, int var) {
   return Status::Ok();
 }
 
-Result<Rows> Pipeline::AntiJoin(Rows rows, Pipeline& neg) {
+Result<Rows> Pipeline::AntiJoin(Rows rows, Negation& neg) {
   if (rows.size() == 0) return rows;
-  // The probe rows carry their number in the spare slot (no variable's), which every step copies.
-  const size_t slot = rows.width - 1;
-  Rows probe = rows;
+  // Probe rows in the block's numbering: its outer variables, its local ones (unbound), and the
+  // probe row's number in the spare slot, which every step copies.
+  const size_t width = neg.block.query.variables.size() + 1;
+  const size_t slot = width - 1;
+  Rows probe;
+  probe.width = width;
+  probe.bound.assign(width, false);
+  for (size_t j = 0; j < neg.block.outer.size(); ++j) {
+    if (!rows.bound[neg.block.outer[j]]) return InternalError("a `not` block reads an unbound variable");
+    probe.bound[j] = true;
+  }
   BudgetCharge charge(ctx_);
-  OG_RETURN_IF_ERROR(charge.Add(RowBytes(probe)));
-  for (size_t i = 0; i < probe.size(); ++i) probe.cells[i * probe.width + slot] = static_cast<int64_t>(i);
+  OG_RETURN_IF_ERROR(charge.Add(8 * rows.size() * width));
+  probe.cells.assign(rows.size() * width, -1);
+  for (size_t i = 0; i < rows.size(); ++i) {
+    int64_t* p = probe.cells.data() + i * width;
+    for (size_t j = 0; j < neg.block.outer.size(); ++j) p[j] = rows.row(i)[neg.block.outer[j]];
+    p[slot] = static_cast<int64_t>(i);
+  }
   MatchSink matches(rows.size(), slot);
-  OG_RETURN_IF_ERROR(neg.Run(std::move(probe), matches, RunMode{}));
+  OG_RETURN_IF_ERROR(neg.plan->Run(std::move(probe), matches, RunMode{}));
   Rows out;
   out.width = rows.width;
   out.bound = rows.bound;

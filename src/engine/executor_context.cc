@@ -96,6 +96,7 @@ Result<std::string_view> Context::Id(int var, int64_t ordinal) {
 }
 
 Status Context::Charge(uint64_t bytes) {
+  if (parent_ != nullptr) return parent_->Charge(bytes);
   if (bytes > budget_ || used_ > budget_ - bytes) {
     return Status(ErrorCode::kResourceExhausted,
                   "the query needs more memory than its budget of " + std::to_string(budget_) +

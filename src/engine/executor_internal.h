@@ -42,6 +42,11 @@ class Context {
   Context(const Snapshot& snap, const compiler::IrQuery& q, const compiler::ParamValues& params,
           int64_t now_ms, GraphReadCache* cache, uint64_t max_memory_bytes = ~uint64_t{0})
       : snap_(snap), q_(q), params_(params), now_ms_(now_ms), cache_(cache), budget_(max_memory_bytes) {}
+  // The context of a `not` block run as a query of its own (BlockQuery): the same snapshot,
+  // parameters and cache, charging the parent's budget.
+  Context(Context& parent, const compiler::IrQuery& block)
+      : snap_(parent.snap_), q_(block), params_(parent.params_), now_ms_(parent.now_ms_), cache_(parent.cache_),
+        budget_(parent.budget_), parent_(&parent) {}
 
   const compiler::IrQuery& query() const { return q_; }
   const Snapshot& snap() const { return snap_; }
@@ -72,7 +77,10 @@ class Context {
   // query's rows and fails with `resource_limit` past the budget (nothing is charged then);
   // Release gives them back.
   Status Charge(uint64_t bytes);
-  void Release(uint64_t bytes) { used_ -= std::min(used_, bytes); }
+  void Release(uint64_t bytes) {
+    if (parent_ != nullptr) return parent_->Release(bytes);
+    used_ -= std::min(used_, bytes);
+  }
   uint64_t budget() const { return budget_; }
 
  private:
@@ -83,6 +91,7 @@ class Context {
   GraphReadCache* cache_;
   uint64_t budget_;
   uint64_t used_ = 0;
+  Context* parent_ = nullptr;  // a block's context charges its parent
   std::map<std::string, table::TableVersion> tables_;
   std::map<std::string, std::shared_ptr<const TableOrdinals>> ordinals_;
   std::map<std::string, std::shared_ptr<const format::Column>> columns_;  // "type\x1fcolumn"
@@ -158,6 +167,18 @@ class RowCollector final : public RowSink {
   Rows rows_;
   BudgetCharge charge_;
 };
+
+// A `not` block as a query of its own (executor_negation.cc): its variables renumbered densely,
+// the outer ones it reads first (`outer`: their numbers in the enclosing clause list), then its
+// local ones, so that an anti-join's probe rows hold only what the block needs.
+struct BlockQuery {
+  compiler::IrQuery query;  // variables and clauses only
+  std::vector<int> outer;
+};
+// `visible`: the variables bound where the block is (by the enclosing clauses or their seed).
+BlockQuery NegationQuery(const compiler::IrQuery& q, const compiler::IrClause& neg, const std::vector<bool>& visible);
+// The variables `clauses` bind (bindings and traversals), as flags over `width` slots.
+std::vector<bool> BoundByClauses(const std::vector<compiler::IrClause>& clauses, size_t width);
 
 // The error text for search and ranking functions, which are later work.
 inline constexpr const char* kSearchUnimplemented =
