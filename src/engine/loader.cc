@@ -343,6 +343,7 @@ Result<LoadResult> LoadNdjson(Graph& graph, LoadSource& source, const LoadOption
   WriteRequest req;
   req.branch = options.branch;
   req.if_commit = options.if_commit;
+  req.create_branch_from = options.create_branch_from;
   req.kind = options.mode == LoadMode::kOverwrite ? WriteKind::kStrict : WriteKind::kConstructive;
   req.prepare = [&](const Snapshot& snap) -> Result<PreparedWrite> {
     if (!parsed || parsed_schema != snap.commit().schema_id) {
