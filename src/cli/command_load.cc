@@ -20,7 +20,6 @@
 #include "common/clock.h"
 #include "common/json.h"
 #include "engine/loader.h"
-#include "io/staging_store.h"
 
 namespace omnigraph::cli {
 namespace {
@@ -99,29 +98,6 @@ int PrintLoadErrors(const Status& s, bool json) {
   return ExitCodeFor(s);
 }
 
-// `load --branch B --from A` when B does not exist yet: the load is first validated by a dry run
-// against A's head on an in-memory overlay of the store (nothing reaches the store), so that an
-// invalid load never creates B. The overlay holds the whole staged load in memory. The input is
-// read twice; one that cannot be (a pipe) is first read into `*text` and loaded from there.
-Status DryRunLoad(engine::Graph& g, std::unique_ptr<engine::LoadSource>* source, std::string* text,
-                  engine::LoadOptions o, const std::string& from) {
-  if (!(*source)->Rewind().ok()) {
-    std::vector<char> buf(size_t{1} << 20);
-    for (;;) {
-      OG_ASSIGN_OR_RETURN(size_t n, (*source)->Read(buf.data(), buf.size()));
-      if (n == 0) break;
-      text->append(buf.data(), n);
-    }
-    *source = engine::NewStringLoadSource(*text);
-  }
-  auto overlay = std::make_shared<io::StagingStore>(g.store(), /*flush_threshold_bytes=*/UINT64_MAX);
-  OG_ASSIGN_OR_RETURN(auto dry, engine::Graph::Open(overlay, g.options()));
-  o.branch = from;
-  o.progress = nullptr;
-  OG_RETURN_IF_ERROR(engine::LoadNdjson(*dry, **source, o).status());
-  return (*source)->Rewind();
-}
-
 }  // namespace
 
 void AddLoadCommand(CLI::App& app, CommandAction* run) {
@@ -141,47 +117,28 @@ void AddLoadCommand(CLI::App& app, CommandAction* run) {
   auto limits = std::make_shared<engine::LoadOptions>();
   cmd->add_option("--max-memory", limits->max_memory_bytes,
                   "Fail (resource_limit) when the load would need more memory than this: the parsed records, then those plus staging (default: half of physical memory)")
-      ->transform(CLI::AsSizeValue(false));
+      ->transform(SizeValue());
   cmd->add_option("--max-record-size", limits->max_record_bytes,
                   "Reject (resource_limit) a line longer than this (default 64M)")
-      ->transform(CLI::AsSizeValue(false));
+      ->transform(SizeValue());
   cmd->add_option("--chunk-size", limits->chunk_bytes, "Read and parse the input this much at a time (default 32M)")
-      ->transform(CLI::AsSizeValue(false));
+      ->transform(SizeValue());
   AddGraphFlags(cmd, flags.get(), /*positional=*/true);
   cmd->callback([=] {
     *run = [=]() -> int {
       auto m = engine::ParseLoadMode(*mode);
-      if (!m.ok()) return ReportError(m.status(), flags->json);
+      if (!m.ok()) return ReportError(AsUsageError(m.status()), flags->json);
       auto g = OpenGraph(*flags, /*writable=*/true);
       if (!g.ok()) return ReportError(g.status(), flags->json);
       auto source = engine::OpenLoadFile(*data, "data file");
       if (!source.ok()) return ReportError(source.status(), flags->json);
-      std::string text;  // the input, only when a dry run must read a pipe twice
       engine::LoadOptions o = *limits;
       o.mode = *m;
       o.branch = *branch;
       if (!if_commit->empty()) o.if_commit = *if_commit;
-      // --from: create the branch only if the load will publish (validated by a dry run first); if
-      // the real load still fails (another writer got in between), the new branch is removed again.
-      std::optional<engine::RefEntry> created_entry;
-      if (!from->empty()) {
-        auto existing = (*g)->Head(*branch);
-        if (!existing.ok() && existing.status().category() != StatusCode::kNotFound) {
-          return ReportError(existing.status(), flags->json);
-        }
-        if (!existing.ok()) {
-          Status dry = DryRunLoad(**g, &*source, &text, o, *from);
-          if (!dry.ok()) return PrintLoadErrors(dry, flags->json);
-          auto created = (*g)->CreateBranch(*branch, *from);
-          if (!created.ok() && created.status().category() != StatusCode::kAlreadyExists) {
-            return ReportError(created.status(), flags->json);
-          }
-          if (created.ok()) {
-            created_entry = *created;
-            if (!flags->json) std::fprintf(stderr, "created branch %s from %s\n", branch->c_str(), from->c_str());
-          }
-        }
-      }
+      // --from: the engine creates the branch in the load's own commit point, only if the load
+      // is valid (its create entry names the load's commit).
+      if (!from->empty()) o.create_branch_from = *from;
       int64_t start = MonotonicNanos();
       bool progress = !flags->json && ::isatty(STDERR_FILENO);
       std::optional<LoadProgress> printer;
@@ -198,16 +155,9 @@ void AddLoadCommand(CLI::App& app, CommandAction* run) {
       }
       auto r = engine::LoadNdjson(**g, **source, o);
       printer.reset();
-      if (!r.ok()) {
-        if (created_entry) {
-          auto undone = (*g)->DeleteBranchIf(*branch, *created_entry);
-          if (!undone.ok()) {
-            std::fprintf(stderr, "warning: branch %s was created for this load and could not be removed: %s\n",
-                         branch->c_str(), undone.status().ToString().c_str());
-          }
-        }
-        return PrintLoadErrors(r.status(), flags->json);
-      }
+      if (!r.ok()) return PrintLoadErrors(r.status(), flags->json);
+      const bool created = r->write.branch_created;
+      if (created && !flags->json) std::fprintf(stderr, "created branch %s from %s\n", branch->c_str(), from->c_str());
       double secs = static_cast<double>(MonotonicNanos() - start) / 1e9;
       if (flags->json) {
         Json nodes = Json::array(), edges = Json::array();
@@ -219,7 +169,7 @@ void AddLoadCommand(CLI::App& app, CommandAction* run) {
         Json j = {{"uri", (*g)->store().Describe()}, {"branch", *branch}, {"mode", *mode},
                   {"nodes", nodes}, {"edges", edges}, {"total_entities", r->records},
                   {"committed", r->write.committed}, {"commit", r->write.commit.id},
-                  {"version", r->write.seq}, {"branch_created", created_entry.has_value()},
+                  {"version", r->write.seq}, {"branch_created", created},
                   {"base_branch", from->empty() ? Json(nullptr) : Json(*from)},
                   {"actor_id", (*g)->options().actor ? Json(*(*g)->options().actor) : Json(nullptr)}};
         std::printf("%s\n", CanonicalJson(j).c_str());

@@ -45,15 +45,16 @@ Result<RefEntry> Graph::CreateBranch(std::string_view name, std::string_view fro
   // Fast path: a name never used before is entry 1 (one request). Otherwise find the delete entry
   // of the previous incarnation and continue after it.
   entry.seq = 1;
+  std::optional<RefEntry> head;  // the entry to follow: the previous incarnation's delete entry
   for (int attempt = 0; attempt < 8; ++attempt) {
-    Status s = refs_.Publish(name, entry, /*update_hint=*/false);
+    Status s = refs_.Publish(name, head ? &*head : nullptr, &entry, /*update_hint=*/false);
     if (s.ok()) {
       std::lock_guard lock(mu_);
       known_heads_[std::string(name)] = entry;
       return entry;
     }
     if (s.code() != ErrorCode::kReadSetConflict) return s;
-    OG_ASSIGN_OR_RETURN(auto head, refs_.ReadHead(name));
+    OG_ASSIGN_OR_RETURN(head, refs_.ReadHead(name));
     if (head && head->op != RefOp::kDelete) {
       return AlreadyExistsError("branch " + Quoted(name) + " already exists");
     }
@@ -76,7 +77,7 @@ Result<RefEntry> Graph::DeleteBranch(std::string_view name) {
   entry.incarnation = head->incarnation;
   entry.actor = options_.actor;
   entry.time_us = NowMicros();
-  OG_RETURN_IF_ERROR(refs_.Publish(name, entry));
+  OG_RETURN_IF_ERROR(refs_.Publish(name, &*head, &entry));
   std::lock_guard lock(mu_);
   known_heads_[std::string(name)] = entry;
   return entry;
@@ -94,7 +95,7 @@ Result<RefEntry> Graph::DeleteBranchIf(std::string_view name, const RefEntry& ex
   entry.time_us = NowMicros();
   // put_if_absent of the entry after `expected` is the condition: it fails if anything (a write,
   // a delete, a delete and re-create) moved the branch since.
-  Status s = refs_.Publish(name, entry);
+  Status s = refs_.Publish(name, &expected, &entry);
   if (!s.ok()) {
     if (s.code() != ErrorCode::kReadSetConflict) return s;
     return Status(ErrorCode::kReadSetConflict,
@@ -108,15 +109,16 @@ Result<RefEntry> Graph::DeleteBranchIf(std::string_view name, const RefEntry& ex
 
 Result<RefEntry> Graph::RefEntryAt(std::string_view branch, uint64_t seq) {
   OG_RETURN_IF_ERROR(ValidateBranchName(branch));
-  std::string key = RefEntryKey(branch, seq);
-  auto bytes = store_->Get(key);
-  if (!bytes.ok()) {
-    if (bytes.status().category() == StatusCode::kNotFound) {
-      return NotFoundError("branch " + Quoted(branch) + " has no version " + std::to_string(seq));
-    }
-    return bytes.status();
+  auto e = refs_.ReadEntry(branch, seq);
+  if (e.ok() || e.status().category() != StatusCode::kNotFound || seq == 0) return e;
+  // Missing below the head: the ref log lost an entry.
+  OG_ASSIGN_OR_RETURN(std::optional<RefEntry> head, ReadBranchHead(branch));
+  if (head && head->seq > seq) {
+    return CorruptError("ref entry " + RefEntryKey(branch, seq) + " of branch " + Quoted(branch) +
+                        " is missing, but the branch is at version " + std::to_string(head->seq) +
+                        " (a gap in the ref log)");
   }
-  return RefLog::Parse(*bytes, key);
+  return e;
 }
 
 Result<std::vector<HistoryStep>> Graph::BranchHistory(std::string_view branch, size_t limit,
@@ -132,19 +134,17 @@ Result<std::vector<HistoryStep>> Graph::BranchHistory(std::string_view branch, s
       out.push_back(HistoryStep{c, e.seq, c->parents.empty() ? "" : c->parents.front()});
       break;
     }
+    if (e.seq == 1) return CorruptError("ref entry 1 of branch " + Quoted(branch) + " is not a create entry");
     OG_ASSIGN_OR_RETURN(RefEntry prev, RefEntryAt(branch, e.seq - 1));
-    if (prev.op == RefOp::kDelete || prev.incarnation != e.incarnation) {
-      return CorruptError("ref entry " + std::to_string(e.seq) + " of branch " + Quoted(branch) +
-                          " follows an entry of another incarnation");
-    }
+    OG_RETURN_IF_ERROR(RefLog::CheckLink(branch, e, &prev));
     out.push_back(HistoryStep{c, e.seq, prev.commit_id});
     e = std::move(prev);
-    OG_ASSIGN_OR_RETURN(c, LoadCommit(e.commit_id));
+    OG_ASSIGN_OR_RETURN(c, LoadReferencedCommit(e.commit_id, "ref entry " + RefEntryKey(branch, e.seq)));
   }
   if (stop_at_seq != 0 || e.op != RefOp::kCreate) return out;
   // Inherited: the first-parent chain before the commit the branch was created at.
   while (out.size() < limit && !c->parents.empty()) {
-    OG_ASSIGN_OR_RETURN(c, LoadCommit(c->parents.front()));
+    OG_ASSIGN_OR_RETURN(c, LoadReferencedCommit(c->parents.front(), "the parents of commit " + c->id));
     out.push_back(HistoryStep{c, 0, c->parents.empty() ? "" : c->parents.front()});
   }
   return out;
@@ -168,7 +168,7 @@ Result<RefEntry> Graph::AdvanceBranch(std::string_view branch, const RefEntry& e
   entry.incarnation = expected.incarnation;
   entry.actor = options_.actor;
   entry.time_us = NowMicros();
-  OG_RETURN_IF_ERROR(refs_.Publish(branch, entry));
+  OG_RETURN_IF_ERROR(refs_.Publish(branch, &expected, &entry));
   std::lock_guard lock(mu_);
   known_heads_[std::string(branch)] = entry;
   return entry;

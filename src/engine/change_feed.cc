@@ -18,8 +18,7 @@ Status Rejected(const std::string& why) {
 
 // The graph's identity: the incarnation of main's first ref entry (written once, by init).
 Result<std::string> GraphIdentity(Graph& graph) {
-  OG_ASSIGN_OR_RETURN(std::string bytes, graph.store().Get(RefEntryKey(kMainBranch, 1)));
-  OG_ASSIGN_OR_RETURN(RefEntry e, RefLog::Parse(bytes, RefEntryKey(kMainBranch, 1)));
+  OG_ASSIGN_OR_RETURN(RefEntry e, graph.RefEntryAt(kMainBranch, 1));
   return e.incarnation;
 }
 
@@ -55,7 +54,7 @@ Result<ChangeBlock> CommitChanges(Graph& graph, std::string_view commit_id, cons
     return Status(ErrorCode::kParentlessCommit,
                   "commit " + std::string(commit_id) + " is the genesis commit: it has no parent to list changes against");
   }
-  OG_ASSIGN_OR_RETURN(Snapshot from, graph.AtCommit(to.commit().parents.front()));
+  OG_ASSIGN_OR_RETURN(Snapshot from, graph.AtReferencedCommit(to.commit().parents.front(), "the parents of commit " + to.commit().id));
   ChangeBlock block;
   block.commit = to.shared_commit();
   block.from_commit_id = from.commit().id;
@@ -121,8 +120,8 @@ Result<PollResult> PollChanges(Graph& graph, const PollOptions& o) {
         out.caught_up = false;
         break;
       }
-      OG_ASSIGN_OR_RETURN(Snapshot from, graph.AtCommit(step.from));
-      OG_ASSIGN_OR_RETURN(Snapshot to, graph.AtCommit(step.commit->id));
+      OG_ASSIGN_OR_RETURN(Snapshot from, graph.AtReferencedCommit(step.from, "the history of the branch"));
+      OG_ASSIGN_OR_RETURN(Snapshot to, graph.AtReferencedCommit(step.commit->id, "the history of the branch"));
       ChangeBlock b;
       b.commit = step.commit;
       b.from_commit_id = step.from;

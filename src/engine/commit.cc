@@ -2,6 +2,7 @@
 
 #include "common/error_codes.h"
 #include "engine/graph_layout.h"
+#include "engine/sealed_json.h"
 
 namespace omnigraph::engine {
 namespace {
@@ -67,14 +68,31 @@ Result<Commit> Commit::FromJson(const Json& j) {
       c.summary[name] = ChangeCounts{s.at("inserted").get<uint64_t>(), s.at("updated").get<uint64_t>(),
                                      s.at("deleted").get<uint64_t>()};
     }
-  } catch (const Json::exception& e) {
-    return Bad(e.what());
+  } catch (const Json::exception&) {
+    return Bad("a member is missing or has the wrong JSON type");
   }
   return c;
 }
 
+std::string EncodeCommit(const Commit& commit) { return SealJson(commit.ToJson()); }
+
+Result<Commit> DecodeCommit(std::string_view bytes, std::string_view commit_id) {
+  const std::string key = CommitKey(commit_id);
+  OG_ASSIGN_OR_RETURN(UnsealedJson u, UnsealJson(bytes, "commit object " + key));
+  if (!u.sealed) {
+    OG_RETURN_IF_ERROR(CheckLegacyMembers(u.body,
+                                          {"format_version", "id", "parents", "branch", "actor", "timestamp_us",
+                                           "operation", "schema_id", "tables", "summary", "message"},
+                                          "commit object " + key));
+  }
+  auto c = Commit::FromJson(u.body);
+  if (!c.ok()) return CorruptError(key + ": " + c.status().message());
+  if (c->id != commit_id) return Bad(key + ": id '" + c->id + "' stored under the key of another commit");
+  return c;
+}
+
 Status WriteCommit(io::ObjectStore& store, const Commit& commit) {
-  return store.PutIfAbsent(CommitKey(commit.id), CanonicalJson(commit.ToJson()));
+  return store.PutIfAbsent(CommitKey(commit.id), EncodeCommit(commit));
 }
 
 Result<Commit> ReadCommit(io::ObjectStore& store, std::string_view commit_id) {
@@ -85,10 +103,7 @@ Result<Commit> ReadCommit(io::ObjectStore& store, std::string_view commit_id) {
     }
     return bytes.status();
   }
-  OG_ASSIGN_OR_RETURN(Json j, ParseJson(*bytes, "commit " + std::string(commit_id), /*corrupt=*/true));
-  OG_ASSIGN_OR_RETURN(Commit c, Commit::FromJson(j));
-  if (c.id != commit_id) return Bad("id '" + c.id + "' stored under key of '" + std::string(commit_id) + "'");
-  return c;
+  return DecodeCommit(*bytes, commit_id);
 }
 
 }  // namespace omnigraph::engine

@@ -51,9 +51,18 @@ struct Commit {
   bool operator==(const Commit&) const = default;
 };
 
+// The stored bytes of a commit object (docs/format/commits_and_refs.md): canonical JSON with a
+// checksum (sealed_json.h).
+std::string EncodeCommit(const Commit& commit);
+// Corrupt (naming the key) for damaged bytes — a checksum mismatch, non-canonical bytes of a
+// checksummed object, a malformed object — or a stored id that differs from `commit_id`. A legacy
+// object (written before checksums) is read as before.
+Result<Commit> DecodeCommit(std::string_view bytes, std::string_view commit_id);
+
 // Writes the commit object with PutIfAbsent (commit ids are unique; an existing one is an error).
 Status WriteCommit(io::ObjectStore& store, const Commit& commit);
-// NotFound if absent; Corrupt if malformed or if the stored id differs from the key.
+// NotFound if absent (the caller knows whether something named it: then it is corrupt); otherwise
+// as DecodeCommit.
 Result<Commit> ReadCommit(io::ObjectStore& store, std::string_view commit_id);
 
 }  // namespace omnigraph::engine

@@ -11,36 +11,31 @@
 #include "compiler/catalog_builder.h"
 #include "engine/format_stamp.h"
 #include "engine/graph_layout.h"
+#include "engine/root_check.h"
 #include "engine/schema_store.h"
 #include "io/staging_store.h"
 
 namespace omnigraph::engine {
 namespace {
 
-bool IsOurTopLevelKey(std::string_view key) {
-  for (std::string_view p :
-       {kRefsPrefix, kCommitsPrefix, kSchemasPrefix, kTablesPrefix, kAuditPrefix, kDerivedPrefix}) {
-    if (key.substr(0, p.size()) == p) return true;
-  }
-  return key == kFormatStampKey;
-}
-
 Status CheckRootForInit(io::ObjectStore& store) {
-  OG_ASSIGN_OR_RETURN(auto refs, store.ListPage(kRefsPrefix, "", 1));
-  if (!refs.empty()) {
-    return Status(ErrorCode::kAlreadyInitialized,
-                  "a graph already exists at " + store.Describe());
-  }
-  OG_ASSIGN_OR_RETURN(auto some, store.ListPage("", "", io::ObjectStore::kListPageSize));
-  for (const auto& m : some) {
-    if (!IsOurTopLevelKey(m.key)) {
+  OG_ASSIGN_OR_RETURN(RootReport root, InspectRoot(store));
+  switch (root.state) {
+    case RootState::kEmpty:
+    case RootState::kUnfinishedInit:  // the remains of inits that never published: written over
+      return Status::Ok();
+    case RootState::kGraph:
+      return Status(ErrorCode::kAlreadyInitialized, "a graph already exists at " + store.Describe());
+    case RootState::kDamaged:
       return Status(ErrorCode::kAlreadyInitialized,
-                    "the storage root " + store.Describe() + " is not empty (it holds '" + m.key +
+                    "the storage root " + store.Describe() + " holds graph objects ('" + root.key +
+                        "') but no `main` ref: " + std::string(kDamagedRefLogAdvice));
+    case RootState::kForeign:
+      return Status(ErrorCode::kAlreadyInitialized,
+                    "the storage root " + store.Describe() + " is not empty (it holds '" + root.key +
                         "'); initialize a graph in an empty folder");
-    }
   }
-  // Objects of ours without a ref are the garbage of an init that did not complete: allowed.
-  return Status::Ok();
+  return InternalError("unknown root state");
 }
 
 Status WriteStampIfAbsent(io::ObjectStore& store) {
@@ -115,7 +110,7 @@ Result<std::unique_ptr<Graph>> Graph::Init(std::shared_ptr<io::ObjectStore> stor
   entry.incarnation = NewUlidString();
   entry.actor = options.actor;
   entry.time_us = genesis.timestamp_us;
-  Status published = RefLog(*store).Publish(kMainBranch, entry);
+  Status published = RefLog(*store).Publish(kMainBranch, nullptr, &entry);
   if (!published.ok()) {
     if (published.code() == ErrorCode::kReadSetConflict) {
       return Status(ErrorCode::kAlreadyInitialized,
@@ -133,13 +128,24 @@ Result<std::unique_ptr<Graph>> Graph::Init(std::shared_ptr<io::ObjectStore> stor
 
 Result<std::unique_ptr<Graph>> Graph::Open(std::shared_ptr<io::ObjectStore> store, GraphOptions options) {
   OG_RETURN_IF_ERROR(ReadStamp(*store).status());
-  OG_ASSIGN_OR_RETURN(auto head, RefLog(*store).ReadHead(kMainBranch));
-  if (!head) {
+  auto head = RefLog(*store).ReadHead(kMainBranch);
+  if (!head.ok()) {
+    if (head.status().category() != StatusCode::kCorrupt) return head.status();
+    return CorruptError(head.status().message() + "; " + std::string(kDamagedRefLogAdvice));
+  }
+  if (!*head) {
+    // Only the remains of an init that never reached its commit point may be initialized again;
+    // anything more is a graph whose ref log was lost.
+    OG_ASSIGN_OR_RETURN(RootReport root, InspectRoot(*store));
+    if (root.state != RootState::kEmpty && root.state != RootState::kUnfinishedInit) {
+      return CorruptError("the graph at " + store->Describe() + " has no `main` ref but holds graph objects ('" +
+                          root.key + "'): " + std::string(kDamagedRefLogAdvice));
+    }
     return NotFoundError("no Omnigraph graph at " + store->Describe() +
                          " (initialization did not complete); run `omnigraph init` again");
   }
   std::unique_ptr<Graph> g(new Graph(std::move(store), std::move(options)));
-  g->known_heads_[std::string(kMainBranch)] = *head;
+  g->known_heads_[std::string(kMainBranch)] = **head;
   return g;
 }
 
@@ -160,9 +166,28 @@ Result<std::shared_ptr<const Commit>> Graph::LoadCommit(std::string_view commit_
   return shared;
 }
 
+Result<std::shared_ptr<const Commit>> Graph::LoadReferencedCommit(std::string_view commit_id,
+                                                                  std::string_view named_by) {
+  auto c = LoadCommit(commit_id);
+  if (!c.ok() && c.status().category() == StatusCode::kNotFound) {
+    return CorruptError("commit object " + CommitKey(commit_id) + ", named by " + std::string(named_by) +
+                        ", is missing");
+  }
+  return c;
+}
+
+Result<Snapshot> Graph::AtReferencedCommit(std::string_view commit_id, std::string_view named_by) {
+  OG_ASSIGN_OR_RETURN(auto commit, LoadReferencedCommit(commit_id, named_by));
+  return MakeSnapshot(std::move(commit), std::nullopt, "");
+}
+
 Result<std::shared_ptr<const compiler::Catalog>> Graph::LoadCatalog(const std::string& schema_id) {
   if (auto hit = catalogs_.Get<compiler::Catalog>(schema_id)) return hit;
-  OG_ASSIGN_OR_RETURN(StoredSchema s, ReadSchema(*store_, schema_id));
+  auto read = ReadSchema(*store_, schema_id);
+  if (!read.ok() && read.status().category() == StatusCode::kNotFound) {
+    return CorruptError("schema object " + SchemaKey(schema_id) + ", named by a commit, is missing");
+  }
+  OG_ASSIGN_OR_RETURN(StoredSchema s, std::move(read));
   const uint64_t charge = 4096 + 2048 * (s.catalog->nodes().size() + s.catalog->edges().size());
   catalogs_.Put(schema_id, s.catalog, charge);
   return s.catalog;
@@ -176,7 +201,7 @@ Result<Snapshot> Graph::MakeSnapshot(std::shared_ptr<const Commit> commit, std::
                   DerivedStore{store_.get(), /*writable=*/!options_.read_only});
 }
 
-Result<Snapshot> Graph::Head(std::string_view branch) {
+Result<std::optional<RefEntry>> Graph::ReadBranchHead(std::string_view branch) {
   OG_RETURN_IF_ERROR(ValidateBranchName(branch));
   std::optional<RefEntry> known;
   {
@@ -190,14 +215,19 @@ Result<Snapshot> Graph::Head(std::string_view branch) {
   } else {
     OG_ASSIGN_OR_RETURN(head, refs_.ReadHead(branch));
   }
-  if (!head || head->op == RefOp::kDelete) {
-    return NotFoundError("branch '" + std::string(branch) + "' does not exist");
-  }
-  {
+  if (head) {
     std::lock_guard lock(mu_);
     known_heads_[std::string(branch)] = *head;
   }
-  OG_ASSIGN_OR_RETURN(auto commit, LoadCommit(head->commit_id));
+  return head;
+}
+
+Result<Snapshot> Graph::Head(std::string_view branch) {
+  OG_ASSIGN_OR_RETURN(std::optional<RefEntry> head, ReadBranchHead(branch));
+  if (!head || head->op == RefOp::kDelete) {
+    return NotFoundError("branch '" + std::string(branch) + "' does not exist");
+  }
+  OG_ASSIGN_OR_RETURN(auto commit, LoadReferencedCommit(head->commit_id, "ref entry " + RefEntryKey(branch, head->seq)));
   return MakeSnapshot(std::move(commit), head, std::string(branch));
 }
 
@@ -207,31 +237,42 @@ Result<Snapshot> Graph::AtCommit(std::string_view commit_id) {
 }
 
 Result<Snapshot> Graph::AtBranchVersion(std::string_view branch, uint64_t seq) {
-  OG_RETURN_IF_ERROR(ValidateBranchName(branch));
-  auto bytes = store_->Get(RefEntryKey(branch, seq));
-  if (!bytes.ok()) {
-    if (bytes.status().category() == StatusCode::kNotFound) {
-      return NotFoundError("branch '" + std::string(branch) + "' has no version " + std::to_string(seq));
-    }
-    return bytes.status();
-  }
-  OG_ASSIGN_OR_RETURN(RefEntry e, RefLog::Parse(*bytes, RefEntryKey(branch, seq)));
+  OG_ASSIGN_OR_RETURN(RefEntry e, RefEntryAt(branch, seq));
   if (e.op == RefOp::kDelete) {
     return NotFoundError("branch '" + std::string(branch) + "' was deleted at version " + std::to_string(seq));
   }
-  OG_ASSIGN_OR_RETURN(auto commit, LoadCommit(e.commit_id));
+  OG_ASSIGN_OR_RETURN(auto commit, LoadReferencedCommit(e.commit_id, "ref entry " + RefEntryKey(branch, seq)));
   return MakeSnapshot(std::move(commit), e, std::string(branch));
 }
 
 Result<std::vector<std::string>> Graph::Branches() { return refs_.LiveBranches(); }
 
+Result<Graph::Capture> Graph::CaptureWrite(const WriteRequest& req) {
+  OG_ASSIGN_OR_RETURN(std::optional<RefEntry> head, ReadBranchHead(req.branch));
+  if (head && head->op != RefOp::kDelete) {
+    OG_ASSIGN_OR_RETURN(auto commit,
+                        LoadReferencedCommit(head->commit_id, "ref entry " + RefEntryKey(req.branch, head->seq)));
+    OG_ASSIGN_OR_RETURN(Snapshot snap, MakeSnapshot(std::move(commit), head, req.branch));
+    return Capture{std::move(snap), std::move(head), false};
+  }
+  if (!req.create_branch_from) return NotFoundError("branch '" + req.branch + "' does not exist");
+  if (req.branch == kMainBranch) return InvalidArgumentError("branch 'main' cannot be created");
+  auto source = Head(*req.create_branch_from);
+  if (!source.ok()) {
+    if (source.status().category() != StatusCode::kNotFound) return source.status();
+    return NotFoundError("cannot create branch '" + req.branch + "': source branch '" + *req.create_branch_from +
+                         "' does not exist");
+  }
+  return Capture{std::move(*source), std::move(head), true};
+}
+
 Result<WriteResult> Graph::Write(const WriteRequest& req) {
   if (options_.read_only) return PermissionDeniedError("the graph was opened read-only");
   if (!req.prepare) return InvalidArgumentError("a write needs a prepare step");
   std::lock_guard branch_lock(BranchMutex(req.branch));
-  OG_ASSIGN_OR_RETURN(Snapshot snap, Head(req.branch));
-  if (req.if_commit && snap.commit().id != *req.if_commit) {
-    return PreconditionFailedError("branch '" + req.branch + "' is at commit " + snap.commit().id +
+  OG_ASSIGN_OR_RETURN(Capture cap, CaptureWrite(req));
+  if (req.if_commit && cap.snap.commit().id != *req.if_commit) {
+    return PreconditionFailedError("branch '" + req.branch + "' is at commit " + cap.snap.commit().id +
                                    ", not " + *req.if_commit);
   }
   const int64_t deadline = NowMicros() + options_.constructive_retry_deadline_us;
@@ -242,6 +283,7 @@ Result<WriteResult> Graph::Write(const WriteRequest& req) {
   // Effects are buffered while preparing and written in parallel just before the publish.
   std::unique_ptr<io::StagingStore> staging;
   for (int attempt = 1;; ++attempt) {
+    const Snapshot& snap = cap.snap;
     int64_t started = NowMicros();
     if (!prepared) {
       staging = std::make_unique<io::StagingStore>(*store_);
@@ -251,8 +293,9 @@ Result<WriteResult> Graph::Write(const WriteRequest& req) {
       read_set = rebound.TablesRead();
       for (const auto& [name, v] : prepared->tables) read_set.insert(name);
     }
-    if (prepared->empty()) {
-      return WriteResult{false, snap.commit(), snap.seq(), attempt};
+    const bool changes = !prepared->empty();
+    if (!changes && !cap.create) {
+      return WriteResult{false, snap.commit(), snap.seq(), attempt, false};
     }
     if (NowMicros() - started > options_.cleanup_grace_us / 2) {
       prepared.reset();  // its objects may be swept by a concurrent cleanup: start over
@@ -262,40 +305,48 @@ Result<WriteResult> Graph::Write(const WriteRequest& req) {
       continue;
     }
     Commit c;
-    c.id = NewUlidString();
-    c.parents = {snap.commit().id};
-    if (prepared->merged_parent) c.parents.push_back(*prepared->merged_parent);
-    c.branch = req.branch;
-    c.actor = options_.actor;
-    c.timestamp_us = NowMicros();
-    c.operation = prepared->operation;
-    c.message = prepared->message;
-    c.schema_id = snap.commit().schema_id;
-    c.tables = snap.commit().tables;
-    for (const auto& [name, v] : prepared->tables) {
-      auto it = c.tables.find(name);
-      if (it == c.tables.end()) return InternalError("write staged unknown type '" + name + "'");
-      it->second.version_id = v.version_id();
+    if (changes) {
+      c.id = NewUlidString();
+      c.parents = {snap.commit().id};
+      if (prepared->merged_parent) c.parents.push_back(*prepared->merged_parent);
+      c.branch = req.branch;
+      c.actor = options_.actor;
+      c.timestamp_us = NowMicros();
+      c.operation = prepared->operation;
+      c.message = prepared->message;
+      c.schema_id = snap.commit().schema_id;
+      c.tables = snap.commit().tables;
+      for (const auto& [name, v] : prepared->tables) {
+        auto it = c.tables.find(name);
+        if (it == c.tables.end()) return InternalError("write staged unknown type '" + name + "'");
+        it->second.version_id = v.version_id();
+      }
+      c.summary = prepared->summary;
+      OG_RETURN_IF_ERROR(WriteCommit(*staging, c));
+      OG_RETURN_IF_ERROR(staging->Flush());  // one parallel round trip: fragments, manifests, commit
+    } else {
+      c = snap.commit();  // a branch created by a write that changes nothing: at the source head
     }
-    c.summary = prepared->summary;
-    OG_RETURN_IF_ERROR(WriteCommit(*staging, c));
-    OG_RETURN_IF_ERROR(staging->Flush());  // one parallel round trip: fragments, manifests, commit
+    // The commit point. A write that creates the branch publishes its create entry naming the new
+    // commit directly: there is no "created, not yet written" state.
     RefEntry entry;
-    entry.seq = snap.seq() + 1;
-    entry.op = RefOp::kAdvance;
+    entry.seq = cap.after ? cap.after->seq + 1 : 1;
+    entry.op = cap.create ? RefOp::kCreate : RefOp::kAdvance;
     entry.commit_id = c.id;
-    entry.incarnation = snap.ref() ? snap.ref()->incarnation : "";
+    entry.incarnation = cap.create ? NewUlidString() : cap.after->incarnation;
     entry.actor = options_.actor;
-    entry.time_us = c.timestamp_us;
-    Status s = refs_.Publish(req.branch, entry);
+    entry.time_us = changes ? c.timestamp_us : NowMicros();
+    Status s = refs_.Publish(req.branch, cap.after ? &*cap.after : nullptr, &entry, /*update_hint=*/!cap.create);
     if (s.ok()) {
       for (const auto& [name, v] : prepared->tables) {
         manifests_->Put(c.tables.at(name).table_id + "/" + v.version_id(), v.shared_manifest());
       }
-      commits_.Put(c.id, std::make_shared<const Commit>(c), 512 + 160 * c.tables.size() + 96 * c.summary.size());
+      if (changes) {
+        commits_.Put(c.id, std::make_shared<const Commit>(c), 512 + 160 * c.tables.size() + 96 * c.summary.size());
+      }
       std::lock_guard lock(mu_);
       known_heads_[req.branch] = entry;
-      return WriteResult{true, std::move(c), entry.seq, attempt};
+      return WriteResult{changes, std::move(c), entry.seq, attempt, cap.create};
     }
     if (s.code() != ErrorCode::kReadSetConflict) return s;
     // Lost the race to another writer (another process: our own are serialized above).
@@ -313,23 +364,24 @@ Result<WriteResult> Graph::Write(const WriteRequest& req) {
       int64_t cap_us = std::min<int64_t>(int64_t{1000} << std::min(attempt, 8), 250'000);
       std::this_thread::sleep_for(std::chrono::microseconds(rng() % static_cast<uint64_t>(cap_us)));
     }
-    OG_ASSIGN_OR_RETURN(Snapshot newer, Head(req.branch));
-    if (newer.ref() && snap.ref() && newer.ref()->incarnation != snap.ref()->incarnation) {
+    OG_ASSIGN_OR_RETURN(Capture newer, CaptureWrite(req));
+    if (!cap.create && (newer.create || newer.after->incarnation != cap.after->incarnation)) {
       return Status(ErrorCode::kReadSetConflict,
-                    "branch '" + req.branch + "' was deleted and re-created during the write");
+                    "branch '" + req.branch + "' was deleted" + (newer.create ? "" : " and re-created") +
+                        " during the write");
     }
     // Reuse the staged versions only when no table the prepare step read (incl. every table it
     // wrote) moved: its validation (endpoints exist, unique values, cardinality) still holds.
-    bool reusable = newer.commit().schema_id == snap.commit().schema_id;
+    bool reusable = newer.snap.commit().schema_id == snap.commit().schema_id;
     for (const std::string& name : read_set) {
       auto a = snap.commit().tables.find(name);
-      auto b = newer.commit().tables.find(name);
-      if (a == snap.commit().tables.end() || b == newer.commit().tables.end() || !(a->second == b->second)) {
+      auto b = newer.snap.commit().tables.find(name);
+      if (a == snap.commit().tables.end() || b == newer.snap.commit().tables.end() || !(a->second == b->second)) {
         reusable = false;
       }
     }
     if (!reusable) prepared.reset();
-    snap = std::move(newer);
+    cap = std::move(newer);
   }
 }
 

@@ -54,6 +54,12 @@ struct WriteRequest {
   std::string branch = "main";
   WriteKind kind = WriteKind::kStrict;
   std::optional<std::string> if_commit;  // precondition: the branch head is this commit
+  // When `branch` does not exist (never did, or was deleted), create it from the head of this
+  // branch in the same commit point: the prepare step reads that head, and the branch's create
+  // entry names the write's commit (for a write that changes nothing, the source head itself), so
+  // no state in between is ever visible. Ignored when `branch` exists. `invalid_argument` for
+  // `main`; NotFound when the source does not exist.
+  std::optional<std::string> create_branch_from;
   // Builds and stages the change against a snapshot. Called again after a lost race for
   // constructive writes whose touched tables moved. Must not publish anything.
   std::function<Result<PreparedWrite>(const Snapshot&)> prepare;
@@ -75,32 +81,43 @@ struct WriteResult {
   Commit commit;           // the new commit (or the unchanged head's commit)
   uint64_t seq = 0;        // the branch version after the write
   int attempts = 1;
+  bool branch_created = false;  // the write created the branch (WriteRequest::create_branch_from)
 };
 
 class Graph {
  public:
   // Creates a graph at an empty root: format stamp, schema, one empty table per type, the genesis
   // commit and the `main` ref (whose creation is the commit point). `already_initialized` if the
-  // root already holds a graph; `invalid_argument` if it holds objects that are not ours; the
-  // schema's compile errors as they are.
+  // root holds anything but the remains of inits that never reached their commit point
+  // (root_check.h): a graph, graph objects without a ref (a damaged graph), or objects that are not
+  // ours; the schema's compile errors as they are (checked before anything is written).
   static Result<std::unique_ptr<Graph>> Init(std::shared_ptr<io::ObjectStore> store,
                                              std::string_view schema_source,
                                              GraphOptions options = {});
-  // Opens an existing graph; never writes. NotFound if there is none; format errors per stamp.
+  // Opens an existing graph; never writes. NotFound if there is none (or only an unfinished
+  // init); `corrupt` if graph objects are there but main's ref log is missing or damaged; format
+  // errors per stamp.
   static Result<std::unique_ptr<Graph>> Open(std::shared_ptr<io::ObjectStore> store,
                                              GraphOptions options = {});
 
   io::ObjectStore& store() const { return *store_; }
   const GraphOptions& options() const { return options_; }
 
-  // The head of a branch. NotFound for an unknown or deleted branch.
+  // The head of a branch. NotFound for an unknown or deleted branch; `corrupt` for a damaged ref
+  // log or a missing commit or schema.
   Result<Snapshot> Head(std::string_view branch = "main");
   // A snapshot of any commit (not tied to a branch head).
   Result<Snapshot> AtCommit(std::string_view commit_id);
   // The branch as it was at ref sequence `seq` (<= head). NotFound otherwise.
   Result<Snapshot> AtBranchVersion(std::string_view branch, uint64_t seq);
 
+  // A commit by id (as a user gives it): NotFound if absent, `corrupt` if damaged.
   Result<std::shared_ptr<const Commit>> LoadCommit(std::string_view commit_id);
+  // A commit named by another object (`named_by`: a ref entry, a commit's parent list): a missing
+  // one is `corrupt`, not NotFound.
+  Result<std::shared_ptr<const Commit>> LoadReferencedCommit(std::string_view commit_id,
+                                                             std::string_view named_by);
+  Result<Snapshot> AtReferencedCommit(std::string_view commit_id, std::string_view named_by);
   // The history of a branch, newest first (branches.cc): one step per ref entry of the live
   // incarnation back to its create entry, then the commits inherited before it along first
   // parents. With `stop_at_seq` > 0, only the steps newer than ref entry `stop_at_seq`. NotFound
@@ -110,7 +127,8 @@ class Graph {
   // The commits of BranchHistory, newest first (`commit list --branch`).
   Result<std::vector<std::shared_ptr<const Commit>>> CommitLog(std::string_view branch,
                                                                size_t limit = SIZE_MAX);
-  // Ref entry `seq` of `branch` (one GET). NotFound if it does not exist.
+  // Ref entry `seq` of `branch` (one GET). NotFound if it does not exist; `corrupt` if it is
+  // missing while a newer entry exists (a gap).
   Result<RefEntry> RefEntryAt(std::string_view branch, uint64_t seq);
   Result<std::vector<std::string>> Branches();
 
@@ -141,7 +159,18 @@ class Graph {
   Result<WriteResult> Write(const WriteRequest& request);
 
  private:
+  // What a write captured: the snapshot its prepare step reads (the branch head, or the source
+  // head when the write creates the branch) and the ref entry it publishes after (none: the
+  // branch's first entry).
+  struct Capture {
+    Snapshot snap;
+    std::optional<RefEntry> after;
+    bool create = false;
+  };
   Graph(std::shared_ptr<io::ObjectStore> store, GraphOptions options);
+  // The newest ref entry of `branch` (a delete entry included), via the warm head cache.
+  Result<std::optional<RefEntry>> ReadBranchHead(std::string_view branch);
+  Result<Capture> CaptureWrite(const WriteRequest& req);
   Result<Snapshot> MakeSnapshot(std::shared_ptr<const Commit> commit, std::optional<RefEntry> ref,
                                 std::string branch);
   Result<std::shared_ptr<const compiler::Catalog>> LoadCatalog(const std::string& schema_id);

@@ -6,7 +6,9 @@
 
 #include "common/error_codes.h"
 #include "engine/graph.h"
+#include "engine/format_stamp.h"
 #include "engine/graph_layout.h"
+#include "engine/root_check.h"
 #include "format/batch.h"
 #include "io/counting_store.h"
 #include "io/fault_store.h"
@@ -15,6 +17,13 @@
 
 namespace omnigraph::engine {
 namespace {
+
+// The keys under `prefix` (by value: a range-for over a dereferenced temporary Result dangles).
+std::vector<io::ObjectMeta> Keys(io::ObjectStore& store, std::string_view prefix) {
+  auto keys = store.List(prefix);
+  EXPECT_TRUE(keys.ok()) << keys.status().ToString();
+  return keys.ok() ? *keys : std::vector<io::ObjectMeta>{};
+}
 
 constexpr const char* kSchema = R"(
 node Person { name: String @key, age: I32? }
@@ -123,6 +132,203 @@ TEST(GraphTest, InitCrashSweepLeavesNoGraphOrTheWholeGraph) {
     auto retry = Graph::Init(base, kSchema);
     ASSERT_TRUE(retry.ok()) << "k=" << k << ": " << retry.status().ToString();
     ASSERT_TRUE(Graph::Open(base).ok());
+    ASSERT_LT(k, 200u);
+  }
+}
+
+// The report: with main's ref log deleted, open advised `init` again, and init then succeeded over
+// the graph's data, orphaning it. Now init refuses any root holding graph objects, and open points
+// at `omnigraph check`.
+TEST(GraphTest, InitRefusesAGraphWhoseRefLogIsGoneAndOpenNeverAdvisesReinit) {
+  auto store = std::make_shared<io::MemoryStore>();
+  {
+    auto g = std::move(Graph::Init(store, kSchema)).value();
+    for (const char* n : {"ada", "grace"}) {
+      WriteRequest w;
+      w.prepare = AppendPerson(n);
+      ASSERT_TRUE(g->Write(w).ok());
+    }
+  }
+  for (const auto& m : Keys(*store, std::string(kRefsPrefix))) ASSERT_TRUE(store->Delete(m.key).ok());
+  const uint64_t objects = store->object_count();
+  auto opened = Graph::Open(store);
+  ASSERT_EQ(opened.status().category(), StatusCode::kCorrupt) << opened.status().ToString();
+  EXPECT_NE(opened.status().message().find("omnigraph check"), std::string::npos);
+  EXPECT_EQ(opened.status().message().find("omnigraph init"), std::string::npos);
+  auto again = Graph::Init(store, kSchema);
+  ASSERT_EQ(again.status().code(), ErrorCode::kAlreadyInitialized);
+  EXPECT_NE(again.status().message().find("omnigraph check"), std::string::npos) << again.status().ToString();
+  EXPECT_EQ(store->object_count(), objects);  // nothing written
+  // Only main's entries gone, the HEAD hint kept: a ref object is still there.
+  auto hinted = std::make_shared<io::MemoryStore>();
+  ASSERT_TRUE(Graph::Init(hinted, kSchema).ok());
+  ASSERT_TRUE(hinted->Delete(RefEntryKey("main", 1)).ok());
+  EXPECT_EQ(Graph::Open(hinted).status().category(), StatusCode::kCorrupt);
+  EXPECT_EQ(Graph::Init(hinted, kSchema).status().code(), ErrorCode::kAlreadyInitialized);
+}
+
+// Re-init is allowed exactly over the remains of inits that never reached their commit point.
+TEST(GraphTest, OnlyAnUnfinishedInitIsRecognisedAsOne) {
+  auto stamp_only = std::make_shared<io::MemoryStore>();
+  ASSERT_TRUE(stamp_only->Put(kFormatStampKey, SerializeStamp(FormatStamp{})).ok());
+  EXPECT_EQ(InspectRoot(*stamp_only)->state, RootState::kUnfinishedInit);
+  EXPECT_EQ(Graph::Open(stamp_only).status().category(), StatusCode::kNotFound);
+  EXPECT_TRUE(Graph::Init(stamp_only, kSchema).ok());
+  // Everything an init writes but its ref: still unfinished.
+  auto remains = std::make_shared<io::MemoryStore>();
+  ASSERT_TRUE(Graph::Init(remains, kSchema).ok());
+  for (const auto& m : Keys(*remains, std::string(kRefsPrefix))) ASSERT_TRUE(remains->Delete(m.key).ok());
+  EXPECT_EQ(InspectRoot(*remains)->state, RootState::kUnfinishedInit);
+  // Graph objects no init writes, or an init's objects without the stamp it writes first: damaged.
+  auto data = std::make_shared<io::MemoryStore>();
+  ASSERT_TRUE(data->Put(kFormatStampKey, SerializeStamp(FormatStamp{})).ok());
+  ASSERT_TRUE(data->Put("tables/T1/data/01J.ogf", "x").ok());
+  EXPECT_EQ(InspectRoot(*data)->state, RootState::kDamaged);
+  EXPECT_EQ(Graph::Init(data, kSchema).status().code(), ErrorCode::kAlreadyInitialized);
+  auto no_stamp = std::make_shared<io::MemoryStore>();
+  ASSERT_TRUE(no_stamp->Put(SchemaKey("abc"), "{}").ok());
+  EXPECT_EQ(InspectRoot(*no_stamp)->state, RootState::kDamaged);
+  EXPECT_EQ(Graph::Init(no_stamp, kSchema).status().code(), ErrorCode::kAlreadyInitialized);
+  auto audit = std::make_shared<io::MemoryStore>();
+  ASSERT_TRUE(audit->Put(kFormatStampKey, SerializeStamp(FormatStamp{})).ok());
+  ASSERT_TRUE(audit->Put("audit/01J.json", "{}").ok());
+  EXPECT_EQ(InspectRoot(*audit)->state, RootState::kDamaged);
+  io::MemoryStore empty;
+  EXPECT_EQ(InspectRoot(empty)->state, RootState::kEmpty);
+}
+
+// A write onto a branch that does not exist yet publishes the branch's create entry naming the
+// write's commit: one commit point, no "created and empty" state in between.
+TEST(GraphTest, AWriteCreatesItsBranchInItsOwnCommitPoint) {
+  auto store = std::make_shared<io::MemoryStore>();
+  auto g = std::move(Graph::Init(store, kSchema)).value();
+  const std::string main_head = g->Head()->commit().id;
+  WriteRequest w;
+  w.branch = "nb";
+  w.kind = WriteKind::kConstructive;
+  w.create_branch_from = "main";
+  w.prepare = AppendPerson("ada");
+  auto r = g->Write(w);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_TRUE(r->committed);
+  EXPECT_TRUE(r->branch_created);
+  EXPECT_EQ(r->seq, 1u);
+  auto entries = RefLog(*store).Entries("nb");
+  ASSERT_TRUE(entries.ok());
+  ASSERT_EQ(entries->size(), 1u);
+  EXPECT_EQ((*entries)[0].op, RefOp::kCreate);
+  EXPECT_EQ((*entries)[0].commit_id, r->commit.id);
+  EXPECT_EQ(r->commit.parents, std::vector<std::string>{main_head});
+  EXPECT_EQ(r->commit.branch, "nb");
+  EXPECT_EQ(g->Head("main")->commit().id, main_head);
+  auto log = g->CommitLog("nb");
+  ASSERT_TRUE(log.ok());
+  ASSERT_EQ(log->size(), 2u);  // the load (the create entry), then main's genesis, inherited
+  // The branch exists now: the next write advances it.
+  w.prepare = AppendPerson("bob");
+  r = g->Write(w);
+  ASSERT_TRUE(r.ok());
+  EXPECT_FALSE(r->branch_created);
+  EXPECT_EQ(r->seq, 2u);
+  // A failing prepare creates nothing.
+  WriteRequest bad = w;
+  bad.branch = "nb2";
+  bad.prepare = [](const Snapshot&) -> Result<PreparedWrite> { return InvalidArgumentError("rejected"); };
+  const uint64_t objects = store->object_count();
+  EXPECT_EQ(g->Write(bad).status().category(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(g->Head("nb2").status().category(), StatusCode::kNotFound);
+  EXPECT_EQ(store->object_count(), objects);
+  // Nothing to change: the branch is created at the source head.
+  WriteRequest nothing = w;
+  nothing.branch = "nb3";
+  nothing.prepare = [](const Snapshot&) -> Result<PreparedWrite> { return PreparedWrite{}; };
+  r = g->Write(nothing);
+  ASSERT_TRUE(r.ok());
+  EXPECT_FALSE(r->committed);
+  EXPECT_TRUE(r->branch_created);
+  EXPECT_EQ(g->Head("nb3")->commit().id, main_head);
+  // A deleted name: a new incarnation after the delete entry.
+  const std::string old_incarnation = g->Head("nb")->ref()->incarnation;
+  ASSERT_TRUE(g->DeleteBranch("nb").ok());
+  w.prepare = AppendPerson("carl");
+  r = g->Write(w);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_TRUE(r->branch_created);
+  EXPECT_EQ(r->seq, 4u);
+  EXPECT_NE(g->Head("nb")->ref()->incarnation, old_incarnation);
+  EXPECT_EQ(g->Head("nb")->Table("Person")->row_count(), 1u);
+  ASSERT_TRUE(RefLog(*store).Entries("nb").ok());
+  // Unknown source, or no source at all.
+  WriteRequest orphan = w;
+  orphan.branch = "x";
+  orphan.create_branch_from = "nope";
+  EXPECT_EQ(g->Write(orphan).status().category(), StatusCode::kNotFound);
+  orphan.create_branch_from.reset();
+  EXPECT_EQ(g->Write(orphan).status().category(), StatusCode::kNotFound);
+}
+
+// Another process creates the branch while the write prepares: a constructive write then
+// advances the branch the other one created; a strict one fails with read_set_conflict.
+TEST(GraphTest, ABranchCreatingWriteThatLosesTheCreateRace) {
+  for (WriteKind kind : {WriteKind::kConstructive, WriteKind::kStrict}) {
+    auto store = std::make_shared<io::MemoryStore>();
+    auto a = std::move(Graph::Init(store, kSchema)).value();
+    auto b = std::move(Graph::Open(store)).value();
+    bool raced = false;
+    WriteRequest w;
+    w.branch = "nb";
+    w.kind = kind;
+    w.create_branch_from = "main";
+    w.prepare = [&](const Snapshot& s) -> Result<PreparedWrite> {
+      if (!raced) {
+        raced = true;
+        OG_RETURN_IF_ERROR(a->CreateBranch("nb").status());
+      }
+      return AppendPerson("ada")(s);
+    };
+    auto r = b->Write(w);
+    if (kind == WriteKind::kStrict) {
+      EXPECT_EQ(r.status().code(), ErrorCode::kReadSetConflict);
+      continue;
+    }
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    EXPECT_FALSE(r->branch_created);
+    EXPECT_EQ(r->seq, 2u);
+    EXPECT_EQ(RefLog(*store).Entries("nb")->size(), 2u);
+  }
+}
+
+// A crash at any request of a branch-creating write leaves the branch absent or holding the
+// write, never created and empty.
+TEST(GraphTest, BranchCreatingWriteCrashSweep) {
+  auto base = std::make_shared<io::MemoryStore>();
+  ASSERT_TRUE(Graph::Init(base, kSchema).ok());
+  for (uint64_t k = 1;; ++k) {
+    bool fired = false;
+    for (io::FaultAction action : {io::FaultAction::kCrashBefore, io::FaultAction::kCrashAfter}) {
+      auto copy = std::make_shared<io::MemoryStore>();
+      for (const auto& m : Keys(*base, "")) ASSERT_TRUE(copy->Put(m.key, *base->Get(m.key)).ok());
+      auto faulty = std::make_shared<io::FaultStore>(copy);
+      faulty->FailAt(k, action);
+      auto g = Graph::Open(faulty);
+      if (g.ok()) {
+        WriteRequest w;
+        w.branch = "nb";
+        w.kind = WriteKind::kConstructive;
+        w.create_branch_from = "main";
+        w.prepare = AppendPerson("ada");
+        (void)(*g)->Write(w);
+      }
+      fired = fired || faulty->fired();
+      auto after = std::move(Graph::Open(copy)).value();
+      auto nb = after->Head("nb");
+      if (!nb.ok()) {
+        ASSERT_EQ(nb.status().category(), StatusCode::kNotFound) << "k=" << k << ": " << nb.status().ToString();
+        continue;
+      }
+      ASSERT_EQ(nb->Table("Person")->row_count(), 1u) << "k=" << k << ": the branch exists without the write";
+    }
+    if (!fired) break;
     ASSERT_LT(k, 200u);
   }
 }

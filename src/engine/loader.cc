@@ -17,6 +17,8 @@
 #include "engine/schema_store.h"
 #include "format/batch.h"
 #include "format/column_builder.h"
+#include "table/id_index.h"
+#include "table/index_probe.h"
 #include "table/table_writer.h"
 
 namespace omnigraph::engine {
@@ -234,8 +236,65 @@ struct Staged {
   ChangeCounts counts;
 };
 
-Result<Staged> StageType(const table::TableVersion& base, const TypeGroup& group, LoadMode mode,
-                         uint64_t updated) {
+// The rows of a merge that change the table: those whose id is new, and those whose stored row
+// differs in some column. A row equal to the stored one is not an update (it is left out, so a
+// merge of unchanged rows publishes nothing). Blob values are fresh descriptors, so a row with a
+// Blob value always counts as changed. Compared a slice of stored rows at a time.
+Result<format::Batch> ChangedRows(const table::TableVersion& base, const format::Batch& all, ChangeCounts* counts) {
+  counts->inserted = all.num_rows();
+  if (base.row_count() == 0 || all.num_rows() == 0) return all;
+  const format::Column* id_column = all.ColumnByName(kIdColumn);
+  if (id_column == nullptr) return InternalError("merge rows have no id column");
+  std::vector<std::string> ids;
+  ids.reserve(all.num_rows());
+  for (size_t r = 0; r < all.num_rows(); ++r) ids.emplace_back(id_column->string_at(r));
+  std::vector<std::optional<uint64_t>> found;
+  if (table::FewLookups(base, ids.size())) {
+    OG_ASSIGN_OR_RETURN(found, table::ProbeIds(base, ids));
+  } else {
+    OG_ASSIGN_OR_RETURN(table::IdIndex idx, table::IdIndex::Open(base));
+    found = idx.LookupMany(ids);
+  }
+  ids.clear();
+  std::vector<uint64_t> keep;  // rows of `all`
+  std::vector<uint64_t> addresses, rows;
+  auto compare = [&]() -> Status {
+    if (addresses.empty()) return Status::Ok();
+    OG_ASSIGN_OR_RETURN(format::Batch old, base.Take(addresses));
+    std::vector<const format::Column*> stored;
+    for (size_t c = 0; c < all.num_columns(); ++c) stored.push_back(old.ColumnByName(all.schema().field(c).name));
+    for (size_t k = 0; k < rows.size(); ++k) {
+      bool same = true;
+      for (size_t c = 0; c < all.num_columns() && same; ++c) {
+        same = stored[c] != nullptr && stored[c]->GetValue(k) == all.column(c).GetValue(rows[k]);
+      }
+      if (!same) {
+        keep.push_back(rows[k]);
+        counts->updated++;
+      }
+    }
+    addresses.clear();
+    rows.clear();
+    return Status::Ok();
+  };
+  for (size_t r = 0; r < found.size(); ++r) {
+    if (!found[r]) {
+      keep.push_back(r);
+      continue;
+    }
+    counts->inserted--;
+    addresses.push_back(*found[r]);
+    rows.push_back(r);
+    if (addresses.size() == 65536) OG_RETURN_IF_ERROR(compare());
+  }
+  OG_RETURN_IF_ERROR(compare());
+  if (keep.size() == all.num_rows()) return all;
+  std::sort(keep.begin(), keep.end());
+  return all.Take(keep);
+}
+
+// nullopt version: nothing to write for this type.
+Result<Staged> StageType(const table::TableVersion& base, const TypeGroup& group, LoadMode mode) {
   OG_ASSIGN_OR_RETURN(std::vector<format::Batch> rows, BuildRows(base, group));
   table::TableWriter writer(base);
   Staged out;
@@ -249,9 +308,9 @@ Result<Staged> StageType(const table::TableVersion& base, const TypeGroup& group
       // One upsert: each call scans the rows pending before it.
       OG_ASSIGN_OR_RETURN(format::Batch all, format::Batch::Concat(rows));
       rows.clear();
-      OG_RETURN_IF_ERROR(writer.Upsert(all));
-      out.counts.updated = updated;
-      out.counts.inserted = n - updated;
+      OG_ASSIGN_OR_RETURN(format::Batch changed, ChangedRows(base, all, &out.counts));
+      if (changed.num_rows() == 0) return out;
+      OG_RETURN_IF_ERROR(writer.Upsert(changed));
       break;
     }
     case LoadMode::kOverwrite:
@@ -284,6 +343,7 @@ Result<LoadResult> LoadNdjson(Graph& graph, LoadSource& source, const LoadOption
   WriteRequest req;
   req.branch = options.branch;
   req.if_commit = options.if_commit;
+  req.create_branch_from = options.create_branch_from;
   req.kind = options.mode == LoadMode::kOverwrite ? WriteKind::kStrict : WriteKind::kConstructive;
   req.prepare = [&](const Snapshot& snap) -> Result<PreparedWrite> {
     if (!parsed || parsed_schema != snap.commit().schema_id) {
@@ -319,12 +379,9 @@ Result<LoadResult> LoadNdjson(Graph& graph, LoadSource& source, const LoadOption
 
     report("staging");
     std::vector<Staged> staged(groups.size());
-    // Every type's entry exists before the parallel stage: operator[] there would insert
-    // concurrently into the map (a data race that crashed merge loads).
-    for (const auto& g : groups) checked.updated.try_emplace(g.name, 0);
     OG_RETURN_IF_ERROR(ThreadPool::Default().ParallelFor(groups.size(), [&](size_t i) -> Status {
       OG_ASSIGN_OR_RETURN(table::TableVersion base, snap.Table(groups[i].name));
-      OG_ASSIGN_OR_RETURN(staged[i], StageType(base, groups[i], options.mode, checked.updated.at(groups[i].name)));
+      OG_ASSIGN_OR_RETURN(staged[i], StageType(base, groups[i], options.mode));
       return Status::Ok();
     }));
     report("staged");
@@ -334,8 +391,10 @@ Result<LoadResult> LoadNdjson(Graph& graph, LoadSource& source, const LoadOption
     result.types.clear();
     result.records = parsed->records;
     for (size_t i = 0; i < groups.size(); ++i) {
-      w.tables.emplace(groups[i].name, std::move(*staged[i].version));
-      w.summary[groups[i].name] = staged[i].counts;
+      if (staged[i].version) {
+        w.tables.emplace(groups[i].name, std::move(*staged[i].version));
+        w.summary[groups[i].name] = staged[i].counts;
+      }
       LoadTypeStats& st = result.types[groups[i].name];
       st.kind = groups[i].is_edge ? EntityKind::kEdge : EntityKind::kNode;
       st.loaded = groups[i].size();

@@ -27,6 +27,10 @@ uint64_t DefaultLoadMemoryBytes();
 struct LoadOptions {
   LoadMode mode = LoadMode::kAppend;
   std::string branch = "main";
+  // When `branch` does not exist: create it from this branch's head in the load's own commit point
+  // (WriteRequest::create_branch_from); an invalid load therefore never creates it. A load that
+  // changes nothing creates it at the source head. Ignored when `branch` exists.
+  std::optional<std::string> create_branch_from;
   std::optional<std::string> if_commit;
   size_t max_errors = 100;
   // Ceiling on the memory of the load: the parsed records (their columns, about 1.2x the input),

@@ -108,6 +108,36 @@ TEST_F(LoaderTest, AppendRejectsExistingIdsMergeUpdatesThem) {
   EXPECT_EQ(graph_->Head()->RowCounts()->at("Person"), 3u);
 }
 
+// The report: a merge of 3,000 unchanged rows said `updated: 3000` and published a commit with an
+// empty change list. Rows equal to the stored ones are not updates.
+TEST_F(LoaderTest, MergeOfUnchangedRowsPublishesNothing) {
+  std::string people;
+  for (int i = 0; i < 3000; ++i) {
+    people += R"({"type":"Person","data":{"name":"p)" + std::to_string(i) + R"(","age":)" + std::to_string(i % 100) +
+              R"(,"tags":["a","b"],"score":1.5}})" + "\n";
+  }
+  ASSERT_TRUE(Load(people).ok());
+  const uint64_t seq = graph_->Head()->seq();
+  auto same = Load(people, LoadMode::kMerge);
+  ASSERT_TRUE(same.ok()) << same.status().ToString();
+  EXPECT_FALSE(same->write.committed);
+  EXPECT_EQ(same->types.at("Person").changes.updated, 0u);
+  EXPECT_EQ(same->types.at("Person").changes.inserted, 0u);
+  EXPECT_EQ(graph_->Head()->seq(), seq);
+  // An absent nullable property equals a stored null; one changed value is one update.
+  auto one = Load(R"({"type":"Person","data":{"name":"p7","age":7,"tags":["a","b"],"score":1.5,"email":null}}
+{"type":"Person","data":{"name":"p8","age":9,"tags":["a","b"],"score":1.5}}
+{"type":"Person","data":{"name":"new"}})", LoadMode::kMerge);
+  ASSERT_TRUE(one.ok()) << one.status().ToString();
+  EXPECT_TRUE(one->write.committed);
+  EXPECT_EQ(one->types.at("Person").changes.updated, 1u);
+  EXPECT_EQ(one->types.at("Person").changes.inserted, 1u);
+  auto log = graph_->CommitLog("main");
+  EXPECT_EQ((*log)[0]->summary.at("Person"), (ChangeCounts{1, 1, 0}));
+  auto snap = graph_->Head();
+  EXPECT_EQ(snap->RowCounts()->at("Person"), 3001u);
+}
+
 TEST_F(LoaderTest, OverwriteReplacesMentionedTypesOnly) {
   ASSERT_TRUE(Load(kData).ok());
   auto r = Load(R"({"type":"Note","data":{"text":"a"}}

@@ -42,7 +42,7 @@ Result<std::map<std::string, std::shared_ptr<const Commit>>> Ancestors(Graph& gr
     std::string id = std::move(todo.front());
     todo.pop_front();
     if (seen.count(id)) continue;
-    OG_ASSIGN_OR_RETURN(auto c, graph.LoadCommit(id));
+    OG_ASSIGN_OR_RETURN(auto c, graph.LoadReferencedCommit(id, "the history of commit " + head));
     seen.emplace(id, c);
     for (const auto& p : c->parents) todo.push_back(p);
   }
@@ -127,7 +127,7 @@ Result<PreparedWrite> PrepareMerge(Graph& graph, const Snapshot& snap, const Sna
                                                    " moved during the merge; run the merge again");
   }
   OG_ASSIGN_OR_RETURN(std::string base_id, MergeBase(graph, source.commit().id, snap.commit().id));
-  OG_ASSIGN_OR_RETURN(Snapshot base, graph.AtCommit(base_id));
+  OG_ASSIGN_OR_RETURN(Snapshot base, graph.AtReferencedCommit(base_id, "the merge base of the branches"));
   if (base.commit().schema_id != snap.commit().schema_id ||
       source.commit().schema_id != snap.commit().schema_id) {
     return Status(ErrorCode::kSchemaBoundary,
@@ -250,7 +250,7 @@ Result<std::string> MergeBase(Graph& graph, const std::string& a, const std::str
       candidates.insert(id);
       continue;
     }
-    OG_ASSIGN_OR_RETURN(auto c, graph.LoadCommit(id));
+    OG_ASSIGN_OR_RETURN(auto c, graph.LoadReferencedCommit(id, "the history of commit " + b));
     for (const auto& p : c->parents) todo.push_back(p);
   }
   if (candidates.empty()) return InternalError("commits " + a + " and " + b + " have no common ancestor");

@@ -5,9 +5,27 @@
 #include "common/error_codes.h"
 #include "common/json.h"
 #include "common/logging.h"
+#include "common/thread_pool.h"
 #include "engine/graph_layout.h"
+#include "engine/sealed_json.h"
 
 namespace omnigraph::engine {
+namespace {
+
+std::string Quoted(std::string_view s) { return "'" + std::string(s) + "'"; }
+
+Status Gap(std::string_view branch, uint64_t missing) {
+  return CorruptError("ref entry " + RefEntryKey(branch, missing) + " of branch " + Quoted(branch) +
+                      " is missing, but a newer entry exists (a gap in the ref log)");
+}
+
+// Runs `tasks` (storage requests) in parallel on the I/O pool: one round trip.
+Status RunParallel(const std::vector<std::function<Status()>>& tasks) {
+  if (tasks.size() == 1) return tasks[0]();
+  return ThreadPool::Io().ParallelFor(tasks.size(), [&](size_t i) { return tasks[i](); });
+}
+
+}  // namespace
 
 std::string_view RefOpName(RefOp op) {
   switch (op) {
@@ -24,12 +42,18 @@ std::string RefLog::Serialize(const RefEntry& e) {
             {"commit", e.commit_id},
             {"incarnation", e.incarnation},
             {"actor", e.actor ? Json(*e.actor) : Json(nullptr)},
-            {"time_us", e.time_us}};
-  return CanonicalJson(j);
+            {"time_us", e.time_us},
+            {"prev", e.prev.empty() ? Json(nullptr) : Json(e.prev)}};
+  return SealJson(std::move(j));
 }
 
 Result<RefEntry> RefLog::Parse(std::string_view bytes, std::string_view key) {
-  OG_ASSIGN_OR_RETURN(Json j, ParseJson(bytes, "ref entry " + std::string(key), /*corrupt=*/true));
+  const std::string what = "ref entry " + std::string(key);
+  OG_ASSIGN_OR_RETURN(UnsealedJson u, UnsealJson(bytes, what));
+  const Json& j = u.body;
+  if (!u.sealed) {
+    OG_RETURN_IF_ERROR(CheckLegacyMembers(j, {"seq", "op", "commit", "incarnation", "actor", "time_us"}, what));
+  }
   RefEntry e;
   try {
     e.seq = j.at("seq").get<uint64_t>();
@@ -37,36 +61,101 @@ Result<RefEntry> RefLog::Parse(std::string_view bytes, std::string_view key) {
     if (op == "create") e.op = RefOp::kCreate;
     else if (op == "advance") e.op = RefOp::kAdvance;
     else if (op == "delete") e.op = RefOp::kDelete;
-    else return CorruptError("ref entry " + std::string(key) + ": unknown op '" + op + "'");
+    else return CorruptError(what + ": unknown op '" + op + "'");
     e.commit_id = j.at("commit").get<std::string>();
     e.incarnation = j.at("incarnation").get<std::string>();
     if (!j.at("actor").is_null()) e.actor = j.at("actor").get<std::string>();
     e.time_us = j.at("time_us").get<int64_t>();
-  } catch (const Json::exception& ex) {
-    return CorruptError("ref entry " + std::string(key) + ": " + ex.what());
+    if (u.sealed) {
+      const Json& prev = j.at("prev");
+      if (!prev.is_null()) e.prev = prev.get<std::string>();
+      if ((e.seq <= 1) != e.prev.empty()) {
+        return CorruptError(what + ": entry " + std::to_string(e.seq) +
+                            (e.seq <= 1 ? " names a predecessor" : " does not name its predecessor"));
+      }
+    }
+  } catch (const Json::exception&) {
+    return CorruptError(what + ": a member is missing or has the wrong JSON type");
   }
-  return e;
-}
-
-Result<RefEntry> RefLog::ReadEntry(std::string_view key) const {
-  OG_ASSIGN_OR_RETURN(std::string bytes, store_->Get(key));
-  OG_ASSIGN_OR_RETURN(RefEntry e, Parse(bytes, key));
+  if (e.seq == 0) return CorruptError(what + ": sequence number 0");
   auto seq = ParseRefSeq(key);
-  if (seq && *seq != e.seq) {
-    return CorruptError("ref entry " + std::string(key) + " claims sequence " + std::to_string(e.seq));
-  }
+  if (seq && *seq != e.seq) return CorruptError(what + " claims sequence " + std::to_string(e.seq));
+  e.digest = Digest16(bytes);
+  e.legacy = !u.sealed;
   return e;
 }
 
-Result<std::optional<uint64_t>> RefLog::NewestSeqAfter(std::string_view branch,
-                                                       std::string_view start_after) const {
-  OG_ASSIGN_OR_RETURN(auto keys, store_->List(RefFolder(branch), start_after));
-  std::optional<uint64_t> newest;
-  for (const auto& m : keys) {
-    auto seq = ParseRefSeq(m.key);
-    if (seq && (!newest || *seq > *newest)) newest = seq;
+Status RefLog::CheckLink(std::string_view branch, const RefEntry& e, const RefEntry* pred) {
+  if (e.seq <= 1) return Status::Ok();
+  if (pred == nullptr) return Gap(branch, e.seq - 1);
+  const std::string what = "ref entry " + RefEntryKey(branch, e.seq) + " of branch " + Quoted(branch);
+  if (pred->seq + 1 != e.seq) return InternalError(what + ": checked against entry " + std::to_string(pred->seq));
+  if (!e.legacy && e.prev != pred->digest) {
+    return CorruptError(what + " does not follow entry " + std::to_string(pred->seq) +
+                        " (its predecessor link names another entry)");
   }
-  return newest;
+  // Only a create entry starts an incarnation, and only after a delete; a delete ends one.
+  if (e.op == RefOp::kCreate ? pred->op != RefOp::kDelete
+                             : pred->op == RefOp::kDelete || e.incarnation != pred->incarnation) {
+    return CorruptError(what + " (" + std::string(RefOpName(e.op)) + ") cannot follow entry " +
+                        std::to_string(pred->seq) + " (" + std::string(RefOpName(pred->op)) +
+                        ") of the same incarnation");
+  }
+  return Status::Ok();
+}
+
+Result<RefEntry> RefLog::ReadEntry(std::string_view branch, uint64_t seq) const {
+  const std::string key = RefEntryKey(branch, seq);
+  auto bytes = store_->Get(key);
+  if (!bytes.ok()) {
+    if (bytes.status().category() == StatusCode::kNotFound) {
+      return NotFoundError("branch " + Quoted(branch) + " has no version " + std::to_string(seq));
+    }
+    return bytes.status();
+  }
+  return Parse(*bytes, key);
+}
+
+Result<RefEntry> RefLog::ReadLinked(std::string_view branch, uint64_t seq, const RefEntry* pred) const {
+  const bool fetch_pred = seq > 1 && pred == nullptr;
+  std::optional<Result<RefEntry>> cur, before;
+  std::vector<std::function<Status()>> tasks;
+  tasks.push_back([&] {
+    cur = ReadEntry(branch, seq);
+    return Status::Ok();
+  });
+  if (fetch_pred) {
+    tasks.push_back([&] {
+      before = ReadEntry(branch, seq - 1);
+      return Status::Ok();
+    });
+  }
+  OG_RETURN_IF_ERROR(RunParallel(tasks));
+  OG_RETURN_IF_ERROR(cur->status());
+  if (fetch_pred) {
+    if (!before->ok()) {
+      if (before->status().category() != StatusCode::kNotFound) return before->status();
+      return Gap(branch, seq - 1);
+    }
+    pred = &**before;
+  }
+  OG_RETURN_IF_ERROR(CheckLink(branch, **cur, pred));
+  return std::move(**cur);
+}
+
+Result<std::optional<uint64_t>> RefLog::NewestSeqAfter(std::string_view branch, std::string_view start_after,
+                                                       uint64_t first) const {
+  OG_ASSIGN_OR_RETURN(auto keys, store_->List(RefFolder(branch), start_after));
+  std::vector<uint64_t> seqs;
+  for (const auto& m : keys) {
+    if (auto seq = ParseRefSeq(m.key)) seqs.push_back(*seq);
+  }
+  if (seqs.empty()) return std::optional<uint64_t>();
+  std::sort(seqs.begin(), seqs.end());
+  for (size_t i = 0; i < seqs.size(); ++i) {
+    if (seqs[i] != first + i) return Gap(branch, first + i);
+  }
+  return std::optional<uint64_t>(seqs.back());
 }
 
 Result<std::optional<RefEntry>> RefLog::ReadHeadAfter(std::string_view branch,
@@ -79,39 +168,85 @@ Result<std::optional<RefEntry>> RefLog::ReadHeadAfter(std::string_view branch,
     if (next.status().category() == StatusCode::kNotFound) return std::optional<RefEntry>(known);
     return next.status();
   }
-  OG_ASSIGN_OR_RETURN(auto newer, NewestSeqAfter(branch, RefEntryKey(branch, known.seq)));
+  OG_ASSIGN_OR_RETURN(auto newer, NewestSeqAfter(branch, RefEntryKey(branch, known.seq), known.seq + 1));
   if (!newer) return std::optional<RefEntry>(known);
-  OG_ASSIGN_OR_RETURN(RefEntry e, ReadEntry(RefEntryKey(branch, *newer)));
+  OG_ASSIGN_OR_RETURN(RefEntry e, ReadLinked(branch, *newer, *newer == known.seq + 1 ? &known : nullptr));
   return std::optional<RefEntry>(std::move(e));
 }
 
 Result<std::optional<RefEntry>> RefLog::ReadHead(std::string_view branch) const {
   OG_RETURN_IF_ERROR(ValidateBranchName(branch));
   auto hint = store_->Get(RefHeadHintKey(branch));
+  std::optional<RefEntry> hinted;
   if (hint.ok()) {
     auto parsed = Parse(*hint, RefHeadHintKey(branch));
-    if (parsed.ok()) return ReadHeadAfter(branch, *parsed);
-    LogWarn("ignoring unreadable HEAD hint of branch '" + std::string(branch) +
-            "': " + parsed.status().ToString());
+    if (parsed.ok()) {
+      hinted = std::move(*parsed);
+    } else {
+      LogWarn("ignoring unreadable HEAD hint of branch '" + std::string(branch) +
+              "': " + parsed.status().ToString());
+    }
   } else if (hint.status().category() != StatusCode::kNotFound) {
     return hint.status();
   }
-  OG_ASSIGN_OR_RETURN(auto newest, NewestSeqAfter(branch, ""));
+  if (hinted) {
+    // The hinted entry itself (never its copy in the hint) linked to its predecessor, and whether
+    // anything newer exists: one round trip.
+    const uint64_t n = hinted->seq;
+    std::optional<Result<RefEntry>> entry;
+    std::optional<Status> next;
+    std::vector<std::function<Status()>> tasks;
+    tasks.push_back([&] {
+      entry = ReadLinked(branch, n, nullptr);
+      return Status::Ok();
+    });
+    tasks.push_back([&] {
+      next = store_->Head(RefEntryKey(branch, n + 1)).status();
+      return Status::Ok();
+    });
+    OG_RETURN_IF_ERROR(RunParallel(tasks));
+    const bool missing = !entry->ok() && entry->status().category() == StatusCode::kNotFound;
+    if (missing && hinted->legacy) {
+      hinted.reset();  // an unchecked hint (written before checksums) may itself be damaged: list
+    } else if (!entry->ok()) {
+      if (!missing) return entry->status();
+      return CorruptError("ref entry " + RefEntryKey(branch, n) + " of branch " + Quoted(branch) +
+                          " is missing, but its HEAD hint names it (the ref log is damaged)");
+    }
+    if (hinted) {
+      if (!next->ok() && next->category() != StatusCode::kNotFound) return *next;
+      if (!next->ok()) return std::optional<RefEntry>(std::move(**entry));
+      return ReadHeadAfter(branch, **entry);
+    }
+  }
+  OG_ASSIGN_OR_RETURN(auto newest, NewestSeqAfter(branch, "", 1));
   if (!newest) return std::optional<RefEntry>();
-  OG_ASSIGN_OR_RETURN(RefEntry e, ReadEntry(RefEntryKey(branch, *newest)));
+  OG_ASSIGN_OR_RETURN(RefEntry e, ReadLinked(branch, *newest, nullptr));
   return std::optional<RefEntry>(std::move(e));
 }
 
-Status RefLog::Publish(std::string_view branch, const RefEntry& entry, bool update_hint) const {
+Status RefLog::Publish(std::string_view branch, const RefEntry* after, RefEntry* entry,
+                       bool update_hint) const {
   OG_RETURN_IF_ERROR(ValidateBranchName(branch));
-  if (entry.seq == 0) return InvalidArgumentError("ref entries start at sequence 1");
-  std::string bytes = Serialize(entry);
-  Status s = store_->PutIfAbsent(RefEntryKey(branch, entry.seq), bytes);
+  const uint64_t expected = after == nullptr ? 1 : after->seq + 1;
+  if (entry->seq != expected) {
+    return InternalError("ref entry " + std::to_string(entry->seq) + " published after entry " +
+                         std::to_string(expected - 1));
+  }
+  if (after != nullptr && after->digest.empty()) {
+    return InternalError("ref entry " + std::to_string(after->seq) + " of branch " + Quoted(branch) +
+                         " has no digest to link to");
+  }
+  entry->prev = after == nullptr ? "" : after->digest;
+  entry->legacy = false;
+  std::string bytes = Serialize(*entry);
+  entry->digest = Digest16(bytes);
+  Status s = store_->PutIfAbsent(RefEntryKey(branch, entry->seq), bytes);
   if (!s.ok()) {
     if (s.category() == StatusCode::kAlreadyExists) {
       return Status(ErrorCode::kReadSetConflict,
-                    "branch '" + std::string(branch) + "' moved: another writer published version " +
-                        std::to_string(entry.seq) + " first");
+                    "branch " + Quoted(branch) + " moved: another writer published version " +
+                        std::to_string(entry->seq) + " first");
     }
     return s;
   }
@@ -123,34 +258,45 @@ Status RefLog::Publish(std::string_view branch, const RefEntry& entry, bool upda
 
 Result<std::vector<RefEntry>> RefLog::Entries(std::string_view branch) const {
   OG_RETURN_IF_ERROR(ValidateBranchName(branch));
-  OG_ASSIGN_OR_RETURN(auto keys, store_->List(RefFolder(branch)));
+  OG_ASSIGN_OR_RETURN(auto newest, NewestSeqAfter(branch, "", 1));
   std::vector<RefEntry> out;
-  for (const auto& m : keys) {
-    if (!ParseRefSeq(m.key)) continue;
-    OG_ASSIGN_OR_RETURN(RefEntry e, ReadEntry(m.key));
-    out.push_back(std::move(e));
+  for (uint64_t seq = 1; newest && seq <= *newest; ++seq) {
+    auto e = ReadEntry(branch, seq);
+    if (!e.ok()) return e.status().category() == StatusCode::kNotFound ? Gap(branch, seq) : e.status();
+    OG_RETURN_IF_ERROR(CheckLink(branch, *e, out.empty() ? nullptr : &out.back()));
+    out.push_back(std::move(*e));
   }
-  std::sort(out.begin(), out.end(), [](const RefEntry& a, const RefEntry& b) { return a.seq < b.seq; });
   return out;
 }
 
 Result<std::vector<std::string>> RefLog::LiveBranches() const {
   OG_ASSIGN_OR_RETURN(auto keys, store_->List(kRefsPrefix));
-  // Newest entry key per branch folder (keys are sorted, entries are zero-padded).
-  std::vector<std::pair<std::string, std::string>> newest;  // (hex, key)
+  // Entry count and newest entry key per branch folder (keys are sorted, entries are zero-padded).
+  struct Folder {
+    std::string hex;
+    std::string newest_key;
+    uint64_t count = 0;
+  };
+  std::vector<Folder> folders;
   for (const auto& m : keys) {
     std::string_view rest = std::string_view(m.key).substr(kRefsPrefix.size());
     size_t slash = rest.find('/');
     if (slash == std::string_view::npos || !ParseRefSeq(m.key)) continue;
     std::string hex(rest.substr(0, slash));
-    if (newest.empty() || newest.back().first != hex) newest.emplace_back(hex, m.key);
-    else newest.back().second = m.key;
+    if (folders.empty() || folders.back().hex != hex) folders.push_back(Folder{hex, "", 0});
+    folders.back().newest_key = m.key;
+    folders.back().count++;
   }
   std::vector<std::string> out;
-  for (const auto& [hex, key] : newest) {
-    auto name = BranchFromHex(hex);
+  for (const auto& f : folders) {
+    auto name = BranchFromHex(f.hex);
     if (!name) continue;
-    OG_ASSIGN_OR_RETURN(RefEntry e, ReadEntry(key));
+    if (*ParseRefSeq(f.newest_key) != f.count) {  // entries 1..newest, each listed once
+      OG_RETURN_IF_ERROR(NewestSeqAfter(*name, "", 1).status());
+      return CorruptError("the ref log of branch " + Quoted(*name) + " has a gap");
+    }
+    OG_ASSIGN_OR_RETURN(std::string bytes, store_->Get(f.newest_key));
+    OG_ASSIGN_OR_RETURN(RefEntry e, Parse(bytes, f.newest_key));
     if (e.op != RefOp::kDelete) out.push_back(*name);
   }
   std::sort(out.begin(), out.end());

@@ -24,6 +24,13 @@ RefEntry Entry(uint64_t seq, std::string commit, RefOp op = RefOp::kAdvance) {
   return e;
 }
 
+// Publishes `e` after `*last` (the previous entry, none for the first) and remembers it.
+Status PublishAfter(const RefLog& refs, std::string_view branch, std::optional<RefEntry>* last, RefEntry e) {
+  OG_RETURN_IF_ERROR(refs.Publish(branch, *last ? &**last : nullptr, &e));
+  *last = e;
+  return Status::Ok();
+}
+
 TEST(GraphLayoutTest, KeysAndBranchNames) {
   EXPECT_EQ(RefEntryKey("main", 7), "refs/6d61696e/00000000000000000007");
   EXPECT_EQ(RefHeadHintKey("main"), "refs/6d61696e/HEAD");
@@ -44,29 +51,38 @@ TEST(RefLogTest, PublishAndReadHead) {
   io::MemoryStore store;
   RefLog refs(store);
   EXPECT_FALSE(refs.ReadHead("main")->has_value());
-  ASSERT_TRUE(refs.Publish("main", Entry(1, "c1", RefOp::kCreate)).ok());
-  ASSERT_TRUE(refs.Publish("main", Entry(2, "c2")).ok());
+  std::optional<RefEntry> last;
+  ASSERT_TRUE(PublishAfter(refs, "main", &last, Entry(1, "c1", RefOp::kCreate)).ok());
+  const RefEntry first = *last;
+  ASSERT_TRUE(PublishAfter(refs, "main", &last, Entry(2, "c2")).ok());
+  EXPECT_EQ(last->prev, first.digest);
   auto head = refs.ReadHead("main");
   ASSERT_TRUE(head.ok());
   ASSERT_TRUE(head->has_value());
   EXPECT_EQ((*head)->seq, 2u);
   EXPECT_EQ((*head)->commit_id, "c2");
-  Status lost = refs.Publish("main", Entry(2, "c2-other"));
+  RefEntry other = Entry(2, "c2-other");
+  Status lost = refs.Publish("main", &first, &other);
   EXPECT_EQ(lost.code(), ErrorCode::kReadSetConflict);
+  RefEntry skipping = Entry(3, "c3");
+  EXPECT_EQ(refs.Publish("main", &first, &skipping).category(), StatusCode::kInternal);
   EXPECT_EQ((*refs.ReadHead("main"))->commit_id, "c2");
   auto entries = refs.Entries("main");
   ASSERT_TRUE(entries.ok());
   ASSERT_EQ(entries->size(), 2u);
-  EXPECT_EQ((*entries)[0], Entry(1, "c1", RefOp::kCreate));
+  EXPECT_EQ((*entries)[0], first);
+  EXPECT_EQ((*entries)[1], **head);
+  EXPECT_FALSE(first.legacy);
 }
 
 TEST(RefLogTest, StaleOrMissingHintIsNeverTrustedAlone) {
   io::MemoryStore store;
   RefLog refs(store);
-  ASSERT_TRUE(refs.Publish("main", Entry(1, "c1", RefOp::kCreate)).ok());
+  std::optional<RefEntry> last;
+  ASSERT_TRUE(PublishAfter(refs, "main", &last, Entry(1, "c1", RefOp::kCreate)).ok());
   std::string old_hint = *store.Get(RefHeadHintKey("main"));
-  ASSERT_TRUE(refs.Publish("main", Entry(2, "c2")).ok());
-  ASSERT_TRUE(refs.Publish("main", Entry(3, "c3")).ok());
+  ASSERT_TRUE(PublishAfter(refs, "main", &last, Entry(2, "c2")).ok());
+  ASSERT_TRUE(PublishAfter(refs, "main", &last, Entry(3, "c3")).ok());
   ASSERT_TRUE(store.Put(RefHeadHintKey("main"), old_hint).ok());  // a late, stale hint write
   EXPECT_EQ((*refs.ReadHead("main"))->commit_id, "c3");
   ASSERT_TRUE(store.Delete(RefHeadHintKey("main")).ok());
@@ -79,7 +95,10 @@ TEST(RefLogTest, WarmHeadReadIsOneList) {
   auto mem = std::make_shared<io::MemoryStore>();
   io::CountingStore counting(mem);
   RefLog refs(counting);
-  for (uint64_t i = 1; i <= 50; ++i) ASSERT_TRUE(refs.Publish("main", Entry(i, "c" + std::to_string(i))).ok());
+  std::optional<RefEntry> last;
+  for (uint64_t i = 1; i <= 50; ++i) {
+    ASSERT_TRUE(PublishAfter(refs, "main", &last, Entry(i, "c" + std::to_string(i), i == 1 ? RefOp::kCreate : RefOp::kAdvance)).ok());
+  }
   RefEntry known = **refs.ReadHead("main");
   counting.Reset();
   auto head = refs.ReadHeadAfter("main", known);
@@ -88,13 +107,16 @@ TEST(RefLogTest, WarmHeadReadIsOneList) {
   EXPECT_EQ(counting.counts().total(), 1u);
   counting.Reset();
   ASSERT_TRUE(refs.ReadHead("main").ok());
-  EXPECT_EQ(counting.counts().total(), 2u);  // hint GET + confirming LIST, whatever the history
+  // Hint GET, then in parallel the entry it names, that entry's predecessor (the link) and a HEAD
+  // of the next one (nothing newer), whatever the history.
+  EXPECT_EQ(counting.counts().total(), 4u) << counting.counts().ToString();
 }
 
 TEST(RefLogTest, ConcurrentPublishersProduceOneLinearLog) {
   io::MemoryStore store;
   RefLog refs(store);
-  ASSERT_TRUE(refs.Publish("main", Entry(1, "genesis", RefOp::kCreate)).ok());
+  std::optional<RefEntry> genesis;
+  ASSERT_TRUE(PublishAfter(refs, "main", &genesis, Entry(1, "genesis", RefOp::kCreate)).ok());
   std::atomic<int> acknowledged{0};
   std::vector<std::thread> threads;
   for (int t = 0; t < 6; ++t) {
@@ -103,7 +125,8 @@ TEST(RefLogTest, ConcurrentPublishersProduceOneLinearLog) {
         for (;;) {
           auto head = refs.ReadHead("main");
           ASSERT_TRUE(head.ok());
-          Status s = refs.Publish("main", Entry((*head)->seq + 1, "t" + std::to_string(t) + "-" + std::to_string(i)));
+          RefEntry next = Entry((*head)->seq + 1, "t" + std::to_string(t) + "-" + std::to_string(i));
+          Status s = refs.Publish("main", &**head, &next);
           if (s.ok()) {
             acknowledged++;
             break;
@@ -124,10 +147,11 @@ TEST(RefLogTest, ConcurrentPublishersProduceOneLinearLog) {
 TEST(RefLogTest, LiveBranchesSkipsDeleted) {
   io::MemoryStore store;
   RefLog refs(store);
-  ASSERT_TRUE(refs.Publish("main", Entry(1, "c1", RefOp::kCreate)).ok());
-  ASSERT_TRUE(refs.Publish("review", Entry(1, "c1", RefOp::kCreate)).ok());
-  ASSERT_TRUE(refs.Publish("review/2026-07", Entry(1, "c1", RefOp::kCreate)).ok());
-  ASSERT_TRUE(refs.Publish("review", Entry(2, "", RefOp::kDelete)).ok());
+  std::optional<RefEntry> main, review, dated;
+  ASSERT_TRUE(PublishAfter(refs, "main", &main, Entry(1, "c1", RefOp::kCreate)).ok());
+  ASSERT_TRUE(PublishAfter(refs, "review", &review, Entry(1, "c1", RefOp::kCreate)).ok());
+  ASSERT_TRUE(PublishAfter(refs, "review/2026-07", &dated, Entry(1, "c1", RefOp::kCreate)).ok());
+  ASSERT_TRUE(PublishAfter(refs, "review", &review, Entry(2, "", RefOp::kDelete)).ok());
   auto live = refs.LiveBranches();
   ASSERT_TRUE(live.ok());
   EXPECT_EQ(*live, (std::vector<std::string>{"main", "review/2026-07"}));

@@ -52,9 +52,14 @@ Result<table::TableVersion> Snapshot::Table(std::string_view type_name) const {
   if (auto m = manifests_->Get(cache_key)) {
     opened = table::TableVersion::FromManifest(*store_, TablePrefix(it->second.table_id), m, cache_);
   } else {
-    OG_ASSIGN_OR_RETURN(table::TableVersion fresh,
-                        table::TableVersion::Open(*store_, TablePrefix(it->second.table_id),
-                                                  it->second.version_id, cache_));
+    auto read = table::TableVersion::Open(*store_, TablePrefix(it->second.table_id), it->second.version_id, cache_);
+    if (!read.ok() && read.status().category() == StatusCode::kNotFound) {
+      // Named by the commit, so never simply absent: the graph lost an object.
+      return CorruptError("table version " + TablePrefix(it->second.table_id) + "/versions/" +
+                          it->second.version_id + " of type '" + std::string(type_name) + "', named by commit " +
+                          commit_->id + ", is missing");
+    }
+    OG_ASSIGN_OR_RETURN(table::TableVersion fresh, std::move(read));
     manifests_->Put(cache_key, fresh.shared_manifest());
     opened = std::move(fresh);
   }

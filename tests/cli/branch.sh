@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Branch commands end to end (docs/cli.md): `load --branch B --from A` (created only when the load
-# publishes; `--from` without `--branch` is a usage error; --json branch_created/base_branch),
+# Branch commands end to end (docs/cli.md): `load --branch B --from A` (created only by a valid
+# load, in the load's own ref entry; `--from` without `--branch` is a usage error; --json
+# branch_created/base_branch),
 # branch create/list/delete/merge --delete-branch, and `commit list` / `changes poll` across a
 # fast-forward. Usage: tests/cli/branch.sh path/to/omnigraph
 set -euo pipefail
@@ -33,9 +34,15 @@ out="$("$og" branch list "$g" --json)"
 [[ "$out" == '{"branches":["main"]}' ]] || fail "branch left behind: $out"
 [[ $(find "$g" -type f | wc -l) == "$objects" ]] || fail "the rejected load wrote objects"
 
-# a valid one creates it, once
+# a valid one creates it, once, in one commit point: the branch's only ref entry is its create
+# entry, naming the load's commit (never "created at main's head, then loaded")
 out="$("$og" load "$g" --data "$dir/ok.ndjson" --mode merge --branch feat --from main --json)"
 [[ "$out" == *'"base_branch":"main","branch":"feat","branch_created":true'* ]] || fail "created json: $out"
+commit="$(sed -E 's/.*"commit":"([^"]+)".*/\1/' <<< "$out")"
+entries=("$g"/refs/66656174/0*)
+[[ ${#entries[@]} == 1 ]] || fail "the branch-creating load wrote ${#entries[@]} ref entries"
+[[ "$(cat "${entries[0]}")" == *'"commit":"'"$commit"'"'*'"op":"create"'* ]] || fail "create entry: $(cat "${entries[0]}")"
+[[ "$out" == *'"version":1'* ]] || fail "created version: $out"
 out="$("$og" load "$g" --data "$dir/ok.ndjson" --mode merge --branch feat --from main --json)"
 [[ "$out" == *'"branch_created":false'* ]] || fail "existing json: $out"
 out="$("$og" load "$g" --data "$dir/m.ndjson" --mode merge --json)"

@@ -58,6 +58,11 @@ expect 2 'error\[usage_error\]: no graph given' "$og" export
 expect 2 'error\[usage_error\]: .*not both' "$og" snapshot "$dir/g" --store "$dir/other"
 expect 2 'error\[usage_error\]' "$og" mutate --store "$dir/g"
 expect 2 'error\[usage_error\]' "$og" diff main main "$dir/g" --kind nope
+expect 2 'error\[usage_error\]: unknown load mode' "$og" load "$dir/g" --data "$dir/d.ndjson" --mode nope
+expect 2 'is not a size' "$og" load "$dir/g" --data "$dir/d.ndjson" --mode append --max-memory -5
+expect 2 'is not a size' "$og" load "$dir/g" --data "$dir/d.ndjson" --mode append --chunk-size 0
+expect 2 'is not a size' "$og" query --store "$dir/g" --max-memory 0 -e 'query q() { match { $a: P } return { $a } }'
+expect 2 'error\[usage_error\]: unknown --format' "$og" query --store "$dir/g" --format nope -e 'query q() { match { $a: P } return { $a } }'
 "$og" snapshot "$dir/g" --store "$dir/g" > /dev/null || fail "the same URI twice is fine"
 
 # --- parameters: duplicate names, no library text ---

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `omnigraph load` streaming end to end (docs/cli.md "Loading large files"): tiny --chunk-size
-# reads give the same graph as one read, from a file and from a pipe (also with --from's dry run);
+# reads give the same graph as one read, from a file and from a pipe (also with --from);
+# a merge of unchanged rows publishes nothing;
 # error line numbers across chunks; CRLF and a last line without newline; the --max-memory and
 # --max-record-size ceilings (resource_limit, exit 1, nothing written).
 #   tests/cli/load.sh path/to/omnigraph
@@ -35,7 +36,7 @@ fresh
 cat "$dir/d.ndjson" | "$og" load "$dir/g" --data /dev/stdin --mode append --chunk-size 1k > /dev/null
 "$og" export "$dir/g" | cmp -s - "$dir/whole.out" || fail "a pipe differs from one read"
 
-# --from with a pipe: the dry run reads the pipe into memory first
+# --from with a pipe (read once: the branch is created by the load itself)
 fresh
 out="$(cat "$dir/d.ndjson" | "$og" load "$dir/g" --data /dev/stdin --mode append --branch b --from main --json 2> /dev/null)"
 [[ "$out" == *'"branch_created":true'* ]] || fail "pipe --from: $out"
@@ -51,6 +52,16 @@ set -e
 [[ "$err" == *"line 1500: [load_unknown_type]"* ]] || fail "line 1500 not reported: $err"
 sed -n 3001p "$dir/bad.ndjson" | grep -q '"age":"old"' || fail "fixture: line 3001 is $(sed -n 3001p "$dir/bad.ndjson")"
 [[ "$err" == *"line 3001: [load_type_mismatch]"* ]] || fail "line 3001 not reported: $err"
+
+# a merge of rows equal to the stored ones publishes nothing (it reported updated: N and published
+# an empty commit)
+"$og" load "$dir/g" --data "$dir/d.ndjson" --mode append > /dev/null
+out="$("$og" load "$dir/g" --data "$dir/d.ndjson" --mode merge --json)"
+[[ "$out" == *'"committed":false'* && "$out" != *'"updated":[1-9]'* ]] || fail "unchanged merge: $out"
+[[ "$out" == *'"inserted":0,"name":"P","updated":0'* ]] || fail "unchanged merge counts: $out"
+[[ "$("$og" load "$dir/g" --data "$dir/d.ndjson" --mode merge)" == *"nothing to load: no commit"* ]] || fail "unchanged merge text"
+[[ "$("$og" commit list "$dir/g" --json | grep -o '"graph_commit_id"' | wc -l)" == 2 ]] || fail "an unchanged merge wrote a commit"
+fresh
 
 # ceilings: resource_limit, exit 1, nothing written (the graph still has only its genesis commit)
 set +e

@@ -88,6 +88,12 @@ Status CheckOutcome(const Status& s, const Expectation& e) {
   return Status::Ok();
 }
 
+// The position after `load MODE [branch B [from A]]`.
+size_t LoadOptionsEnd(const Record& r) {
+  if (r.words.size() <= 3 || r.words[2] != "branch") return 2;
+  return r.words.size() > 5 && r.words[4] == "from" ? 6 : 4;
+}
+
 }  // namespace
 
 // `mutate [branch B] [if-commit LABEL] [params {JSON}] [error CODE]` (JSON may hold spaces).
@@ -282,17 +288,14 @@ Status Runner::RunWrite(const TestFile& file, const Record& r, io::ObjectStore& 
     }
     return Status::Ok();
   }
-  // load MODE [branch B] ...
+  // load MODE [branch B [from A]] ...
   if (r.words.size() < 2) return InvalidArgumentError("load needs a mode");
   OG_ASSIGN_OR_RETURN(engine::LoadMode mode, engine::ParseLoadMode(r.words[1]));
   engine::LoadOptions o;
   o.mode = mode;
-  size_t at = 2;
-  if (r.words.size() > 3 && r.words[2] == "branch") {
-    o.branch = r.words[3];
-    at = 4;
-  }
-  OG_ASSIGN_OR_RETURN(std::string data, Body(file, r, at));
+  if (r.words.size() > 3 && r.words[2] == "branch") o.branch = r.words[3];
+  if (r.words.size() > 5 && r.words[2] == "branch" && r.words[4] == "from") o.create_branch_from = r.words[5];
+  OG_ASSIGN_OR_RETURN(std::string data, Body(file, r, LoadOptionsEnd(r)));
   OG_ASSIGN_OR_RETURN(auto g, engine::Graph::Open(shared));
   OG_ASSIGN_OR_RETURN(engine::LoadResult res, engine::LoadNdjson(*g, data, o));
   *committed = res.write.committed;
@@ -477,7 +480,7 @@ Status Runner::RunRecord(TestFile& file, Record& r) {
   if (r.words.empty()) return Status::Ok();
   const std::string& d = r.words[0];
   if (d == "schema" || d == "load") {
-    Expectation e = ParseExpectation(r, d == "schema" ? 1 : (r.words.size() > 3 && r.words[2] == "branch" ? 4 : 2));
+    Expectation e = ParseExpectation(r, d == "schema" ? 1 : LoadOptionsEnd(r));
     uint64_t objects_before = memory_ ? memory_->object_count() : 0;
     if (config_ == Config::kFaultSweep && !e.error) {
       Status s = Sweep(file, r);

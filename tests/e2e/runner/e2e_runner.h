@@ -6,7 +6,7 @@
 //                 requests in turn (before and after the request lands); after each crash the
 //                 graph, reopened, must equal exactly the state before or after the record, and a
 //                 retry from the before state must succeed.
-// Directives: schema [error CODE] | schema file PATH; load MODE [branch B] [error CODE [line N]] |
+// Directives: schema [error CODE] | schema file PATH; load MODE [branch B [from A]] [error CODE [line N]] |
 // load MODE file PATH; counts [at LABEL]; export [TYPE...]; commits; snapshot LABEL; restart;
 // params {json}; run [ordered] | run error CODE (body: a read query);
 // mutate [branch B] [if-commit LABEL] [params {json}] [error CODE] (body: a mutation query;
