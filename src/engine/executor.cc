@@ -5,15 +5,12 @@
 #include <algorithm>
 #include <deque>
 #include <functional>
-#include <new>
-#include <stdexcept>
 #include <numeric>
 #include <set>
 #include <unordered_map>
 
 #include "common/error_codes.h"
 #include "engine/executor_internal.h"
-#include "engine/loader.h"
 
 namespace omnigraph::engine {
 namespace exec {
@@ -55,6 +52,12 @@ struct Test {  // lhs op rhs
 
 // Binding rows stream through the plan in pieces of at most this many cells (1 MiB).
 constexpr size_t kBatchCells = size_t{1} << 17;
+// A step whose next step counts a path chain (RunMode::count_last / read) hands on pieces of up
+// to 256 MiB (still charged to the budget): the chain is counted with a memo per level over all
+// its input rows at once (executor_paths.cc), which smaller pieces would recompute.
+constexpr size_t kCountBatchCells = size_t{1} << 25;
+// A `not` block runs over at most this many probe rows at a time.
+constexpr size_t kProbeRows = 1024;
 // Ordered runs (RunMode::ordered) hand on pieces of this many rows first (growing for seeds), so
 // that a small limit stops after little work and a deep plan holds little per level.
 constexpr size_t kOrderedPieceRows = 16;
@@ -116,6 +119,9 @@ class Pipeline {
   Result<int> PickSeed(const Rows& rows) const;
   // The lowest unbound variable the clauses bind (-1: none).
   int NextVariable(const Rows& rows) const;
+  // Whether, with the variables `bound`, the next step counts a path chain (CountChain or
+  // PathCounts), which wants all its input rows at once.
+  bool CountsNext(const std::vector<bool>& bound, size_t width, const State& st, const RunMode& mode) const;
   // Sorts `rows` (all from one input row) by the id of `var`'s binding.
   Status SortById(Rows* rows, int var);
   // A `not` block: its own query (dense variables), context and plan.
@@ -373,7 +379,14 @@ Result<Rows> Pipeline::Expand(const Rows& rows, const IrClause& t) {
     out.Append(nb.data());
   };
   std::map<uint32_t, std::vector<uint32_t>> reach_cache;  // both endpoints bound
+  // The output is charged as it grows (a batch of high-degree or multi-hop expansions is large).
+  BudgetCharge charge(ctx_);
+  uint64_t charged = 0;
   for (size_t i = 0; i < rows.size(); ++i) {
+    if (const uint64_t held = RowBytes(out); held > charged + (uint64_t{1} << 20)) {
+      OG_RETURN_IF_ERROR(charge.Add(held - charged));
+      charged = held;
+    }
     const int64_t* r = rows.row(i);
     const int64_t s = r[t.src], d = r[t.dst];
     if (s < 0 && d < 0) {  // neither bound: every source
@@ -589,7 +602,9 @@ Result<Rows> Pipeline::AntiJoin(Rows rows, Negation& neg) {
     p[slot] = static_cast<int64_t>(i);
   }
   MatchSink matches(rows.size(), slot);
-  OG_RETURN_IF_ERROR(neg.plan->Run(std::move(probe), matches, RunMode{}));
+  for (size_t b = 0; b < probe.size(); b += kProbeRows) {
+    OG_RETURN_IF_ERROR(neg.plan->Run(Slice(probe, b, std::min(probe.size(), b + kProbeRows)), matches, RunMode{}));
+  }
   Rows out;
   out.width = rows.width;
   out.bound = rows.bound;
@@ -597,6 +612,19 @@ Result<Rows> Pipeline::AntiJoin(Rows rows, Negation& neg) {
     if (!matches.matched(i)) out.Append(rows.row(i));
   }
   return out;
+}
+
+bool Pipeline::CountsNext(const std::vector<bool>& bound, size_t width, const State& st, const RunMode& mode) const {
+  if (!mode.count_last && mode.read == nullptr) return false;
+  Rows shape;
+  shape.width = width;
+  shape.bound = bound;
+  const int pick = PickTraversal(shape, st, -1);
+  if (pick < 0) return false;
+  std::vector<const IrClause*> rest = st.pending;
+  rest.erase(rest.begin() + pick);
+  auto chain = CountableChain(shape, *st.pending[pick], rest, st.multi_done);
+  return chain && (mode.count_last || PathCountable(shape, *chain, *mode.read));
 }
 
 Status Pipeline::Flush(Rows piece, int var, bool with_var, const State& st, RowSink& sink, const RunMode& mode) {
@@ -610,8 +638,9 @@ Status Pipeline::Continue(Rows rows, State st, RowSink& sink, const RunMode& mod
   while (true) {
     if (rows.size() == 0 || sink.Done()) return Status::Ok();
     OG_RETURN_IF_ERROR(charge.Set(RowBytes(rows)));
-    if (rows.cells.size() > kBatchCells && rows.size() > 1) {  // in pieces, in order
-      const size_t per = std::max<size_t>(1, kBatchCells / rows.width);
+    size_t batch = CountsNext(rows.bound, rows.width, st, mode) ? kCountBatchCells : kBatchCells;
+    if (rows.cells.size() > batch && rows.size() > 1) {  // in pieces, in order
+      const size_t per = std::max<size_t>(1, batch / rows.width);
       for (size_t b = 0; b < rows.size() && !sink.Done(); b += per) {
         OG_RETURN_IF_ERROR(Continue(Slice(rows, b, std::min(rows.size(), b + per)), st, sink, mode));
       }
@@ -661,6 +690,9 @@ Status Pipeline::Continue(Rows rows, State st, RowSink& sink, const RunMode& mod
     OG_ASSIGN_OR_RETURN(int best, mode.ordered ? Result<int>(next) : PickSeed(rows));
     if (best >= 0) {
       OG_ASSIGN_OR_RETURN(std::vector<uint32_t> cands, Candidates(best));
+      std::vector<bool> seeded = rows.bound;
+      seeded[best] = true;
+      batch = CountsNext(seeded, rows.width, st, mode) ? kCountBatchCells : kBatchCells;
       const TableOrdinals* ord = nullptr;
       size_t sorted = cands.size();  // ordered mode: cands[0, sorted) are in id order
       if (mode.ordered) {
@@ -670,7 +702,7 @@ Status Pipeline::Continue(Rows rows, State st, RowSink& sink, const RunMode& mod
       auto by_id = [&](uint32_t a, uint32_t b) { return ord->id(a) < ord->id(b); };
       Rows out = Slice(rows, 0, 0);
       out.bound[best] = true;
-      if (!mode.ordered && rows.size() * cands.size() * rows.width <= kBatchCells) {
+      if (!mode.ordered && rows.size() * cands.size() * rows.width <= batch) {
         for (size_t i = 0; i < rows.size(); ++i) {
           for (uint32_t c : cands) {
             out.Append(rows.row(i));
@@ -682,12 +714,12 @@ Status Pipeline::Continue(Rows rows, State st, RowSink& sink, const RunMode& mod
       }
       // The cross product in pieces (in ordered mode: candidates sorted lazily, in growing blocks,
       // so that a run that stops early does not sort them all).
-      const size_t per = std::max<size_t>(1, kBatchCells / rows.width);
+      const size_t per = std::max<size_t>(1, batch / rows.width);
       size_t block = kOrderedPieceRows;
       for (size_t i = 0; i < rows.size() && !sink.Done(); ++i) {
         for (size_t j = 0; j < cands.size() && !sink.Done(); ++j) {
-          if (j == sorted) {
-            const size_t upto = std::min(cands.size(), sorted + block);
+          if (j == sorted) {  // the next block (the rest at once when blocks stopped growing)
+            const size_t upto = block >= per ? cands.size() : std::min(cands.size(), sorted + block);
             std::partial_sort(cands.begin() + static_cast<std::ptrdiff_t>(sorted),
                               cands.begin() + static_cast<std::ptrdiff_t>(upto), cands.end(), by_id);
             sorted = upto;
@@ -730,86 +762,5 @@ Result<bool> OrderedApplies(Context& ctx, const std::vector<IrClause>& clauses, 
 }
 
 }  // namespace exec
-
-namespace {
-
-Result<QueryResult> Execute(const Snapshot& snap, const compiler::IrQuery& query, const compiler::ParamValues& params,
-                            int64_t now_ms, GraphReadCache* cache, const ExecOptions& options) {
-  exec::Context ctx(snap, query, params, now_ms, cache != nullptr ? cache : &GraphReadCache::Default(),
-                    options.max_memory_bytes);
-  exec::Rows seed;
-  seed.width = query.variables.size() + 1;  // one spare slot: a query without variables has rows
-  seed.bound.assign(seed.width, false);
-  seed.cells.assign(seed.width, -1);
-  // A query that only counts whole matches (count of top-level variables, no grouping keys) need
-  // not materialize its last traversal: the pipeline returns multiplicities instead.
-  bool count_only = query.has_aggregate && query.group_keys.empty() && !query.projections.empty();
-  for (const auto& p : query.projections) {
-    const auto& e = p.expr;
-    count_only = count_only && p.aggregate && e.kind == compiler::IrExprKind::kAggregate &&
-                 e.agg == compiler::AggFn::kCount && e.args.size() == 1 &&
-                 e.args[0].kind == compiler::IrExprKind::kVariable && e.args[0].var >= 0 &&
-                 query.variables[e.args[0].var].scope == 0;
-  }
-  // Order keys other than those counts (aliases) must still be computed: their errors count.
-  for (const auto& o : query.order) count_only = count_only && o.expr.kind == compiler::IrExprKind::kAlias;
-  // An aggregating query reads some variables only through count($v): chains of traversals through
-  // them are counted per end node instead of enumerated.
-  std::vector<bool> read;
-  if (query.has_aggregate && !count_only) read = exec::ReadVariables(query);
-  exec::RunMode mode;
-  mode.count_last = count_only;
-  mode.read = read.empty() ? nullptr : &read;
-  // A limit keeps only the best rows; without `order`, when the plan starts at the first
-  // variable anyway, rows are produced in the result's order and the run stops at the limit.
-  std::optional<uint64_t> keep;
-  if (!query.has_aggregate && query.limit) {
-    keep = query.limit;
-    if (query.order.empty()) {
-      OG_ASSIGN_OR_RETURN(mode.ordered, exec::OrderedApplies(ctx, query.clauses, seed));
-    }
-  }
-  const size_t width = seed.width;
-  exec::RowCollector collected(ctx, width, keep, mode.ordered);
-  if (count_only) collected.CountOnly();
-  OG_RETURN_IF_ERROR(exec::RunClauses(ctx, query.clauses, std::move(seed), collected, mode));
-  if (count_only) {  // every match binds every top-level variable: each count is the match count
-    const uint64_t total = collected.count();
-    QueryResult res;
-    std::vector<Value> row;
-    for (const auto& p : query.projections) {
-      res.columns.push_back(p.name);
-      res.types.push_back(p.expr.type);
-      row.push_back(Value::I64(static_cast<int64_t>(total)));
-    }
-    res.rows.push_back(std::move(row));
-    return res;
-  }
-  return exec::BuildResult(ctx, collected.rows());
-}
-
-}  // namespace
-
-uint64_t DefaultQueryMemoryBytes() { return DefaultLoadMemoryBytes(); }
-
-Result<QueryResult> ExecuteQuery(const Snapshot& snap, const compiler::IrQuery& query,
-                                 const compiler::ParamValues& params, int64_t now_ms, GraphReadCache* cache,
-                                 const ExecOptions& options) {
-  if (query.is_mutation) {
-    return InvalidArgumentError("'" + query.name + "' is a mutation: run it with ExecuteMutation (`omnigraph mutate`)");
-  }
-  OG_RETURN_IF_ERROR(exec::CheckNoSearch(query));
-  // The budget bounds what the query holds; an allocation that fails anyway (the machine's memory
-  // is shared) is reported, never thrown through the API.
-  try {
-    return Execute(snap, query, params, now_ms, cache, options);
-  } catch (const std::bad_alloc&) {
-    return Status(ErrorCode::kResourceExhausted, "the query ran out of memory (budget " +
-                                                     std::to_string(options.max_memory_bytes) +
-                                                     " bytes); narrow the match or add a limit");
-  } catch (const std::length_error&) {
-    return Status(ErrorCode::kResourceExhausted, "the query's intermediate result grew past what one process can hold");
-  }
-}
 
 }  // namespace omnigraph::engine

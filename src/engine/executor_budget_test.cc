@@ -129,6 +129,8 @@ TEST_F(ExecutorBudgetTest, OrderedRunsAgreeWithTheReferenceOnSmallGraphs) {
            "query q() { match { $a: Person $b: Person $a.age > $b.age not { $a knows $b } } return { $a.name as a, $b.name as b } limit 11 }",
            "query q() { match { $a: Person $a knows{1,3} $b } return { $a.name as a, $b.name as b } limit 20 }",
            "query q() { match { $a: Person $b: Person $b knows $a } return { $a.name as a, $b.name as b } limit 0 }",
+           "query q() { match { $p: Person } return { count($p) as n } limit 0 }",
+           "query q() { match { $a: Person $a knows $b $b knows $c } return { count($c) as n } limit 0 }",
        }) {
     auto got = Run(q, kSmallBudget);
     auto want = Reference(q);
