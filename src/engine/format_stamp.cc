@@ -21,7 +21,9 @@ Result<FormatStamp> ParseStamp(std::string_view bytes) {
   };
   auto j = ParseJson(bytes, std::string(kFormatStampKey));
   if (!j.ok() || !j->is_object()) return unknown("_omnigraph.json is not a JSON object");
-  if (!j->contains("format") || !(*j)["format"].is_string() || (*j)["format"] != "omnigraph") {
+  // (Compared as a std::string: json == const char* trips a GCC 12 -Warray-bounds false positive.)
+  if (!j->contains("format") || !(*j)["format"].is_string() ||
+      (*j)["format"].get_ref<const std::string&>() != "omnigraph") {
     return unknown("_omnigraph.json does not say \"format\": \"omnigraph\"");
   }
   if (!j->contains("format_version") || !(*j)["format_version"].is_number_integer()) {
