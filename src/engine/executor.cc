@@ -23,11 +23,6 @@ using compiler::IrExprKind;
 
 namespace {
 
-void CollectVars(const IrExpr& e, std::set<int>* out) {
-  if ((e.kind == IrExprKind::kProperty || e.kind == IrExprKind::kVariable) && e.var >= 0) out->insert(e.var);
-  for (const auto& a : e.args) CollectVars(a, out);
-}
-
 bool HasSearch(const IrExpr& e) {
   switch (e.kind) {
     case IrExprKind::kNearest:
@@ -205,8 +200,8 @@ Status Pipeline::Prepare() {
       case IrClauseKind::kFilter: {
         if (HasSearch(c.lhs) || HasSearch(c.rhs)) return UnimplementedError(kSearchUnimplemented);
         std::set<int> vs;
-        CollectVars(c.lhs, &vs);
-        CollectVars(c.rhs, &vs);
+        ExprVars(c.lhs, &vs);
+        ExprVars(c.rhs, &vs);
         Test t{&c.lhs, c.op, &c.rhs};
         if (vs.empty()) constant_.push_back(t);
         else if (vs.size() == 1) var_tests_[*vs.begin()].push_back(t);

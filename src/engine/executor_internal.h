@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <span>
 #include <string>
 #include <unordered_map>
@@ -177,6 +178,8 @@ struct BlockQuery {
 };
 // `visible`: the variables bound where the block is (by the enclosing clauses or their seed).
 BlockQuery NegationQuery(const compiler::IrQuery& q, const compiler::IrClause& neg, const std::vector<bool>& visible);
+// Adds every variable `e` reads (properties and variables, recursively) to `out`.
+void ExprVars(const compiler::IrExpr& e, std::set<int>* out);
 // The variables `clauses` bind (bindings and traversals), as flags over `width` slots.
 std::vector<bool> BoundByClauses(const std::vector<compiler::IrClause>& clauses, size_t width);
 

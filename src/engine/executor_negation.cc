@@ -13,12 +13,12 @@ using compiler::IrClauseKind;
 using compiler::IrExpr;
 using compiler::IrExprKind;
 
-namespace {
-
 void ExprVars(const IrExpr& e, std::set<int>* out) {
   if ((e.kind == IrExprKind::kProperty || e.kind == IrExprKind::kVariable) && e.var >= 0) out->insert(e.var);
   for (const auto& a : e.args) ExprVars(a, out);
 }
+
+namespace {
 
 // Every variable `c` mentions, nested blocks included.
 void ClauseVars(const IrClause& c, std::set<int>* out) {
