@@ -17,10 +17,10 @@
 #include <vector>
 
 #include "common/clock.h"
-#include "engine/graph.h"
-#include "engine/loader.h"
-#include "engine/merge.h"
-#include "engine/mutation.h"
+#include "engine/graph/graph.h"
+#include "engine/load/loader.h"
+#include "engine/merge/merge.h"
+#include "engine/mutate/mutation.h"
 #include "io/counting_store.h"
 #include "io/latency_store.h"
 #include "io/memory_store.h"
@@ -117,7 +117,7 @@ void Load(Graph& g, const std::string& ndjson, const std::string& branch, LoadMo
   Take(LoadNdjson(g, ndjson, o), "load");
 }
 
-// ---- (a), (b): branch create and first write, as in src/engine/branch_test.cc ----
+// ---- (a), (b): branch create and first write, as in src/engine/graph/branch_test.cc ----
 
 std::string SchemaWithTypes(int types) {
   std::string s = "node Person { name: String @key, age: I32? }\nedge Knows: Person -> Person\n";

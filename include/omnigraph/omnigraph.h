@@ -1,8 +1,18 @@
-// The embedded C++ API of Omnigraph: open or create a graph by URI, load NDJSON, read snapshots,
-// list commits, export. Errors are Status / Result values (omnigraph/status.h, omnigraph/result.h);
-// nothing throws. A Database is thread-safe; writers to one branch are serialized in-process and
-// fenced across processes by the storage layer. See docs/embedding.md. An allocation failure
-// inside any call is returned as `resource_limit`, never thrown.
+// The embedded C++ API of Omnigraph: everything the `omnigraph` CLI does, as a library. Open or
+// create a graph by URI; load NDJSON; run read and mutation queries (prepared once, run many
+// times); read any branch, version or commit; create, list, delete and merge branches; list
+// commits, the changes of a commit, a change feed and the diff of two snapshots; build the derived
+// read structures. Plain result values are in omnigraph/records.h. See docs/embedding.md.
+//
+// Errors are Status / Result values (omnigraph/status.h, omnigraph/result.h) whose codes are listed
+// in docs/errors.md; nothing throws. An allocation failure inside any call is returned as
+// `resource_limit`. Every call may also return the storage errors (`io_error`, `corrupt`,
+// `not_found` for a missing graph object, `resource_limit` for a full disk).
+//
+// Thread safety: a Database is thread-safe; any number of threads may call it at once. Writers to
+// one branch are serialized in-process and fenced across processes by the storage layer (a lost
+// race re-prepares constructive writes and fails strict ones with `read_set_conflict`).
+// PreparedQuery, RowCursor and every record are values: thread-compatible.
 #pragma once
 
 #include <cstdint>
@@ -14,6 +24,8 @@
 #include <string_view>
 #include <vector>
 
+#include "omnigraph/load_mode.h"
+#include "omnigraph/records.h"
 #include "omnigraph/result.h"
 #include "omnigraph/status.h"
 #include "omnigraph/value.h"
@@ -32,62 +44,144 @@ struct OpenOptions {
   uint64_t max_query_memory_bytes = 0;
 };
 
-enum class LoadMode { kAppend, kMerge, kOverwrite };
-
-struct TypeInfo {
-  std::string name;
-  bool is_edge = false;
-  uint64_t rows = 0;
-};
-
-struct SnapshotInfo {
-  std::string branch;
-  uint64_t version = 0;  // the branch's ref sequence number
-  std::string commit_id;
-  std::string schema_id;
-  std::vector<TypeInfo> types;  // sorted by name
-};
-
-struct CommitInfo {
-  std::string id;
-  std::vector<std::string> parents;
-  std::string branch;
-  std::optional<std::string> actor;
-  int64_t timestamp_us = 0;
-  std::string operation;
-  struct Counts {
-    uint64_t inserted = 0, updated = 0, deleted = 0;
+// Which snapshot a read sees. A branch name converts implicitly (its head), so
+// `db->Query(src, "", "dev")` reads the head of `dev`.
+class ReadTarget {
+ public:
+  enum class Kind : uint8_t {
+    kHead,        // the head of branch text()
+    kVersion,     // branch text() at ref version version()
+    kCommit,      // commit text()
+    kSnapshotId,  // BRANCH@VERSION@INCARNATION, as `snapshot --json` prints it
+    kAny,         // a snapshot id (has '@'), else a commit id, else a branch head
   };
-  std::map<std::string, Counts> summary;  // per type
+  ReadTarget() = default;                                                    // head of main
+  ReadTarget(std::string_view branch) : text_(branch) {}                     // NOLINT(runtime/explicit)
+  ReadTarget(const char* branch) : text_(branch) {}                          // NOLINT(runtime/explicit)
+  ReadTarget(const std::string& branch) : text_(branch) {}                   // NOLINT(runtime/explicit)
+  static ReadTarget Head(std::string_view branch) { return ReadTarget(Kind::kHead, branch, 0); }
+  static ReadTarget Version(std::string_view branch, uint64_t version) {
+    return ReadTarget(Kind::kVersion, branch, version);
+  }
+  static ReadTarget Commit(std::string_view commit_id) { return ReadTarget(Kind::kCommit, commit_id, 0); }
+  static ReadTarget SnapshotId(std::string_view id) { return ReadTarget(Kind::kSnapshotId, id, 0); }
+  static ReadTarget Any(std::string_view text) { return ReadTarget(Kind::kAny, text, 0); }
+
+  Kind kind() const { return kind_; }
+  const std::string& text() const { return text_; }
+  uint64_t version() const { return version_; }
+
+ private:
+  ReadTarget(Kind kind, std::string_view text, uint64_t version) : kind_(kind), text_(text), version_(version) {}
+  Kind kind_ = Kind::kHead;
+  std::string text_ = "main";
+  uint64_t version_ = 0;
 };
 
-struct LoadSummary {
-  bool committed = false;  // false when the data changed nothing
-  std::string commit_id;
-  uint64_t version = 0;
-  uint64_t records = 0;
+// Parameter values by name (without '$'). A value of the declared kind is taken as it is; other
+// values follow the JSON parameter rules (docs/language.md "Parameters"): an I64 for an I32
+// parameter must fit, a String for a Date must be an ISO date, and so on.
+using Params = std::map<std::string, Value>;
+
+struct ParamInfo {
+  std::string name;  // without '$'
+  DataType type;
+  bool nullable = false;
 };
 
-struct MutationSummary {
-  std::string query_name;
-  std::string branch;
-  uint64_t affected_nodes = 0;  // node rows inserted + updated + deleted
-  uint64_t affected_edges = 0;  // edge rows inserted + updated + deleted
-  bool committed = false;       // false when the mutation changed nothing (no commit)
-  std::string commit_id;        // the new commit; empty when nothing changed
-  uint64_t version = 0;         // the branch version after the mutation
+// One query of a .gq source, compiled against one schema. Cheap to copy (shared, immutable). A
+// default-constructed PreparedQuery is empty: running it is `invalid_argument`.
+class PreparedQuery {
+ public:
+  PreparedQuery();
+  ~PreparedQuery();
+  PreparedQuery(const PreparedQuery&);
+  PreparedQuery& operator=(const PreparedQuery&);
+
+  bool empty() const { return impl_ == nullptr; }
+  const std::string& name() const;
+  bool is_mutation() const;
+  const std::string& schema_id() const;          // the schema it was compiled against
+  const std::vector<ParamInfo>& params() const;  // in declaration order
+  const std::vector<std::string>& columns() const;  // read queries: the result's column names
+
+  // The opaque compiled form, for the implementation.
+  struct Impl;
+  explicit PreparedQuery(std::shared_ptr<const Impl> impl);
+  const Impl* impl() const { return impl_.get(); }
+
+ private:
+  std::shared_ptr<const Impl> impl_;
 };
 
 // The rows of a read query: one column name per projection, rows in the query's total order.
 struct QueryRows {
   std::vector<std::string> columns;
   std::vector<std::vector<Value>> rows;
+  std::string commit_id;  // the commit the query read
+};
+
+// A read query's rows, handed out in batches; rows already handed out are released. Note: today
+// the executor computes the whole result before the first batch (it is held by the cursor, not
+// copied again); the cursor's shape lets the executor stream without an API change.
+class RowCursor {
+ public:
+  RowCursor();
+  ~RowCursor();
+  RowCursor(RowCursor&&) noexcept;
+  RowCursor& operator=(RowCursor&&) noexcept;
+
+  const std::vector<std::string>& columns() const;
+  const std::string& commit_id() const;  // the commit the query read
+  uint64_t total_rows() const;
+  // Up to `max_rows` (> 0) next rows into `out` (cleared first); false once no row is left.
+  bool Next(std::vector<std::vector<Value>>* out, size_t max_rows = 1024);
+
+  // The opaque state, for the implementation.
+  struct Impl;
+  explicit RowCursor(std::unique_ptr<Impl> impl);
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+struct QueryOptions {
+  // Overrides OpenOptions::max_query_memory_bytes for this call (0 = keep it).
+  uint64_t max_memory_bytes = 0;
+  std::optional<int64_t> now_ms;  // the value of now() (default: the wall clock)
+};
+
+struct WriteOptions {
+  std::string branch = "main";
+  std::optional<std::string> if_commit;  // only write if the branch head is this commit
+};
+
+struct LoadOptions {
+  LoadMode mode = LoadMode::kAppend;
+  std::string branch = "main";
+  // When `branch` does not exist, create it from this branch's head in the load's own commit point
+  // (an invalid load never creates it). Ignored when `branch` exists.
+  std::optional<std::string> create_branch_from;
+  std::optional<std::string> if_commit;
+  size_t max_errors = 100;         // errors listed before giving up
+  uint64_t max_memory_bytes = 0;   // 0 = half of the process's memory; past it: resource_limit
+  size_t chunk_bytes = size_t{32} << 20;       // read and parse this much at a time
+  size_t max_record_bytes = size_t{64} << 20;  // a longer line is resource_limit
+  // Called with the phase ("parsing", "parsed", "validated", "staging", "staged"), the records and
+  // the input bytes read so far. Runs on the loading thread.
+  std::function<void(std::string_view phase, uint64_t records, uint64_t bytes)> progress;
+};
+
+struct MergeOptions {
+  std::string target = "main";
+  bool delete_source = false;  // delete the source branch after a successful merge
 };
 
 class Database {
  public:
   // Creates a graph at `uri` (a path, file://, or memory://) from .pg schema source. Errors:
-  // `already_initialized`, schema compile errors (with spans), storage errors.
+  // `already_initialized`, schema compile errors (with spans), storage errors. A failed init
+  // removes the folder it created (never a folder that was there before).
   static Result<std::unique_ptr<Database>> Init(std::string_view uri, std::string_view schema_source,
                                                 OpenOptions options = {});
   // Opens an existing graph. NotFound if there is none; `format_too_new` for newer formats.
@@ -96,37 +190,95 @@ class Database {
   Database(const Database&) = delete;
   Database& operator=(const Database&) = delete;
 
-  Result<SnapshotInfo> Snapshot(std::string_view branch = "main");
-  // One NDJSON document = one atomic commit, validated in full first (LANGUAGE.md §3). A rejected
-  // load's Status carries every error (line, code, message) as JSON in details().
-  Result<LoadSummary> Load(std::string_view ndjson, LoadMode mode, std::string_view branch = "main");
-  // Runs one mutation query (.gq `insert`/`update`/`delete`, LANGUAGE.md §2) as one atomic
-  // commit. `params_json` is a JSON object (empty = none); `query_name` picks a query of a
-  // multi-query source. Errors: compile errors (Q000, T-codes, with spans), parameter errors,
-  // `key_immutable`, the load_* validation codes (details() lists every error by statement),
-  // `read_set_conflict` when an update/delete lost a race, `precondition_failure` for a stale
-  // `if_commit`.
-  Result<MutationSummary> Mutate(std::string_view source, std::string_view params_json = {},
-                                 std::string_view branch = "main",
-                                 std::optional<std::string> query_name = {},
-                                 std::optional<std::string> if_commit = {});
-  // Runs one read query (.gq `match ... return`, LANGUAGE.md §2) on the head of `branch` with the
-  // query executor. `params_json` is a JSON object (empty = none); `query_name` picks a query of a
-  // multi-query source. Compiled queries (per schema and source) and the executor's derived
-  // structures (ordinals, columns, CSR adjacency per table version) are cached on this Database,
-  // so repeated calls do no recompilation and no rescans. Errors: compile errors (Q000, T-codes,
-  // with spans), parameter errors, `invalid_argument` for a mutation, `unimplemented` for search,
-  // `resource_limit` past OpenOptions::max_query_memory_bytes.
-  Result<QueryRows> Query(std::string_view source, std::string_view params_json = {},
-                          std::string_view branch = "main", std::optional<std::string> query_name = {});
-  // Export as NDJSON lines, one call per line (without the newline).
-  Status Export(const std::function<Status(std::string_view line)>& sink, std::string_view branch = "main",
+  // The store, as a canonical URI ("file:///abs/path", "memory://name").
+  std::string uri() const;
+  const std::optional<std::string>& actor() const;
+
+  // ---- Reads ------------------------------------------------------------------------------------
+  // NotFound for an unknown branch, version or commit; `invalid_argument` for a malformed id.
+  Result<SnapshotInfo> Snapshot(const ReadTarget& at = {});
+  // Export as NDJSON lines (without the newline), one sink call per line; `load --mode overwrite`
+  // of the lines reproduces the graph. `types` empty = every type.
+  Status Export(const std::function<Status(std::string_view line)>& sink, const ReadTarget& at = {},
                 const std::vector<std::string>& types = {});
-  // Newest first, along first parents.
+
+  // ---- Queries: one way in ----------------------------------------------------------------------
+  // Compiles `source` (.gq) against the schema at `schema_at` and picks one query: `query_name`,
+  // or the only one. Compiled sources are cached per (schema, source). Errors: compile errors
+  // (Q000, T-codes, with spans), NotFound for an unknown name, `invalid_argument` for an unnamed
+  // pick from several queries.
+  Result<PreparedQuery> Prepare(std::string_view source, std::optional<std::string> query_name = {},
+                                const ReadTarget& schema_at = {});
+  // Runs a prepared read query at `at` (recompiled from its source if `at` has another schema).
+  // Errors: `invalid_argument` for a mutation or a parameter of the wrong type, missing or
+  // undeclared; `unimplemented` for search functions; `resource_limit` past the query budget.
+  Result<QueryRows> Execute(const PreparedQuery& query, const Params& params = {}, const ReadTarget& at = {},
+                            const QueryOptions& options = {});
+  // The same rows as Execute, handed out in batches.
+  Result<RowCursor> OpenCursor(const PreparedQuery& query, const Params& params = {},
+                               const ReadTarget& at = {}, const QueryOptions& options = {});
+  // Runs a prepared mutation (insert/update/delete) as one atomic commit on options.branch.
+  // Errors: `invalid_argument` for a read query; parameter errors; `key_immutable`; the load_*
+  // validation codes (Status::errors() lists every error with its statement); `read_set_conflict`
+  // when an update/delete lost a race; `precondition_failure` for a stale `if_commit`.
+  Result<MutationSummary> Apply(const PreparedQuery& mutation, const Params& params = {},
+                                const WriteOptions& options = {});
+  // Conveniences: Prepare + Execute / Apply with parameters as a JSON object text (empty = none).
+  Result<QueryRows> Query(std::string_view source, std::string_view params_json = {}, const ReadTarget& at = {},
+                          std::optional<std::string> query_name = {}, const QueryOptions& options = {});
+  Result<MutationSummary> Mutate(std::string_view source, std::string_view params_json = {},
+                                 std::string_view branch = "main", std::optional<std::string> query_name = {},
+                                 std::optional<std::string> if_commit = {});
+
+  // ---- Loads ------------------------------------------------------------------------------------
+  // One NDJSON document = one atomic commit, validated in full first (docs/language.md
+  // "Loading"). A rejected load changes nothing; its Status lists every error (line, code,
+  // message) in errors().
+  Result<LoadSummary> Load(std::string_view ndjson, const LoadOptions& options);
+  Result<LoadSummary> Load(std::string_view ndjson, LoadMode mode, std::string_view branch = "main");
+  // The same, streaming a file chunk by chunk (typed errors for a missing, unreadable or
+  // directory path).
+  Result<LoadSummary> LoadFile(const std::string& path, const LoadOptions& options);
+
+  // ---- Branches ---------------------------------------------------------------------------------
+  // A new branch at the head of branch `from`. `already_exists`, NotFound for a missing `from`,
+  // `invalid_argument` for a bad name.
+  Result<BranchInfo> CreateBranch(std::string_view name, std::string_view from = "main");
+  // A new branch at commit `commit_id` (any commit of the graph).
+  Result<BranchInfo> CreateBranchAtCommit(std::string_view name, std::string_view commit_id);
+  Result<std::vector<std::string>> Branches();  // live branches, sorted
+  // NotFound for a missing branch; `invalid_argument` for main.
+  Result<BranchInfo> DeleteBranch(std::string_view name);
+  // Three-way merge of `source` into options.target. Conflicts are data: outcome kConflicts with
+  // MergeResult::conflicts, nothing published. Errors: NotFound for a missing branch,
+  // `schema_boundary` when the heads have different schemas (unless fast-forward),
+  // `read_set_conflict` when the target moved during the merge.
+  Result<MergeResult> Merge(std::string_view source, const MergeOptions& options = {});
+
+  // ---- History and changes ----------------------------------------------------------------------
+  // A branch's history, newest first: its ref moves (version set), then the commits it inherited
+  // along first parents from the branch it was created from.
   Result<std::vector<CommitInfo>> Commits(std::string_view branch = "main");
+  Result<CommitInfo> GetCommit(std::string_view commit_id);
+  // The changes of one commit against its first parent. `parentless_commit` for the genesis
+  // commit; `schema_boundary` across a schema change.
+  Result<ChangeBlock> CommitChanges(std::string_view commit_id, const ChangeFilter& filter = {});
+  // The change feed of a branch: blocks per commit since a cursor or start point, and the cursor
+  // to resume from. `change_cursor_rejected` for a cursor of another graph, branch incarnation or
+  // filter set.
+  Result<ChangePage> PollChanges(const ChangePollRequest& request);
+  // Every entity change from snapshot `from` to snapshot `to`. `schema_boundary` across schemas.
+  Result<DiffResult> Diff(const ReadTarget& from, const ReadTarget& to, const ChangeFilter& filter = {});
+
+  // ---- Maintenance ------------------------------------------------------------------------------
+  // Builds and stores the derived read structures (row ordinals, adjacency) of a branch head, so a
+  // cold process loads them instead of rebuilding. `invalid_argument` on a read-only handle.
+  Result<OptimizeSummary> Optimize(std::string_view branch = "main");
+
+  // The opaque state, for the implementation.
+  struct Impl;
 
  private:
-  struct Impl;
   explicit Database(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace omnigraph {
 
@@ -43,6 +44,15 @@ struct SourceSpan {
   uint32_t end_column = 0;
 };
 
+// One error of a rejected load (an input line) or mutation (a statement): a load or mutation that
+// fails validation lists every error it found (up to its max_errors), not just the first.
+struct ErrorItem {
+  ErrorCode code;
+  std::string message;
+  std::optional<uint64_t> line;       // loads: the 1-based input line (0: the load as a whole)
+  std::optional<uint64_t> statement;  // mutations: the 1-based statement (0: the query as a whole)
+};
+
 // Value type; cheap to copy when ok (a null pointer). Thread-compatible.
 class [[nodiscard]] Status {
  public:
@@ -63,10 +73,16 @@ class [[nodiscard]] Status {
   const std::string& message() const;    // empty when ok
   const std::optional<SourceSpan>& span() const;
   const std::string& details() const;  // JSON text or empty
+  // The errors of a rejected load or mutation (empty otherwise), and whether more were found than
+  // listed. The same list is in details() as {"errors":[...],"truncated":bool}.
+  const std::vector<ErrorItem>& errors() const;
+  bool errors_truncated() const;
 
   // Builders; return a copy with the field set (no-ops on an ok status).
   Status WithSpan(SourceSpan span) const;
   Status WithDetails(std::string json) const;
+  // Sets errors() and details() (the JSON form of the list) together.
+  Status WithErrors(std::vector<ErrorItem> errors, bool truncated) const;
   // Prefixes the message with "context: ".
   Status WithContext(std::string_view context) const;
 

@@ -8,7 +8,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "engine/graph.h"
+#include "engine/graph/graph.h"
 #include "omnigraph/result.h"
 
 namespace omnigraph::cli {

@@ -5,7 +5,7 @@
 #include "cli/cli_util.h"
 #include "common/error_codes.h"
 #include "common/json.h"
-#include "engine/merge.h"
+#include "engine/merge/merge.h"
 
 namespace omnigraph::cli {
 namespace {

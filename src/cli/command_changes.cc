@@ -1,12 +1,12 @@
 // Change listing: `commit changes ID`, `changes poll`, `diff FROM TO` (docs/cli.md;
-// engine/change_feed.h, engine/entity_diff.h).
+// engine/diff/change_feed.h, engine/diff/entity_diff.h).
 #include <cstdio>
 
 #include "cli/cli_graph.h"
 #include "cli/cli_util.h"
 #include "common/error_codes.h"
 #include "common/json.h"
-#include "engine/change_feed.h"
+#include "engine/diff/change_feed.h"
 
 namespace omnigraph::cli {
 namespace {

@@ -11,7 +11,7 @@
 #include "common/json.h"
 #include "compiler/catalog_builder.h"
 #include "compiler/diagnostic.h"
-#include "engine/graph_layout.h"
+#include "engine/graph/graph_layout.h"
 #include "io/store_uri.h"
 
 namespace omnigraph::cli {

@@ -19,7 +19,7 @@
 #include "common/check.h"
 #include "common/clock.h"
 #include "common/json.h"
-#include "engine/loader.h"
+#include "engine/load/loader.h"
 
 namespace omnigraph::cli {
 namespace {
@@ -126,7 +126,7 @@ void AddLoadCommand(CLI::App& app, CommandAction* run) {
   AddGraphFlags(cmd, flags.get(), /*positional=*/true);
   cmd->callback([=] {
     *run = [=]() -> int {
-      auto m = engine::ParseLoadMode(*mode);
+      auto m = ParseLoadMode(*mode);
       if (!m.ok()) return ReportError(AsUsageError(m.status()), flags->json);
       auto g = OpenGraph(*flags, /*writable=*/true);
       if (!g.ok()) return ReportError(g.status(), flags->json);

@@ -1,6 +1,6 @@
 // `omnigraph mutate [NAME] [URI] (--query F.gq | -e SRC) [--params JSON | --params-file F]
 //  [--branch B] [--if-commit ID] [--as A] [--json] [--store URI]`: runs one mutation query as one
-// atomic commit (engine/mutation.h). With one positional argument it is the URI unless --store
+// atomic commit (engine/mutate/mutation.h). With one positional argument it is the URI unless --store
 // is given (then it is the query name); with two, NAME then URI.
 #include <cstdio>
 
@@ -9,7 +9,7 @@
 #include "common/error_codes.h"
 #include "common/json.h"
 #include "compiler/diagnostic.h"
-#include "engine/mutation.h"
+#include "engine/mutate/mutation.h"
 
 namespace omnigraph::cli {
 namespace {

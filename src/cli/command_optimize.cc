@@ -1,12 +1,12 @@
 // `omnigraph optimize [URI] [--branch B] [--json]`: builds and persists the derived read
-// structures of a branch head (engine/optimize.h) so later processes load them.
+// structures of a branch head (engine/derived/optimize.h) so later processes load them.
 #include <cstdio>
 
 #include "cli/cli_graph.h"
 #include "cli/cli_util.h"
 #include "common/clock.h"
 #include "common/json.h"
-#include "engine/optimize.h"
+#include "engine/derived/optimize.h"
 
 namespace omnigraph::cli {
 namespace {

@@ -1,6 +1,6 @@
 // `omnigraph query [NAME] (--query F.gq | -e SRC) [--params JSON | --params-file F]
 //  [--branch B | --snapshot COMMIT] [--format table|json|jsonl|csv|kv] [--json] --store URI`.
-// Runs on the query executor (engine/executor.h).
+// Runs on the query executor (engine/exec/executor.h).
 #include <cmath>
 #include <cstdio>
 
@@ -13,13 +13,13 @@
 #include "compiler/diagnostic.h"
 #include "compiler/params.h"
 #include "compiler/type_checker.h"
-#include "engine/entity_diff.h"
-#include "engine/executor.h"
+#include "engine/diff/entity_diff.h"
+#include "engine/exec/executor.h"
 
 namespace omnigraph::cli {
 namespace {
 
-// Query results use the same JSON spelling as change images (engine/entity_diff.h).
+// Query results use the same JSON spelling as change images (engine/diff/entity_diff.h).
 Json CellJson(const Value& v) { return engine::ValueToJson(v); }
 
 std::string CellText(const Value& v) {

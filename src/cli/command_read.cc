@@ -10,7 +10,7 @@
 #include "common/clock.h"
 #include "common/error_codes.h"
 #include "common/json.h"
-#include "engine/exporter.h"
+#include "engine/load/exporter.h"
 
 namespace omnigraph::cli {
 namespace {

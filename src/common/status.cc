@@ -3,6 +3,7 @@
 
 #include "common/check.h"
 #include "common/error_codes.h"
+#include "common/json.h"
 
 namespace omnigraph {
 
@@ -11,6 +12,8 @@ struct Status::State {
   std::string message;
   std::optional<SourceSpan> span;
   std::string details;
+  std::vector<ErrorItem> errors;
+  bool errors_truncated = false;
 };
 
 namespace {
@@ -22,6 +25,7 @@ constexpr ErrorCodeInfo kCodes[] = {
 };
 const std::string kEmpty;
 const std::optional<SourceSpan> kNoSpan;
+const std::vector<ErrorItem> kNoErrors;
 }  // namespace
 
 std::span<const ErrorCodeInfo> AllErrorCodes() { return kCodes; }
@@ -53,7 +57,7 @@ std::string_view StatusCodeName(StatusCode code) {
 }
 
 Status::Status(ErrorCode code, std::string message)
-    : state_(new State{code, std::move(message), std::nullopt, {}}) {}
+    : state_(new State{code, std::move(message), std::nullopt, {}, {}, false}) {}
 
 Status::Status(const Status& other)
     : state_(other.state_ ? new State(*other.state_) : nullptr) {}
@@ -89,6 +93,27 @@ Status Status::WithDetails(std::string json) const {
   if (s.state_) s.state_->details = std::move(json);
   return s;
 }
+const std::vector<ErrorItem>& Status::errors() const { return ok() ? kNoErrors : state_->errors; }
+bool Status::errors_truncated() const { return !ok() && state_->errors_truncated; }
+
+Status Status::WithErrors(std::vector<ErrorItem> errors, bool truncated) const {
+  Json list = Json::array();
+  for (const auto& e : errors) {
+    Json j = Json::object();
+    if (e.line) j["line"] = *e.line;
+    if (e.statement) j["statement"] = *e.statement;
+    j["code"] = std::string(InfoFor(e.code).name);
+    j["message"] = e.message;
+    list.push_back(std::move(j));
+  }
+  Status s = WithDetails(CanonicalJson(Json{{"errors", list}, {"truncated", truncated}}));
+  if (s.state_) {
+    s.state_->errors = std::move(errors);
+    s.state_->errors_truncated = truncated;
+  }
+  return s;
+}
+
 Status Status::WithContext(std::string_view context) const {
   Status s(*this);
   if (s.state_) s.state_->message = std::string(context) + ": " + s.state_->message;

@@ -1,6 +1,7 @@
 // JSON parameter binding; see params.h.
 #include "compiler/params.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <set>
@@ -8,6 +9,7 @@
 #include <utility>
 
 #include "common/error_codes.h"
+#include "common/output_json.h"
 
 namespace omnigraph::compiler {
 namespace {
@@ -258,6 +260,47 @@ Result<ParamValues> BindParamsJson(const std::vector<ParamDecl>& decls, std::str
   if (json.find_first_not_of(" \t\r\n") == std::string_view::npos) return BindParams(decls, Json());
   OG_ASSIGN_OR_RETURN(Json j, ParseJsonUnique(json, "query parameters"));
   return BindParams(decls, j);
+}
+
+Result<ParamValues> BindParamValues(const std::vector<ParamDecl>& decls, const ParamValues& given) {
+  Json as_json = Json::object();
+  ParamValues exact;
+  for (const auto& [raw, v] : given) {
+    std::string name = !raw.empty() && raw[0] == '$' ? raw.substr(1) : raw;
+    if (as_json.contains(name) || exact.count(name)) {
+      return InvalidArgumentError("parameter $" + name + " is given twice (as \"" + name + "\" and as \"$" + name + "\")");
+    }
+    auto d = std::find_if(decls.begin(), decls.end(), [&](const ParamDecl& p) { return p.name == name; });
+    if (d != decls.end() && !v.is_null() && v.type() == d->type) {
+      bool fits = true;
+      if (v.kind() == TypeKind::kF32) fits = FitsF32(v.float_value());
+      if (v.kind() == TypeKind::kVector) {
+        for (float f : v.vector_value()) fits = fits && FitsF32(f);
+      }
+      if (!fits) return InvalidArgumentError("parameter $" + name + " (" + d->type.ToString() + ") is out of F32 range");
+      exact[name] = v;
+      continue;
+    }
+    if (!v.is_null() && v.kind() == TypeKind::kBlob) {
+      return InvalidArgumentError("parameter $" + name + " is a Blob; the query declares " +
+                                  (d == decls.end() ? std::string("no such parameter") : d->type.ToString()));
+    }
+    as_json[name] = ValueToJson(v);  // the JSON rules decide (undeclared names are reported there)
+  }
+  std::vector<ParamDecl> rest;
+  for (const ParamDecl& d : decls) {
+    if (!exact.count(d.name)) rest.push_back(d);
+  }
+  if (rest.size() != decls.size()) {
+    // Undeclared names must still be named against the full declaration list.
+    for (auto it = as_json.begin(); it != as_json.end(); ++it) {
+      auto d = std::find_if(decls.begin(), decls.end(), [&](const ParamDecl& p) { return p.name == it.key(); });
+      if (d == decls.end()) return BindParams(decls, Json{{it.key(), it.value()}});
+    }
+  }
+  OG_ASSIGN_OR_RETURN(ParamValues out, BindParams(rest, as_json));
+  for (auto& [name, v] : exact) out[name] = std::move(v);
+  return out;
 }
 
 }  // namespace omnigraph::compiler

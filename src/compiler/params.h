@@ -31,6 +31,12 @@ Result<ParamValues> BindParams(const std::vector<ParamDecl>& decls, const Json& 
 // any depth) is an error, as in load lines.
 Result<ParamValues> BindParamsJson(const std::vector<ParamDecl>& decls, std::string_view json);
 
+// Binds typed values (names with or without '$'): a non-null value whose type is the declared one
+// is taken as it is (F32 and vector elements must fit F32); any other value goes through the JSON
+// rules above as its JSON form (common/output_json.h), so an I64 for an I32 parameter must fit and
+// a String for a Date must be an ISO date. Errors as BindParams. Pure; thread-safe.
+Result<ParamValues> BindParamValues(const std::vector<ParamDecl>& decls, const ParamValues& given);
+
 // Converts one JSON value to `type` (the rules above); `what` names it in errors.
 Result<Value> JsonToValue(const Json& value, const DataType& type, std::string_view what);
 

@@ -1,57 +1,112 @@
-// The public embedded API (include/omnigraph/omnigraph.h) over the engine.
-#include "omnigraph/omnigraph.h"
-
-#include <map>
-#include <mutex>
-#include <new>
-#include <stdexcept>
+// The public embedded API (include/omnigraph/omnigraph.h), the engine's front door: open and init,
+// reads, and the one way into a query (Prepare -> Execute / Apply). Writes other than mutations,
+// branches, history and changes are in database_history.cc.
+#include <algorithm>
+#include <filesystem>
+#include <system_error>
 
 #include "common/clock.h"
-#include "common/error_codes.h"
 #include "compiler/params.h"
+#include "compiler/query_select.h"
 #include "compiler/type_checker.h"
-#include "engine/executor.h"
-#include "engine/exporter.h"
-#include "engine/graph.h"
-#include "engine/loader.h"
-#include "engine/mutation.h"
+#include "engine/database_internal.h"
+#include "engine/exec/executor.h"
+#include "engine/graph/graph_layout.h"
+#include "engine/load/exporter.h"
+#include "engine/mutate/mutation.h"
 #include "io/store_uri.h"
 
 namespace omnigraph {
 
-struct Database::Impl {
-  explicit Impl(const OpenOptions& o) : options(o), read_cache(o.cache_bytes) {}
-  OpenOptions options;
-  std::unique_ptr<engine::Graph> graph;
-  engine::GraphReadCache read_cache;  // executor structures per table version, byte-budgeted
-  std::mutex query_mu;                // guards `queries`
-  // (schema id, source) -> compiled queries; bounded by clearing when full.
-  std::map<std::pair<std::string, std::string>, std::shared_ptr<const std::vector<compiler::IrQuery>>> queries;
+using database_internal::NoThrow;
+using database_internal::Resolve;
+
+// ---- PreparedQuery and RowCursor ----------------------------------------------------------------
+
+struct PreparedQuery::Impl {
+  std::string source;
+  std::optional<std::string> requested_name;  // as given to Prepare
+  std::string schema_id;
+  std::shared_ptr<const std::vector<compiler::IrQuery>> compiled;  // keeps `query` alive
+  const compiler::IrQuery* query = nullptr;
+  std::vector<ParamInfo> params;
+  std::vector<std::string> columns;
 };
+
+PreparedQuery::PreparedQuery() = default;
+PreparedQuery::~PreparedQuery() = default;
+PreparedQuery::PreparedQuery(const PreparedQuery&) = default;
+PreparedQuery& PreparedQuery::operator=(const PreparedQuery&) = default;
+PreparedQuery::PreparedQuery(std::shared_ptr<const Impl> impl) : impl_(std::move(impl)) {}
+
+namespace {
+const std::string kEmptyString;
+const std::vector<ParamInfo> kNoParams;
+const std::vector<std::string> kNoColumns;
+}  // namespace
+
+const std::string& PreparedQuery::name() const { return impl_ ? impl_->query->name : kEmptyString; }
+bool PreparedQuery::is_mutation() const { return impl_ && impl_->query->is_mutation; }
+const std::string& PreparedQuery::schema_id() const { return impl_ ? impl_->schema_id : kEmptyString; }
+const std::vector<ParamInfo>& PreparedQuery::params() const { return impl_ ? impl_->params : kNoParams; }
+const std::vector<std::string>& PreparedQuery::columns() const { return impl_ ? impl_->columns : kNoColumns; }
+
+struct RowCursor::Impl {
+  QueryRows rows;
+  size_t next = 0;
+};
+
+RowCursor::RowCursor() = default;
+RowCursor::~RowCursor() = default;
+RowCursor::RowCursor(RowCursor&&) noexcept = default;
+RowCursor& RowCursor::operator=(RowCursor&&) noexcept = default;
+RowCursor::RowCursor(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+const std::vector<std::string>& RowCursor::columns() const { return impl_ ? impl_->rows.columns : kNoColumns; }
+const std::string& RowCursor::commit_id() const { return impl_ ? impl_->rows.commit_id : kEmptyString; }
+uint64_t RowCursor::total_rows() const { return impl_ ? impl_->rows.rows.size() : 0; }
+
+bool RowCursor::Next(std::vector<std::vector<Value>>* out, size_t max_rows) {
+  out->clear();
+  if (impl_ == nullptr || impl_->next >= impl_->rows.rows.size()) return false;
+  auto& all = impl_->rows.rows;
+  const size_t end = std::min(all.size(), impl_->next + std::max<size_t>(max_rows, 1));
+  out->reserve(end - impl_->next);
+  for (size_t i = impl_->next; i < end; ++i) {
+    out->push_back(std::move(all[i]));
+    std::vector<Value>().swap(all[i]);  // release what was handed out
+  }
+  impl_->next = end;
+  return true;
+}
+
+// ---- Open and init ------------------------------------------------------------------------------
 
 Database::Database(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Database::~Database() = default;
 
-namespace {
+namespace database_internal {
 
-// The last resort behind every call: an allocation that fails is a `resource_limit` result, never
-// an exception through the API.
-template <typename F>
-auto NoThrow(F&& f) -> decltype(f()) {
-  try {
-    return f();
-  } catch (const std::bad_alloc&) {
-    return Status(ErrorCode::kResourceExhausted, "out of memory");
-  } catch (const std::length_error&) {
-    return Status(ErrorCode::kResourceExhausted, "a size exceeded what one process can hold");
+Result<engine::Snapshot> Resolve(engine::Graph& graph, const ReadTarget& at) {
+  switch (at.kind()) {
+    case ReadTarget::Kind::kHead: return graph.Head(at.text());
+    case ReadTarget::Kind::kVersion: return graph.AtBranchVersion(at.text(), at.version());
+    case ReadTarget::Kind::kCommit: return graph.AtCommit(at.text());
+    case ReadTarget::Kind::kSnapshotId: return graph.AtSnapshotId(at.text());
+    case ReadTarget::Kind::kAny: {
+      if (at.text().find('@') != std::string::npos) return graph.AtSnapshotId(at.text());
+      auto c = graph.AtCommit(at.text());
+      if (c.ok() || c.status().category() != StatusCode::kNotFound) return c;
+      auto h = graph.Head(at.text());
+      if (h.ok()) return h;
+      return NotFoundError("'" + at.text() + "' is neither a snapshot id, a commit id nor a branch");
+    }
   }
+  return InvalidArgumentError("unknown read target");
 }
 
-engine::ExecOptions ExecOptionsOf(const OpenOptions& o) {
-  engine::ExecOptions e;
-  if (o.max_query_memory_bytes != 0) e.max_memory_bytes = o.max_query_memory_bytes;
-  return e;
-}
+}  // namespace database_internal
+
+namespace {
 
 engine::GraphOptions ToGraphOptions(const OpenOptions& o) {
   engine::GraphOptions g;
@@ -59,16 +114,52 @@ engine::GraphOptions ToGraphOptions(const OpenOptions& o) {
   g.read_only = o.read_only;
   return g;
 }
+
+// The outermost folder of `path` that does not exist yet (what an init creates), or empty.
+std::filesystem::path FirstMissing(const std::filesystem::path& path) {
+  std::error_code ec;
+  if (std::filesystem::exists(path, ec) || ec) return {};
+  std::filesystem::path missing = path;
+  for (std::filesystem::path p = path.parent_path(); !p.empty() && p != p.parent_path(); p = p.parent_path()) {
+    if (std::filesystem::exists(p, ec) || ec) break;
+    missing = p;
+  }
+  return missing;
+}
+
 }  // namespace
 
 Result<std::unique_ptr<Database>> Database::Init(std::string_view uri, std::string_view schema_source,
                                                  OpenOptions options) {
   return NoThrow([&]() -> Result<std::unique_ptr<Database>> {
+    OG_ASSIGN_OR_RETURN(io::StoreUri parsed, io::ParseStoreUri(uri));
+    std::filesystem::path created;  // the folder this init creates, if any
+    if (parsed.scheme == io::StoreScheme::kFile) created = FirstMissing(parsed.path);
     io::OpenStoreOptions so;
     so.create = true;
-    OG_ASSIGN_OR_RETURN(auto store, io::OpenStore(uri, so));
+    auto store = io::OpenStore(parsed, so);
+    // A failed init removes the folder it created, unless a ref made it a graph after all (a
+    // concurrent init won) or the root was already a graph.
+    auto clean_up = [&](const Status& why) {
+      if (created.empty() || why.code() == ErrorCode::kAlreadyInitialized) return;
+      if (store.ok()) {
+        auto refs = (*store)->ListPage(engine::kRefsPrefix, "", 1);
+        if (!refs.ok() || !refs->empty()) return;
+      }
+      std::error_code ec;
+      std::filesystem::remove_all(created, ec);
+    };
+    if (!store.ok()) {
+      clean_up(store.status());
+      return store.status();
+    }
     auto impl = std::make_unique<Impl>(options);
-    OG_ASSIGN_OR_RETURN(impl->graph, engine::Graph::Init(std::move(store), schema_source, ToGraphOptions(options)));
+    auto graph = engine::Graph::Init(*store, schema_source, ToGraphOptions(options));
+    if (!graph.ok()) {
+      clean_up(graph.status());
+      return graph.status();
+    }
+    impl->graph = std::move(*graph);
     return std::unique_ptr<Database>(new Database(std::move(impl)));
   });
 }
@@ -84,109 +175,194 @@ Result<std::unique_ptr<Database>> Database::Open(std::string_view uri, OpenOptio
   });
 }
 
-Result<SnapshotInfo> Database::Snapshot(std::string_view branch) {
+std::string Database::uri() const { return impl_->graph->store().Describe(); }
+const std::optional<std::string>& Database::actor() const { return impl_->graph->options().actor; }
+
+// ---- Reads --------------------------------------------------------------------------------------
+
+Result<SnapshotInfo> Database::Snapshot(const ReadTarget& at) {
   return NoThrow([&]() -> Result<SnapshotInfo> {
-    OG_ASSIGN_OR_RETURN(engine::Snapshot snap, impl_->graph->Head(branch));
+    OG_ASSIGN_OR_RETURN(engine::Snapshot snap, Resolve(*impl_->graph, at));
     OG_ASSIGN_OR_RETURN(auto counts, snap.RowCounts());
     SnapshotInfo out;
-    out.branch = std::string(branch);
+    out.branch = snap.branch();
     out.version = snap.seq();
+    out.snapshot_id = engine::Graph::SnapshotId(snap);
     out.commit_id = snap.commit().id;
     out.schema_id = snap.commit().schema_id;
     for (const auto& [name, ref] : snap.commit().tables) {
-      out.types.push_back(TypeInfo{name, ref.kind == engine::EntityKind::kEdge, counts.at(name)});
+      out.types.push_back(TypeInfo{name, ref.kind == EntityKind::kEdge, counts.at(name), ref.table_id, ref.version_id});
     }
     return out;
   });
 }
 
-Result<LoadSummary> Database::Load(std::string_view ndjson, LoadMode mode, std::string_view branch) {
-  return NoThrow([&]() -> Result<LoadSummary> {
-    engine::LoadOptions o;
-    o.mode = mode == LoadMode::kAppend ? engine::LoadMode::kAppend
-             : mode == LoadMode::kMerge ? engine::LoadMode::kMerge
-                                        : engine::LoadMode::kOverwrite;
-    o.branch = std::string(branch);
-    OG_ASSIGN_OR_RETURN(engine::LoadResult r, engine::LoadNdjson(*impl_->graph, ndjson, o));
-    return LoadSummary{r.write.committed, r.write.commit.id, r.write.seq, r.records};
+Status Database::Export(const std::function<Status(std::string_view)>& sink, const ReadTarget& at,
+                        const std::vector<std::string>& types) {
+  return NoThrow([&]() -> Status {
+    OG_ASSIGN_OR_RETURN(engine::Snapshot snap, Resolve(*impl_->graph, at));
+    return engine::ExportNdjson(snap, types, sink);
   });
+}
+
+// ---- Queries ------------------------------------------------------------------------------------
+
+namespace {
+
+// Compiles `source` against `snap`'s schema (cached per schema and source) and picks the query.
+Result<PreparedQuery> PrepareAt(Database::Impl& impl, const engine::Snapshot& snap, std::string_view source,
+                                const std::optional<std::string>& name);
+
+}  // namespace
+
+Result<PreparedQuery> Database::Prepare(std::string_view source, std::optional<std::string> query_name,
+                                        const ReadTarget& schema_at) {
+  return NoThrow([&]() -> Result<PreparedQuery> {
+    OG_ASSIGN_OR_RETURN(engine::Snapshot snap, Resolve(*impl_->graph, schema_at));
+    return PrepareAt(*impl_, snap, source, query_name);
+  });
+}
+
+namespace {
+
+Result<PreparedQuery> PrepareAt(Database::Impl& impl, const engine::Snapshot& snap, std::string_view source,
+                                const std::optional<std::string>& name) {
+  std::shared_ptr<const std::vector<compiler::IrQuery>> compiled;
+  auto key = std::make_pair(snap.commit().schema_id, std::string(source));
+  {
+    std::lock_guard<std::mutex> l(impl.query_mu);
+    auto it = impl.queries.find(key);
+    if (it != impl.queries.end()) compiled = it->second;
+  }
+  if (compiled == nullptr) {
+    OG_ASSIGN_OR_RETURN(auto qs, compiler::CompileQueries(snap.catalog(), source));
+    compiled = std::make_shared<const std::vector<compiler::IrQuery>>(std::move(qs));
+    std::lock_guard<std::mutex> l(impl.query_mu);
+    if (impl.queries.size() >= 256) impl.queries.clear();
+    impl.queries.emplace(std::move(key), compiled);
+  }
+  OG_ASSIGN_OR_RETURN(const compiler::IrQuery* q, compiler::SelectQuery(*compiled, name, compiler::QueryKind::kAny));
+  auto p = std::make_shared<PreparedQuery::Impl>();
+  p->source = std::string(source);
+  p->requested_name = name;
+  p->schema_id = snap.commit().schema_id;
+  p->compiled = compiled;
+  p->query = q;
+  for (const auto& d : q->params) p->params.push_back(ParamInfo{d.name, d.type, d.nullable});
+  for (const auto& proj : q->projections) p->columns.push_back(proj.name);
+  return PreparedQuery(std::move(p));
+}
+
+}  // namespace
+
+namespace {
+
+// The query of `prepared` compiled against `snap`'s schema: itself, or recompiled from its source
+// when the schema differs (same name).
+Result<PreparedQuery> Rebind(Database::Impl& impl, const PreparedQuery& prepared, const engine::Snapshot& snap) {
+  if (prepared.empty()) return InvalidArgumentError("the prepared query is empty (use Database::Prepare)");
+  if (prepared.impl()->schema_id == snap.commit().schema_id) return prepared;
+  return PrepareAt(impl, snap, prepared.impl()->source, std::string(prepared.name()));
+}
+
+// Runs read query `q` (parameters bound) at `snap`.
+Result<QueryRows> Run(Database::Impl& impl, const PreparedQuery& q, const compiler::ParamValues& bound,
+                      const engine::Snapshot& snap, const QueryOptions& options) {
+  OG_RETURN_IF_ERROR(compiler::SelectQuery(*q.impl()->compiled, q.name(), compiler::QueryKind::kRead).status());
+  engine::ExecOptions exec;
+  if (impl.options.max_query_memory_bytes != 0) exec.max_memory_bytes = impl.options.max_query_memory_bytes;
+  if (options.max_memory_bytes != 0) exec.max_memory_bytes = options.max_memory_bytes;
+  const int64_t now_ms = options.now_ms ? *options.now_ms : NowMicros() / 1000;
+  OG_ASSIGN_OR_RETURN(engine::QueryResult r,
+                      engine::ExecuteQuery(snap, *q.impl()->query, bound, now_ms, &impl.read_cache, exec));
+  return QueryRows{std::move(r.columns), std::move(r.rows), snap.commit().id};
+}
+
+}  // namespace
+
+Result<QueryRows> Database::Execute(const PreparedQuery& query, const Params& params, const ReadTarget& at,
+                                    const QueryOptions& options) {
+  return NoThrow([&]() -> Result<QueryRows> {
+    OG_ASSIGN_OR_RETURN(engine::Snapshot snap, Resolve(*impl_->graph, at));
+    OG_ASSIGN_OR_RETURN(PreparedQuery q, Rebind(*impl_, query, snap));
+    if (q.is_mutation()) return Run(*impl_, q, {}, snap, options);  // the kind error
+    OG_ASSIGN_OR_RETURN(compiler::ParamValues bound, compiler::BindParamValues(q.impl()->query->params, params));
+    return Run(*impl_, q, bound, snap, options);
+  });
+}
+
+Result<RowCursor> Database::OpenCursor(const PreparedQuery& query, const Params& params, const ReadTarget& at,
+                                       const QueryOptions& options) {
+  return NoThrow([&]() -> Result<RowCursor> {
+    OG_ASSIGN_OR_RETURN(QueryRows rows, Execute(query, params, at, options));
+    auto impl = std::make_unique<RowCursor::Impl>();
+    impl->rows = std::move(rows);
+    return RowCursor(std::move(impl));
+  });
+}
+
+Result<QueryRows> Database::Query(std::string_view source, std::string_view params_json, const ReadTarget& at,
+                                  std::optional<std::string> query_name, const QueryOptions& options) {
+  return NoThrow([&]() -> Result<QueryRows> {
+    OG_ASSIGN_OR_RETURN(engine::Snapshot snap, Resolve(*impl_->graph, at));
+    OG_ASSIGN_OR_RETURN(PreparedQuery q, PrepareAt(*impl_, snap, source, query_name));
+    if (q.is_mutation()) return Run(*impl_, q, {}, snap, options);  // the kind error
+    OG_ASSIGN_OR_RETURN(compiler::ParamValues bound, compiler::BindParamsJson(q.impl()->query->params, params_json));
+    return Run(*impl_, q, bound, snap, options);
+  });
+}
+
+// ---- Mutations ----------------------------------------------------------------------------------
+
+namespace {
+
+MutationSummary ToSummary(const engine::MutationResult& r, const std::string& branch) {
+  MutationSummary s;
+  s.query_name = r.query_name;
+  s.branch = branch;
+  s.affected_nodes = r.affected_nodes;
+  s.affected_edges = r.affected_edges;
+  s.committed = r.write.committed;
+  s.commit_id = r.write.committed ? r.write.commit.id : "";
+  s.version = r.write.seq;
+  s.changes = r.changes;
+  if (r.write.committed) s.commit = engine::ToCommitInfo(r.write.commit, r.write.seq);
+  return s;
+}
+
+// Runs mutation `mutation` with typed `params`, or (params null) JSON `params_json`.
+Result<MutationSummary> ApplyBound(Database::Impl& impl, const PreparedQuery& mutation, std::string_view params_json,
+                                   const Params* params, const WriteOptions& options) {
+  OG_ASSIGN_OR_RETURN(engine::Snapshot head, impl.graph->Head(options.branch));
+  OG_ASSIGN_OR_RETURN(PreparedQuery q, Rebind(impl, mutation, head));
+  OG_RETURN_IF_ERROR(compiler::SelectQuery(*q.impl()->compiled, q.name(), compiler::QueryKind::kMutation).status());
+  const auto& decls = q.impl()->query->params;
+  OG_ASSIGN_OR_RETURN(compiler::ParamValues bound, params != nullptr ? compiler::BindParamValues(decls, *params)
+                                                                     : compiler::BindParamsJson(decls, params_json));
+  engine::MutationOptions o;
+  o.branch = options.branch;
+  o.if_commit = options.if_commit;
+  OG_ASSIGN_OR_RETURN(engine::MutationResult r, engine::ExecuteMutation(*impl.graph, *q.impl()->query, bound, o));
+  return ToSummary(r, options.branch);
+}
+
+}  // namespace
+
+Result<MutationSummary> Database::Apply(const PreparedQuery& mutation, const Params& params,
+                                        const WriteOptions& options) {
+  return NoThrow([&]() -> Result<MutationSummary> { return ApplyBound(*impl_, mutation, {}, &params, options); });
 }
 
 Result<MutationSummary> Database::Mutate(std::string_view source, std::string_view params_json,
                                          std::string_view branch, std::optional<std::string> query_name,
                                          std::optional<std::string> if_commit) {
   return NoThrow([&]() -> Result<MutationSummary> {
-    engine::MutationOptions o;
+    OG_ASSIGN_OR_RETURN(engine::Snapshot head, impl_->graph->Head(branch));
+    OG_ASSIGN_OR_RETURN(PreparedQuery q, PrepareAt(*impl_, head, source, query_name));
+    WriteOptions o;
     o.branch = std::string(branch);
-    o.query_name = std::move(query_name);
     o.if_commit = std::move(if_commit);
-    OG_ASSIGN_OR_RETURN(engine::MutationResult r, engine::RunMutation(*impl_->graph, source, params_json, o));
-    return MutationSummary{r.query_name,       o.branch,           r.affected_nodes, r.affected_edges,
-                           r.write.committed, r.write.committed ? r.write.commit.id : "", r.write.seq};
-  });
-}
-
-Result<QueryRows> Database::Query(std::string_view source, std::string_view params_json, std::string_view branch,
-                                 std::optional<std::string> query_name) {
-  return NoThrow([&]() -> Result<QueryRows> {
-    OG_ASSIGN_OR_RETURN(engine::Snapshot snap, impl_->graph->Head(branch));
-    std::shared_ptr<const std::vector<compiler::IrQuery>> compiled;
-    auto key = std::make_pair(snap.commit().schema_id, std::string(source));
-    {
-      std::lock_guard<std::mutex> l(impl_->query_mu);
-      auto it = impl_->queries.find(key);
-      if (it != impl_->queries.end()) compiled = it->second;
-    }
-    if (compiled == nullptr) {
-      OG_ASSIGN_OR_RETURN(auto qs, compiler::CompileQueries(snap.catalog(), source));
-      compiled = std::make_shared<const std::vector<compiler::IrQuery>>(std::move(qs));
-      std::lock_guard<std::mutex> l(impl_->query_mu);
-      if (impl_->queries.size() >= 256) impl_->queries.clear();
-      impl_->queries.emplace(std::move(key), compiled);
-    }
-    const compiler::IrQuery* q = nullptr;
-    if (query_name) {
-      for (const auto& c : *compiled) {
-        if (c.name == *query_name) q = &c;
-      }
-      if (q == nullptr) return NotFoundError("no query named '" + *query_name + "' in the source");
-    } else if (compiled->size() == 1) {
-      q = &compiled->front();
-    } else {
-      return InvalidArgumentError("the source has " + std::to_string(compiled->size()) + " queries; name the one to run");
-    }
-    if (q->is_mutation) return InvalidArgumentError("'" + q->name + "' is a mutation: run it with Mutate");
-    OG_ASSIGN_OR_RETURN(compiler::ParamValues params, compiler::BindParamsJson(q->params, params_json));
-    OG_ASSIGN_OR_RETURN(engine::QueryResult r,
-                        engine::ExecuteQuery(snap, *q, params, NowMicros() / 1000, &impl_->read_cache, ExecOptionsOf(impl_->options)));
-    return QueryRows{std::move(r.columns), std::move(r.rows)};
-  });
-}
-
-Status Database::Export(const std::function<Status(std::string_view)>& sink, std::string_view branch,
-                        const std::vector<std::string>& types) {
-  return NoThrow([&]() -> Status {
-    OG_ASSIGN_OR_RETURN(engine::Snapshot snap, impl_->graph->Head(branch));
-    return engine::ExportNdjson(snap, types, sink);
-  });
-}
-
-Result<std::vector<CommitInfo>> Database::Commits(std::string_view branch) {
-  return NoThrow([&]() -> Result<std::vector<CommitInfo>> {
-    OG_ASSIGN_OR_RETURN(auto log, impl_->graph->CommitLog(branch));
-    std::vector<CommitInfo> out;
-    for (const auto& c : log) {
-      CommitInfo i;
-      i.id = c->id;
-      i.parents = c->parents;
-      i.branch = c->branch;
-      i.actor = c->actor;
-      i.timestamp_us = c->timestamp_us;
-      i.operation = c->operation;
-      for (const auto& [name, n] : c->summary) i.summary[name] = {n.inserted, n.updated, n.deleted};
-      out.push_back(std::move(i));
-    }
-    return out;
+    return ApplyBound(*impl_, q, params_json, nullptr, o);
   });
 }
 

@@ -6,15 +6,15 @@
 
 #include "common/error_codes.h"
 #include "common/ulid.h"
-#include "engine/exporter.h"
+#include "engine/load/exporter.h"
 #include "compiler/params.h"
 #include "compiler/type_checker.h"
-#include "engine/change_feed.h"
-#include "engine/executor.h"
-#include "engine/loader.h"
-#include "engine/merge.h"
-#include "engine/mutation.h"
-#include "engine/reference_eval.h"
+#include "engine/diff/change_feed.h"
+#include "engine/exec/executor.h"
+#include "engine/load/loader.h"
+#include "engine/merge/merge.h"
+#include "engine/mutate/mutation.h"
+#include "engine/exec/reference_eval.h"
 #include "io/fault_store.h"
 #include "io/local_store.h"
 
@@ -290,7 +290,7 @@ Status Runner::RunWrite(const TestFile& file, const Record& r, io::ObjectStore& 
   }
   // load MODE [branch B [from A]] ...
   if (r.words.size() < 2) return InvalidArgumentError("load needs a mode");
-  OG_ASSIGN_OR_RETURN(engine::LoadMode mode, engine::ParseLoadMode(r.words[1]));
+  OG_ASSIGN_OR_RETURN(LoadMode mode, ParseLoadMode(r.words[1]));
   engine::LoadOptions o;
   o.mode = mode;
   if (r.words.size() > 3 && r.words[2] == "branch") o.branch = r.words[3];

@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "e2e_file.h"
-#include "engine/graph.h"
+#include "engine/graph/graph.h"
 #include "io/memory_store.h"
 
 namespace omnigraph::e2e {

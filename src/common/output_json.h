@@ -1,0 +1,38 @@
+// The one output module: the JSON spelling of values, entity changes, commits and merge conflicts
+// shared by the CLI, change listing and (coming) the server, so every surface prints a value the
+// same way. Pure functions; thread-safe.
+#pragma once
+
+#include "common/json.h"
+#include "omnigraph/records.h"
+#include "omnigraph/value.h"
+
+namespace omnigraph {
+
+// One stored value: null as null; Bool, numbers as JSON numbers, except I64/U64 beyond ±2^53 as
+// decimal strings (most JSON readers lose precision there); F32 at its stored width; NaN and
+// infinities as "NaN"/"Infinity"/"-Infinity"; Date as "YYYY-MM-DD", DateTime as ISO-8601 with
+// milliseconds; Blob as "<blob>"; Vector and List as arrays.
+Json ValueToJson(const Value& v);
+
+// An entity change: {kind, type{id,name}, id, op, before?, after?}, images as
+// {properties{name: value...}, endpoints?{from,to}}.
+Json ChangeToJson(const EntityChange& change);
+
+// A commit as a change block's cause: {graph_commit_id, authored_branch, authored_at, operation,
+// parent_commit_id?, merged_parent_commit_id?, actor_id?}.
+Json CauseJson(const CommitInfo& commit);
+
+// A commit as `commit list` and `mutate --json` print it: {graph_commit_id, graph_branch,
+// graph_manifest_version, parent_commit_id, merged_parent_commit_id, actor_id, created_at,
+// operation, schema_id} (absent parents, actor and version as null).
+Json CommitOutputJson(const CommitInfo& commit);
+
+// A commit as stored (`commit show --json`): {format_version, id, parents, branch, actor,
+// timestamp_us, operation, schema_id, tables{name:{kind,table_id,version}}, summary, message}.
+Json CommitObjectJson(const CommitInfo& commit);
+
+// A merge conflict: {entity_kind, type_name, entity_id, kind, message, property?}.
+Json MergeConflictJson(const MergeConflict& conflict);
+
+}  // namespace omnigraph

@@ -1,0 +1,228 @@
+// The public embedded API, continued: loads, branches and merges, history, change listing and
+// optimize (include/omnigraph/omnigraph.h).
+#include "engine/database_internal.h"
+#include "engine/derived/optimize.h"
+#include "engine/diff/change_feed.h"
+#include "engine/load/load_input.h"
+#include "engine/load/loader.h"
+#include "engine/merge/merge.h"
+
+namespace omnigraph {
+
+using database_internal::NoThrow;
+using database_internal::Resolve;
+
+namespace {
+
+engine::LoadOptions ToEngine(const LoadOptions& o) {
+  engine::LoadOptions e;
+  e.mode = o.mode;
+  e.branch = o.branch;
+  e.create_branch_from = o.create_branch_from;
+  e.if_commit = o.if_commit;
+  e.max_errors = o.max_errors;
+  if (o.max_memory_bytes != 0) e.max_memory_bytes = o.max_memory_bytes;
+  e.chunk_bytes = o.chunk_bytes;
+  e.max_record_bytes = o.max_record_bytes;
+  e.progress = o.progress;
+  return e;
+}
+
+LoadSummary ToSummary(const engine::LoadResult& r) {
+  LoadSummary s;
+  s.committed = r.write.committed;
+  s.commit_id = r.write.commit.id;
+  s.version = r.write.seq;
+  s.records = r.records;
+  s.branch_created = r.write.branch_created;
+  for (const auto& [name, t] : r.types) s.types[name] = LoadSummary::TypeStats{t.kind, t.loaded, t.changes};
+  return s;
+}
+
+BranchInfo ToBranchInfo(std::string_view name, const engine::RefEntry& e) {
+  return BranchInfo{std::string(name), e.commit_id, e.seq};
+}
+
+engine::ChangeFilter ToEngine(const ChangeFilter& f) {
+  engine::ChangeFilter e;
+  e.kind = f.kind;
+  e.types.insert(f.types.begin(), f.types.end());
+  e.op = f.op;
+  return e;
+}
+
+std::vector<EntityChange> ToPublic(const compiler::Catalog& catalog, const std::vector<engine::EntityChange>& changes) {
+  std::vector<EntityChange> out;
+  out.reserve(changes.size());
+  for (const auto& c : changes) out.push_back(engine::ToPublicChange(catalog, c));
+  return out;
+}
+
+ChangeBlock ToPublic(const compiler::Catalog& catalog, const engine::ChangeBlock& b) {
+  ChangeBlock out;
+  out.commit = engine::ToCommitInfo(*b.commit, b.seq > 0 ? std::optional<uint64_t>(b.seq) : std::nullopt);
+  out.from_commit_id = b.from_commit_id;
+  out.changes = ToPublic(catalog, b.changes);
+  return out;
+}
+
+}  // namespace
+
+// ---- Loads --------------------------------------------------------------------------------------
+
+Result<LoadSummary> Database::Load(std::string_view ndjson, const LoadOptions& options) {
+  return NoThrow([&]() -> Result<LoadSummary> {
+    OG_ASSIGN_OR_RETURN(engine::LoadResult r, engine::LoadNdjson(*impl_->graph, ndjson, ToEngine(options)));
+    return ToSummary(r);
+  });
+}
+
+Result<LoadSummary> Database::Load(std::string_view ndjson, LoadMode mode, std::string_view branch) {
+  LoadOptions o;
+  o.mode = mode;
+  o.branch = std::string(branch);
+  return Load(ndjson, o);
+}
+
+Result<LoadSummary> Database::LoadFile(const std::string& path, const LoadOptions& options) {
+  return NoThrow([&]() -> Result<LoadSummary> {
+    OG_ASSIGN_OR_RETURN(auto source, engine::OpenLoadFile(path, "data file"));
+    OG_ASSIGN_OR_RETURN(engine::LoadResult r, engine::LoadNdjson(*impl_->graph, *source, ToEngine(options)));
+    return ToSummary(r);
+  });
+}
+
+// ---- Branches -----------------------------------------------------------------------------------
+
+Result<BranchInfo> Database::CreateBranch(std::string_view name, std::string_view from) {
+  return NoThrow([&]() -> Result<BranchInfo> {
+    OG_ASSIGN_OR_RETURN(engine::RefEntry e, impl_->graph->CreateBranch(name, from));
+    return ToBranchInfo(name, e);
+  });
+}
+
+Result<BranchInfo> Database::CreateBranchAtCommit(std::string_view name, std::string_view commit_id) {
+  return NoThrow([&]() -> Result<BranchInfo> {
+    OG_ASSIGN_OR_RETURN(engine::RefEntry e, impl_->graph->CreateBranchAtCommit(name, commit_id));
+    return ToBranchInfo(name, e);
+  });
+}
+
+Result<std::vector<std::string>> Database::Branches() {
+  return NoThrow([&]() -> Result<std::vector<std::string>> { return impl_->graph->Branches(); });
+}
+
+Result<BranchInfo> Database::DeleteBranch(std::string_view name) {
+  return NoThrow([&]() -> Result<BranchInfo> {
+    OG_ASSIGN_OR_RETURN(engine::RefEntry e, impl_->graph->DeleteBranch(name));
+    return ToBranchInfo(name, e);
+  });
+}
+
+Result<MergeResult> Database::Merge(std::string_view source, const MergeOptions& options) {
+  return NoThrow([&]() -> Result<MergeResult> {
+    engine::MergeOptions o;
+    o.source = std::string(source);
+    o.target = options.target;
+    o.delete_source = options.delete_source;
+    std::vector<engine::MergeConflict> conflicts;
+    auto r = engine::MergeBranches(*impl_->graph, o, &conflicts);
+    MergeResult out;
+    if (!r.ok()) {
+      if (r.status().code() != ErrorCode::kMergeConflict || conflicts.empty()) return r.status();
+      OG_ASSIGN_OR_RETURN(engine::Snapshot target, impl_->graph->Head(options.target));
+      out.outcome = MergeOutcome::kConflicts;
+      out.commit_id = target.commit().id;
+      out.version = target.seq();
+      for (const auto& c : conflicts) {
+        out.conflicts.push_back(MergeConflict{std::string(c.conflict), c.kind, c.type_name, c.entity_id, c.property, c.message});
+      }
+      return out;
+    }
+    switch (r->outcome) {
+      case engine::MergeOutcome::kAlreadyUpToDate: out.outcome = MergeOutcome::kAlreadyUpToDate; break;
+      case engine::MergeOutcome::kFastForward: out.outcome = MergeOutcome::kFastForward; break;
+      case engine::MergeOutcome::kMerged: out.outcome = MergeOutcome::kMerged; break;
+    }
+    out.commit_id = r->commit_id;
+    out.version = r->seq;
+    out.summary = r->summary;
+    out.branch_deleted = r->branch_deleted;
+    out.branch_delete_error = r->branch_delete_error;
+    return out;
+  });
+}
+
+// ---- History and changes ------------------------------------------------------------------------
+
+Result<std::vector<CommitInfo>> Database::Commits(std::string_view branch) {
+  return NoThrow([&]() -> Result<std::vector<CommitInfo>> {
+    OG_ASSIGN_OR_RETURN(auto history, impl_->graph->BranchHistory(branch));
+    std::vector<CommitInfo> out;
+    out.reserve(history.size());
+    for (const auto& s : history) {
+      out.push_back(engine::ToCommitInfo(*s.commit, s.seq > 0 ? std::optional<uint64_t>(s.seq) : std::nullopt));
+    }
+    return out;
+  });
+}
+
+Result<CommitInfo> Database::GetCommit(std::string_view commit_id) {
+  return NoThrow([&]() -> Result<CommitInfo> {
+    OG_ASSIGN_OR_RETURN(auto c, impl_->graph->LoadCommit(commit_id));
+    return engine::ToCommitInfo(*c);
+  });
+}
+
+Result<ChangeBlock> Database::CommitChanges(std::string_view commit_id, const ChangeFilter& filter) {
+  return NoThrow([&]() -> Result<ChangeBlock> {
+    OG_ASSIGN_OR_RETURN(engine::ChangeBlock block, engine::CommitChanges(*impl_->graph, commit_id, ToEngine(filter)));
+    OG_ASSIGN_OR_RETURN(engine::Snapshot snap, impl_->graph->AtCommit(commit_id));
+    return ToPublic(snap.catalog(), block);
+  });
+}
+
+Result<ChangePage> Database::PollChanges(const ChangePollRequest& request) {
+  return NoThrow([&]() -> Result<ChangePage> {
+    engine::PollOptions o;
+    o.branch = request.branch;
+    o.cursor = request.cursor;
+    o.start = request.start;
+    o.filter = ToEngine(request.filter);
+    o.max_commits = request.max_commits;
+    OG_ASSIGN_OR_RETURN(engine::PollResult r, engine::PollChanges(*impl_->graph, o));
+    OG_ASSIGN_OR_RETURN(engine::Snapshot head, impl_->graph->Head(request.branch));
+    ChangePage page;
+    for (const auto& b : r.blocks) page.blocks.push_back(ToPublic(head.catalog(), b));
+    page.cursor = r.cursor;
+    page.caught_up = r.caught_up;
+    return page;
+  });
+}
+
+Result<DiffResult> Database::Diff(const ReadTarget& from, const ReadTarget& to, const ChangeFilter& filter) {
+  return NoThrow([&]() -> Result<DiffResult> {
+    OG_ASSIGN_OR_RETURN(engine::Snapshot a, Resolve(*impl_->graph, from));
+    OG_ASSIGN_OR_RETURN(engine::Snapshot b, Resolve(*impl_->graph, to));
+    OG_ASSIGN_OR_RETURN(auto changes, engine::DiffSnapshots(a, b, ToEngine(filter)));
+    return DiffResult{a.commit().id, b.commit().id, ToPublic(b.catalog(), changes)};
+  });
+}
+
+// ---- Maintenance --------------------------------------------------------------------------------
+
+Result<OptimizeSummary> Database::Optimize(std::string_view branch) {
+  return NoThrow([&]() -> Result<OptimizeSummary> {
+    OG_ASSIGN_OR_RETURN(engine::Snapshot snap, impl_->graph->Head(branch));
+    OG_ASSIGN_OR_RETURN(engine::OptimizeResult r, engine::BuildDerivedObjects(snap));
+    OptimizeSummary out;
+    out.branch = std::string(branch);
+    out.commit_id = snap.commit().id;
+    for (const auto& o : r.objects) out.objects.push_back(OptimizeSummary::Object{o.type_name, o.kind, o.built});
+    out.built = r.built;
+    out.present = r.present;
+    return out;
+  });
+}
+
+}  // namespace omnigraph

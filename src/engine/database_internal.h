@@ -1,0 +1,53 @@
+// What the front door's files (database.cc, database_history.cc) share: the Database's state and
+// the conversions from engine values to the public records. Internal to src/engine.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <new>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/error_codes.h"
+#include "common/check.h"
+#include "compiler/query_ir.h"
+#include "engine/derived/read_cache.h"
+#include "engine/graph/graph.h"
+#include "omnigraph/omnigraph.h"
+
+namespace omnigraph {
+
+struct Database::Impl {
+  explicit Impl(const OpenOptions& o) : options(o), read_cache(o.cache_bytes) {}
+  OpenOptions options;
+  std::unique_ptr<engine::Graph> graph;
+  engine::GraphReadCache read_cache;  // executor structures per table version, byte-budgeted
+  std::mutex query_mu;
+  // (schema id, source) -> compiled queries; bounded by clearing when full.
+  std::map<std::pair<std::string, std::string>, std::shared_ptr<const std::vector<compiler::IrQuery>>> queries
+      OG_GUARDED_BY(query_mu);
+};
+
+namespace database_internal {
+
+// The last resort behind every call: an allocation that fails is a `resource_limit` result, never
+// an exception through the API.
+template <typename F>
+auto NoThrow(F&& f) -> decltype(f()) {
+  try {
+    return f();
+  } catch (const std::bad_alloc&) {
+    return Status(ErrorCode::kResourceExhausted, "out of memory");
+  } catch (const std::length_error&) {
+    return Status(ErrorCode::kResourceExhausted, "a size exceeded what one process can hold");
+  }
+}
+
+// The snapshot `at` names (ReadTarget::Kind).
+Result<engine::Snapshot> Resolve(engine::Graph& graph, const ReadTarget& at);
+
+}  // namespace database_internal
+}  // namespace omnigraph

@@ -1,0 +1,211 @@
+#include "engine/derived/adjacency.h"
+
+#include <algorithm>
+#include <bit>
+#include <numeric>
+
+#include "common/error_codes.h"
+#include "common/hash.h"
+#include "common/thread_pool.h"
+#include "table/scanner.h"
+
+namespace omnigraph::engine {
+
+namespace {
+// The upper 32 bits of a hash slot: those of its id's hash (a filter before comparing ids).
+constexpr uint64_t kTagMask = ~uint64_t{0xffffffff};
+}  // namespace
+
+Result<format::Column> ScanColumn(const table::TableVersion& v, const std::string& name,
+                                  PodVector<uint64_t>* addresses) {
+  table::ScanOptions o;
+  o.columns = std::vector<std::string>{name};
+  o.with_row_address = addresses != nullptr;
+  OG_ASSIGN_OR_RETURN(format::Batch b, v.ScanAll(o));
+  if (addresses != nullptr) {
+    const format::Column* a = b.ColumnByName(table::kRowAddressColumn);
+    if (a == nullptr) return InternalError("scan returned no row addresses");
+    auto span = a->u64_values();
+    addresses->assign(span.begin(), span.end());
+  }
+  if (b.num_columns() == 0) return InternalError("scan returned no column " + name);
+  return b.column(0);
+}
+
+uint64_t TableOrdinals::SlotCount(uint64_t n) { return std::max<uint64_t>(2, std::bit_ceil(2 * n)); }
+
+void TableOrdinals::ViewBuilt() {
+  id_offsets_ = built_.id_offsets;
+  id_bytes_ = built_.id_bytes;
+  addresses_ = built_.addresses;
+  by_address_ = built_.by_address;
+  slots_ = built_.slots;
+}
+
+Result<std::shared_ptr<const TableOrdinals>> TableOrdinals::Build(const table::TableVersion& version) {
+  auto t = std::make_shared<TableOrdinals>();
+  Arrays& a = t->built_;
+  OG_ASSIGN_OR_RETURN(format::Column ids, ScanColumn(version, "id", &a.addresses));
+  const size_t n = ids.length();
+  if (n >= UINT32_MAX) {
+    return ResourceExhaustedError("table " + version.prefix() + " has too many rows for ordinals");
+  }
+  if (a.addresses.size() != n) return InternalError("scan returned a row address count other than its rows");
+  // Ids as offsets (rebased to 0) + bytes.
+  auto offsets = ids.offsets();
+  const uint64_t base = n == 0 ? 0 : offsets[0];
+  a.id_offsets.resize(n + 1);
+  for (size_t i = 0; i <= n; ++i) a.id_offsets[i] = n == 0 ? 0 : offsets[i] - base;
+  a.id_bytes = std::string(ids.string_data().substr(base, a.id_offsets[n]));
+  a.slots.assign(SlotCount(n), 0);
+  a.by_address.resize(n);
+  t->ViewBuilt();  // the arrays are sized: the views stay valid while they are filled
+  // Hashes in parallel, then one insertion pass in ordinal order (keeps the first of duplicates).
+  std::vector<uint64_t> hashes(n);
+  constexpr size_t kChunk = size_t{1} << 16;
+  OG_RETURN_IF_ERROR(ThreadPool::Default().ParallelFor((n + kChunk - 1) / kChunk, [&](size_t c) {
+    for (size_t i = c * kChunk; i < std::min(n, (c + 1) * kChunk); ++i) {
+      hashes[i] = XxHash64(t->id(static_cast<uint32_t>(i)));
+    }
+    return Status::Ok();
+  }));
+  const uint64_t mask = a.slots.size() - 1;
+  for (size_t i = 0; i < n; ++i) {
+    const uint64_t tag = hashes[i] & kTagMask;
+    for (uint64_t at = hashes[i] & mask;; at = (at + 1) & mask) {
+      const uint64_t slot = a.slots[at];
+      if (slot == 0) {
+        a.slots[at] = tag | (i + 1);
+        break;
+      }
+      const auto other = static_cast<uint32_t>(slot) - 1;
+      if ((slot & kTagMask) == tag && t->id(other) == t->id(static_cast<uint32_t>(i))) break;
+    }
+  }
+  // Ordinals by address (scan order is usually address order already).
+  std::iota(a.by_address.begin(), a.by_address.end(), uint32_t{0});
+  if (!std::is_sorted(a.addresses.begin(), a.addresses.end())) {
+    std::vector<std::pair<uint64_t, uint32_t>> pairs(n);
+    for (size_t i = 0; i < n; ++i) pairs[i] = {a.addresses[i], static_cast<uint32_t>(i)};
+    std::sort(pairs.begin(), pairs.end());
+    for (size_t i = 0; i < n; ++i) a.by_address[i] = pairs[i].second;
+  }
+  return std::shared_ptr<const TableOrdinals>(std::move(t));
+}
+
+std::optional<uint32_t> TableOrdinals::Find(std::string_view id) const {
+  if (slots_.empty()) return std::nullopt;
+  const uint64_t h = XxHash64(id), tag = h & kTagMask, mask = slots_.size() - 1;
+  for (uint64_t at = h & mask;; at = (at + 1) & mask) {
+    const uint64_t slot = slots_[at];
+    if (slot == 0) return std::nullopt;
+    if ((slot & kTagMask) == tag) {
+      const uint32_t ordinal = static_cast<uint32_t>(slot) - 1;
+      if (this->id(ordinal) == id) return ordinal;
+    }
+  }
+}
+
+std::optional<uint32_t> TableOrdinals::FromAddress(uint64_t address) const {
+  auto it = std::lower_bound(by_address_.begin(), by_address_.end(), address,
+                             [&](uint32_t ordinal, uint64_t a) { return addresses_[ordinal] < a; });
+  if (it == by_address_.end() || addresses_[*it] != address) return std::nullopt;
+  return *it;
+}
+
+Result<std::shared_ptr<const Csr>> Csr::Build(const table::TableVersion& edges, const TableOrdinals& src,
+                                              const TableOrdinals& dst, bool same_table) {
+  table::ScanOptions o;
+  o.columns = std::vector<std::string>{"src", "dst"};
+  OG_ASSIGN_OR_RETURN(format::Batch b, edges.ScanAll(o));
+  auto c = std::make_shared<Csr>();
+  c->same_table_ = same_table;
+  const uint32_t ns = src.size(), nd = dst.size();
+  // (src ordinal, dst ordinal, edge ordinal) of every edge with live endpoints.
+  std::vector<uint32_t> es, ed, ee;
+  const size_t n = b.num_rows();
+  es.reserve(n);
+  ed.reserve(n);
+  ee.reserve(n);
+  if (n > 0) {
+    // Endpoint ids -> ordinals (hash probes: the bulk of a cold build), in parallel chunks.
+    const format::Column& sc = b.column(0);
+    const format::Column& dc = b.column(1);
+    constexpr uint32_t kMissing = UINT32_MAX;
+    std::vector<uint32_t> so(n), dor(n);
+    constexpr size_t kChunk = size_t{1} << 16;
+    OG_RETURN_IF_ERROR(ThreadPool::Default().ParallelFor((n + kChunk - 1) / kChunk, [&](size_t c) -> Status {
+      for (size_t r = c * kChunk; r < std::min(n, (c + 1) * kChunk); ++r) {
+        so[r] = src.Find(sc.string_at(r)).value_or(kMissing);
+        dor[r] = dst.Find(dc.string_at(r)).value_or(kMissing);
+      }
+      return Status::Ok();
+    }));
+    for (size_t r = 0; r < n; ++r) {
+      if (so[r] == kMissing || dor[r] == kMissing) continue;
+      es.push_back(so[r]);
+      ed.push_back(dor[r]);
+      ee.push_back(static_cast<uint32_t>(r));
+    }
+  }
+  auto fill = [&](const std::vector<uint32_t>& key, const std::vector<uint32_t>& other, uint32_t nkeys,
+                  PodVector<uint64_t>* offsets, PodVector<uint32_t>* nodes, PodVector<uint32_t>* eds) {
+    offsets->assign(static_cast<size_t>(nkeys) + 1, 0);
+    for (uint32_t k : key) ++(*offsets)[k + 1];
+    for (uint32_t i = 0; i < nkeys; ++i) (*offsets)[i + 1] += (*offsets)[i];
+    std::vector<uint64_t> pos(offsets->begin(), offsets->end() - 1);
+    nodes->resize(key.size());
+    eds->resize(key.size());
+    for (size_t i = 0; i < key.size(); ++i) {
+      uint64_t p = pos[key[i]]++;
+      (*nodes)[p] = other[i];
+      (*eds)[p] = ee[i];
+    }
+    // Sort each list by (neighbour, edge ordinal).
+    std::vector<std::pair<uint32_t, uint32_t>> tmp;
+    for (uint32_t k = 0; k < nkeys; ++k) {
+      uint64_t a = (*offsets)[k], z = (*offsets)[k + 1];
+      if (z - a < 2) continue;
+      tmp.clear();
+      for (uint64_t p = a; p < z; ++p) tmp.emplace_back((*nodes)[p], (*eds)[p]);
+      if (std::is_sorted(tmp.begin(), tmp.end())) continue;
+      std::sort(tmp.begin(), tmp.end());
+      for (uint64_t p = a; p < z; ++p) {
+        (*nodes)[p] = tmp[p - a].first;
+        (*eds)[p] = tmp[p - a].second;
+      }
+    }
+  };
+  Arrays& a = c->built_;
+  OG_RETURN_IF_ERROR(ThreadPool::Default().ParallelFor(2, [&](size_t side) -> Status {
+    if (side == 0) fill(es, ed, ns, &a.out_offsets, &a.out_nodes, &a.out_edges);
+    else fill(ed, es, nd, &a.in_offsets, &a.in_nodes, &a.in_edges);
+    return Status::Ok();
+  }));
+  if (same_table) {
+    a.self_loop.assign((static_cast<size_t>(ns) + 63) / 64, 0);
+    for (size_t i = 0; i < es.size(); ++i) {
+      if (es[i] == ed[i]) a.self_loop[es[i] / 64] |= uint64_t{1} << (es[i] % 64);
+    }
+  }
+  c->ViewBuilt();
+  return std::shared_ptr<const Csr>(std::move(c));
+}
+
+void Csr::ViewBuilt() {
+  out_offsets_ = built_.out_offsets;
+  in_offsets_ = built_.in_offsets;
+  out_nodes_ = built_.out_nodes;
+  out_edges_ = built_.out_edges;
+  in_nodes_ = built_.in_nodes;
+  in_edges_ = built_.in_edges;
+  self_loop_ = built_.self_loop;
+}
+
+bool Csr::HasEdge(uint32_t s, uint32_t d) const {
+  if (s >= num_src()) return false;
+  auto nodes = OutNodes(s);
+  return std::binary_search(nodes.begin(), nodes.end(), d);
+}
+
+}  // namespace omnigraph::engine

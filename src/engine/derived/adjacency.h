@@ -1,0 +1,167 @@
+// Read-side acceleration structures of the query executor (issue 6, ARCHITECTURE.md engine):
+// dense per-table-version row ordinals (id <-> ordinal, row address -> ordinal), column vectors
+// indexed by ordinal, and CSR adjacency of an edge table version in both directions. All are
+// derived from immutable table versions, so they are cached in-process by version id and never
+// invalidated (GraphReadCache, read_cache.h), and persisted as derived objects of the graph root
+// keyed by those versions (adjacency_store.h, docs/format/adjacency.md), so a cold process loads
+// them. This header holds the data structures only.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "common/check.h"
+#include "format/column.h"
+#include "omnigraph/result.h"
+#include "table/table_version.h"
+
+namespace omnigraph::engine {
+
+// A vector of a trivial type whose resize leaves new elements uninitialized: the arrays below are
+// filled right after sizing, so zeroing them first would be a wasted pass over memory.
+template <class T>
+struct DefaultInitAllocator : std::allocator<T> {
+  DefaultInitAllocator() = default;
+  template <class U>
+  DefaultInitAllocator(const DefaultInitAllocator<U>&) noexcept {}  // NOLINT(google-explicit-constructor)
+  template <class U>
+  void construct(U* p) noexcept {
+    ::new (static_cast<void*>(p)) U;
+  }
+  template <class U, class... A>
+  void construct(U* p, A&&... a) {
+    ::new (static_cast<void*>(p)) U(std::forward<A>(a)...);
+  }
+};
+template <class T>
+using PodVector = std::vector<T, DefaultInitAllocator<T>>;
+
+// The live rows of one table version numbered 0..size()-1 in scan order (the order of
+// TableVersion::ScanAll, which every column of ColumnFor follows). Flat arrays, which are also the
+// persisted form (docs/format/adjacency.md): ids as offsets + bytes, row addresses in ordinal order
+// plus the ordinals sorted by address, and an open-addressing hash table of ordinals by id. A built
+// instance owns its arrays; a loaded one views them in the object's bytes (no copy, no rehashing).
+// Immutable; thread-safe; not copyable (the views point into the instance).
+class TableOrdinals {
+ public:
+  static Result<std::shared_ptr<const TableOrdinals>> Build(const table::TableVersion& version);
+
+  TableOrdinals() = default;
+  TableOrdinals(const TableOrdinals&) = delete;
+  TableOrdinals& operator=(const TableOrdinals&) = delete;
+
+  uint32_t size() const { return static_cast<uint32_t>(addresses_.size()); }
+  std::string_view id(uint32_t ordinal) const {
+    return id_bytes_.substr(id_offsets_[ordinal], id_offsets_[ordinal + 1] - id_offsets_[ordinal]);
+  }
+  // The first row (in scan order) with this id.
+  std::optional<uint32_t> Find(std::string_view id) const;
+  // The ordinal of a live row address; nullopt for an address that is not a live row.
+  std::optional<uint32_t> FromAddress(uint64_t address) const;
+  // The row address of an ordinal (< size()).
+  uint64_t address(uint32_t ordinal) const { return addresses_[ordinal]; }
+  // An estimate of the memory held (the cache's charge).
+  uint64_t memory_bytes() const {
+    return loaded_.capacity() + built_.id_bytes.capacity() +
+           8 * (built_.id_offsets.capacity() + built_.addresses.capacity() + built_.slots.capacity()) +
+           4 * built_.by_address.capacity();
+  }
+
+  // The hash table's slot count for `n` ids: the power of two >= 2n (at least 2), so at most half
+  // the slots are used and a probe always reaches an empty one.
+  static uint64_t SlotCount(uint64_t n);
+
+ private:
+  friend class AdjacencyCodec;  // adjacency_store.cc: the persisted form is these arrays
+  // Points the views at built_.
+  void ViewBuilt();
+
+  std::span<const uint64_t> id_offsets_;  // n + 1: id i is id_bytes_[off[i], off[i+1])
+  std::string_view id_bytes_;
+  std::span<const uint64_t> addresses_;   // row address per ordinal
+  std::span<const uint32_t> by_address_;  // ordinals sorted by row address
+  // Open addressing (linear probing) by XxHash64(id): 0 = empty, else (hash >> 32) << 32 |
+  // (ordinal + 1); the slot of a hash h starts at h & (size - 1).
+  std::span<const uint64_t> slots_;
+  struct Arrays {
+    PodVector<uint64_t> id_offsets, addresses, slots;
+    PodVector<uint32_t> by_address;
+    std::string id_bytes;
+  } built_;             // Build's arrays
+  std::string loaded_;  // a loaded object's bytes (8-byte aligned)
+};
+
+// Compressed sparse rows of one edge table version over dense node ordinals of its endpoint
+// tables: out-lists per source ordinal and in-lists per destination ordinal, each sorted by
+// (neighbour, edge ordinal), with the edge ordinal (row of the edge table, scan order) per slot.
+// Edges whose endpoint id is not a live node are skipped (loads forbid them). Owned arrays when
+// built, views into the object's bytes when loaded (as TableOrdinals). Immutable; not copyable.
+class Csr {
+ public:
+  // `same_table`: source and destination are one node table (self loops are then src == dst).
+  static Result<std::shared_ptr<const Csr>> Build(const table::TableVersion& edges,
+                                                  const TableOrdinals& src,
+                                                  const TableOrdinals& dst, bool same_table);
+
+  Csr() = default;
+  Csr(const Csr&) = delete;
+  Csr& operator=(const Csr&) = delete;
+
+  uint32_t num_src() const { return static_cast<uint32_t>(out_offsets_.size() - 1); }
+  uint32_t num_dst() const { return static_cast<uint32_t>(in_offsets_.size() - 1); }
+  uint64_t num_edges() const { return out_nodes_.size(); }
+  bool same_table() const { return same_table_; }
+
+  // Destination ordinals / edge ordinals of the out-edges of source `s`, parallel spans.
+  std::span<const uint32_t> OutNodes(uint32_t s) const { return Span(out_offsets_, out_nodes_, s); }
+  std::span<const uint32_t> OutEdges(uint32_t s) const { return Span(out_offsets_, out_edges_, s); }
+  // Source ordinals / edge ordinals of the in-edges of destination `d`.
+  std::span<const uint32_t> InNodes(uint32_t d) const { return Span(in_offsets_, in_nodes_, d); }
+  std::span<const uint32_t> InEdges(uint32_t d) const { return Span(in_offsets_, in_edges_, d); }
+  // Whether some edge goes s -> d (binary search).
+  bool HasEdge(uint32_t s, uint32_t d) const;
+  // Whether node n has an edge to itself (same_table only; false otherwise).
+  bool HasSelfLoop(uint32_t n) const {
+    return same_table_ && n < num_src() && ((self_loop_[n / 64] >> (n % 64)) & 1) != 0;
+  }
+  // An estimate of the memory held (the cache's charge).
+  uint64_t memory_bytes() const {
+    return loaded_.capacity() +
+           8 * (built_.out_offsets.capacity() + built_.in_offsets.capacity() + built_.self_loop.capacity()) +
+           4 * (built_.out_nodes.capacity() + built_.out_edges.capacity() + built_.in_nodes.capacity() +
+                built_.in_edges.capacity());
+  }
+
+ private:
+  friend class AdjacencyCodec;  // adjacency_store.cc
+  static std::span<const uint32_t> Span(std::span<const uint64_t> off, std::span<const uint32_t> v,
+                                        uint32_t i) {
+    return std::span<const uint32_t>(v.data() + off[i], off[i + 1] - off[i]);
+  }
+  // Points the views at built_.
+  void ViewBuilt();
+
+  static constexpr uint64_t kNoLists[1] = {0};  // the offsets of zero lists
+  bool same_table_ = false;
+  std::span<const uint64_t> out_offsets_{kNoLists}, in_offsets_{kNoLists};
+  std::span<const uint32_t> out_nodes_, out_edges_, in_nodes_, in_edges_;
+  std::span<const uint64_t> self_loop_;  // same_table: bit n of word n / 64 (num_src() bits)
+  struct Arrays {
+    PodVector<uint64_t> out_offsets, in_offsets, self_loop;
+    PodVector<uint32_t> out_nodes, out_edges, in_nodes, in_edges;
+  } built_;
+  std::string loaded_;
+};
+
+// One column of `v` in scan order (the order ordinals number rows in); with `addresses`, also the
+// row addresses in that order.
+Result<format::Column> ScanColumn(const table::TableVersion& v, const std::string& name,
+                                  PodVector<uint64_t>* addresses);
+
+}  // namespace omnigraph::engine

@@ -1,0 +1,167 @@
+// CSR adjacency and table ordinals (adjacency.h): both directions, parallel edges, self loops,
+// empty tables, heterogeneous endpoints, and the version-keyed cache.
+#include "engine/derived/read_cache.h"
+
+#include <gtest/gtest.h>
+
+#include "engine/load/loader.h"
+#include "io/memory_store.h"
+
+namespace omnigraph::engine {
+namespace {
+
+constexpr const char* kSchema = R"(
+node P { name: String @key }
+node T { slug: String @key }
+edge Knows: P -> P { w: I64? }
+edge In: P -> T
+)";
+
+class EngineCsrTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto g = Graph::Init(std::make_shared<io::MemoryStore>(), kSchema);
+    ASSERT_TRUE(g.ok()) << g.status().ToString();
+    graph_ = std::move(g).value();
+  }
+  void Load(std::string_view data) {
+    LoadOptions o;
+    auto r = LoadNdjson(*graph_, data, o);
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+  }
+  std::shared_ptr<const Csr> Build(const std::string& edge, const std::string& from, const std::string& to) {
+    auto snap = graph_->Head();
+    EXPECT_TRUE(snap.ok());
+    auto e = snap->Table(edge);
+    auto f = snap->Table(from);
+    auto t = snap->Table(to);
+    EXPECT_TRUE(e.ok() && f.ok() && t.ok());
+    auto c = cache_.CsrFor(*e, *f, *t);
+    EXPECT_TRUE(c.ok()) << c.status().ToString();
+    auto fo = cache_.Ordinals(*f);
+    auto to_ = cache_.Ordinals(*t);
+    EXPECT_TRUE(fo.ok() && to_.ok());
+    from_ = *fo;
+    to_ord_ = *to_;
+    return c.ok() ? *c : nullptr;
+  }
+  uint32_t F(std::string_view id) { return *from_->Find(id); }
+  uint32_t To(std::string_view id) { return *to_ord_->Find(id); }
+  std::vector<std::string> Ids(std::span<const uint32_t> nodes, const TableOrdinals& o) {
+    std::vector<std::string> out;
+    for (uint32_t n : nodes) out.emplace_back(o.id(n));
+    return out;
+  }
+
+  std::unique_ptr<Graph> graph_;
+  GraphReadCache cache_;
+  std::shared_ptr<const TableOrdinals> from_, to_ord_;
+};
+
+TEST_F(EngineCsrTest, EmptyTables) {
+  auto c = Build("Knows", "P", "P");
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->num_src(), 0u);
+  EXPECT_EQ(c->num_dst(), 0u);
+  EXPECT_EQ(c->num_edges(), 0u);
+  EXPECT_EQ(from_->size(), 0u);
+  EXPECT_FALSE(from_->Find("x").has_value());
+}
+
+TEST_F(EngineCsrTest, DirectionsParallelEdgesAndSelfLoops) {
+  Load(R"({"type":"P","data":{"name":"a"}}
+{"type":"P","data":{"name":"b"}}
+{"type":"P","data":{"name":"c"}}
+{"type":"P","data":{"name":"lonely"}}
+{"edge":"Knows","from":"a","to":"b","data":{"w":1}}
+{"edge":"Knows","from":"a","to":"b","data":{"w":2}}
+{"edge":"Knows","from":"a","to":"c"}
+{"edge":"Knows","from":"c","to":"c"}
+{"edge":"Knows","from":"b","to":"a"}
+)");
+  auto c = Build("Knows", "P", "P");
+  ASSERT_NE(c, nullptr);
+  EXPECT_TRUE(c->same_table());
+  EXPECT_EQ(c->num_src(), 4u);
+  EXPECT_EQ(c->num_edges(), 5u);
+  EXPECT_EQ(Ids(c->OutNodes(F("a")), *to_ord_), (std::vector<std::string>{"b", "b", "c"}));
+  EXPECT_EQ(Ids(c->InNodes(To("b")), *from_), (std::vector<std::string>{"a", "a"}));
+  EXPECT_EQ(Ids(c->InNodes(To("c")), *from_), (std::vector<std::string>{"a", "c"}));
+  EXPECT_EQ(Ids(c->InNodes(To("a")), *from_), (std::vector<std::string>{"b"}));
+  EXPECT_TRUE(c->OutNodes(F("lonely")).empty());
+  EXPECT_TRUE(c->InNodes(To("lonely")).empty());
+  // Parallel edges keep distinct edge ordinals (rows of the edge table with their properties).
+  auto edges = c->OutEdges(F("a"));
+  ASSERT_EQ(edges.size(), 3u);
+  EXPECT_NE(edges[0], edges[1]);
+  auto snap = graph_->Head();
+  auto w = cache_.ColumnFor(*snap->Table("Knows"), "w");
+  ASSERT_TRUE(w.ok());
+  std::vector<int64_t> ws{(*w)->GetValue(edges[0]).int_value(), (*w)->GetValue(edges[1]).int_value()};
+  std::sort(ws.begin(), ws.end());
+  EXPECT_EQ(ws, (std::vector<int64_t>{1, 2}));
+  EXPECT_TRUE(c->HasSelfLoop(F("c")));
+  EXPECT_FALSE(c->HasSelfLoop(F("a")));
+  EXPECT_TRUE(c->HasEdge(F("a"), To("c")));
+  EXPECT_FALSE(c->HasEdge(F("c"), To("a")));
+  // Unknown columns are absent, not errors.
+  auto none = cache_.ColumnFor(*snap->Table("Knows"), "nope");
+  ASSERT_TRUE(none.ok());
+  EXPECT_EQ(*none, nullptr);
+}
+
+TEST_F(EngineCsrTest, HeterogeneousEndpointsAndCacheByVersion) {
+  Load(R"({"type":"P","data":{"name":"a"}}
+{"type":"T","data":{"slug":"t1"}}
+{"type":"T","data":{"slug":"t2"}}
+{"edge":"In","from":"a","to":"t2"}
+{"edge":"In","from":"a","to":"t1"}
+)");
+  auto c = Build("In", "P", "T");
+  ASSERT_NE(c, nullptr);
+  EXPECT_FALSE(c->same_table());
+  EXPECT_EQ(c->num_src(), 1u);
+  EXPECT_EQ(c->num_dst(), 2u);
+  auto out = Ids(c->OutNodes(F("a")), *to_ord_);
+  std::sort(out.begin(), out.end());
+  EXPECT_EQ(out, (std::vector<std::string>{"t1", "t2"}));
+  EXPECT_FALSE(c->HasSelfLoop(0));
+  // Same versions: the cached object; a new version of the edge table: a new CSR.
+  auto again = Build("In", "P", "T");
+  EXPECT_EQ(again.get(), c.get());
+  Load(R"({"type":"T","data":{"slug":"t3"}}
+{"edge":"In","from":"a","to":"t3"})");
+  auto next = Build("In", "P", "T");
+  ASSERT_NE(next, nullptr);
+  EXPECT_NE(next.get(), c.get());
+  EXPECT_EQ(next->OutNodes(F("a")).size(), 3u);
+  EXPECT_EQ(c->OutNodes(0).size(), 2u);  // the old one is unchanged
+}
+
+TEST(EngineCsrCache, BoundedByBytes) {
+  auto g = Graph::Init(std::make_shared<io::MemoryStore>(), kSchema);
+  ASSERT_TRUE(g.ok());
+  auto snap = (*g)->Head();
+  ASSERT_TRUE(snap.ok());
+  GraphReadCache roomy(uint64_t{1} << 20);
+  ASSERT_TRUE(roomy.Ordinals(*snap->Table("P")).ok());
+  ASSERT_TRUE(roomy.Ordinals(*snap->Table("T")).ok());
+  ASSERT_TRUE(roomy.ColumnFor(*snap->Table("T"), "slug").ok());
+  EXPECT_EQ(roomy.size(), 3u);
+  EXPECT_GT(roomy.stats().used, 0u);
+  // A budget below one entry keeps nothing, and queries still get their structures.
+  GraphReadCache none(0);
+  auto o = none.Ordinals(*snap->Table("P"));
+  ASSERT_TRUE(o.ok());
+  EXPECT_NE(*o, nullptr);
+  EXPECT_EQ(none.size(), 0u);
+  // Room for about one entry: the least recently used goes.
+  GraphReadCache one(roomy.stats().used / 2);
+  ASSERT_TRUE(one.Ordinals(*snap->Table("P")).ok());
+  ASSERT_TRUE(one.Ordinals(*snap->Table("T")).ok());
+  EXPECT_LE(one.stats().used, one.stats().budget);
+  EXPECT_LE(one.size(), 2u);
+}
+
+}  // namespace
+}  // namespace omnigraph::engine

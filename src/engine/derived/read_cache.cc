@@ -1,0 +1,142 @@
+#include "engine/derived/read_cache.h"
+
+#include "common/error_codes.h"
+#include "common/logging.h"
+#include "engine/derived/adjacency_store.h"
+#include "engine/graph/graph_layout.h"
+
+namespace omnigraph::engine {
+
+GraphReadCache& GraphReadCache::Default() {
+  static GraphReadCache* cache = new GraphReadCache();
+  return *cache;
+}
+
+GraphReadCache::Counts GraphReadCache::counts() const {
+  Counts c;
+  c.ordinals_built = ordinals_built_.load();
+  c.ordinals_loaded = ordinals_loaded_.load();
+  c.csrs_built = csrs_built_.load();
+  c.csrs_loaded = csrs_loaded_.load();
+  c.written = written_.load();
+  c.rejected = rejected_.load();
+  return c;
+}
+
+Status GraphReadCache::first_write_error() const {
+  std::lock_guard lock(write_error_mu_);
+  return first_write_error_;
+}
+
+void GraphReadCache::NoteWriteError(const std::string& object, const Status& s) {
+  LogWarn("could not persist derived object " + object + ": " + s.ToString());
+  std::lock_guard lock(write_error_mu_);
+  if (first_write_error_.ok()) first_write_error_ = s.WithContext("writing derived object " + object);
+}
+
+namespace {
+// A persisted object that could not be used: the query goes on with a structure rebuilt from the
+// tables (the source of truth).
+void WarnUnusable(const Status& s) {
+  LogWarn("ignoring a derived object (rebuilding it from the tables): " + s.ToString());
+}
+// Whether a rejected object is damaged and should be overwritten by a (writable) rebuild: yes for
+// corrupt bytes; no for a newer format (a newer build wrote it and reads it) or a read error.
+bool Replaceable(const Status& s) { return s.category() == StatusCode::kCorrupt; }
+}  // namespace
+
+Result<std::shared_ptr<const TableOrdinals>> GraphReadCache::Ordinals(const table::TableVersion& version,
+                                                                      const DerivedStore& derived) {
+  std::string key = "o:" + Key(version);
+  if (auto hit = cache_.Get<TableOrdinals>(key)) return hit;
+  const std::string object = OrdinalsKey(version.prefix(), version.version_id());
+  std::shared_ptr<const TableOrdinals> got;
+  bool damaged = false;  // a persisted object this build should have read: replace it
+  if (derived.store != nullptr) {
+    auto loaded = ReadOrdinals(*derived.store, object, version.row_count());
+    if (loaded.ok()) {
+      got = *std::move(loaded);
+      ordinals_loaded_.fetch_add(1);
+    } else if (loaded.status().category() != StatusCode::kNotFound) {
+      rejected_.fetch_add(1);
+      WarnUnusable(loaded.status());
+      damaged = Replaceable(loaded.status());
+    }
+  }
+  if (got == nullptr) {
+    OG_ASSIGN_OR_RETURN(got, TableOrdinals::Build(version));
+    ordinals_built_.fetch_add(1);
+    if (derived.store != nullptr && derived.writable) {
+      Status s = WriteOrdinals(*derived.store, object, *got, damaged);
+      if (s.ok()) written_.fetch_add(1);
+      else NoteWriteError(object, s);
+    }
+  }
+  cache_.Put(key, got, got->memory_bytes());
+  return got;
+}
+
+Result<std::shared_ptr<const format::Column>> GraphReadCache::ColumnFor(const table::TableVersion& version,
+                                                                        const std::string& column) {
+  bool known = false;
+  for (const auto& f : version.schema().fields) known = known || f.name == column;
+  if (!known) return std::shared_ptr<const format::Column>();
+  std::string key = "c:" + Key(version) + "/" + column;
+  if (auto hit = cache_.Get<format::Column>(key)) return hit;
+  OG_ASSIGN_OR_RETURN(format::Column c, ScanColumn(version, column, nullptr));
+  auto built = std::make_shared<const format::Column>(std::move(c));
+  cache_.Put(key, built, built->memory_bytes());
+  return built;
+}
+
+std::shared_ptr<const format::Column> GraphReadCache::CachedColumn(const table::TableVersion& version,
+                                                                  const std::string& column) {
+  return cache_.Get<format::Column>("c:" + Key(version) + "/" + column);
+}
+
+bool GraphReadCache::AllowPointRead(const table::TableVersion& version, const std::string& column) {
+  std::lock_guard lock(point_mu_);
+  if (point_reads_.size() > 4096) point_reads_.clear();  // bounded; forgetting only delays whole reads
+  return ++point_reads_[Key(version) + "/" + column] <= kPointReadsBeforeWhole;
+}
+
+Result<std::shared_ptr<const Csr>> GraphReadCache::CsrFor(const table::TableVersion& edges,
+                                                          const table::TableVersion& src,
+                                                          const table::TableVersion& dst,
+                                                          const DerivedStore& derived) {
+  std::string key = "a:" + Key(edges) + "|" + Key(src) + "|" + Key(dst);
+  if (auto hit = cache_.Get<Csr>(key)) return hit;
+  const bool same = Key(src) == Key(dst);
+  // Ordinals are scan positions, so a CSR is valid for exactly these three versions.
+  const std::string object =
+      CsrKey(edges.prefix(), edges.version_id(), src.version_id(), dst.version_id());
+  const CsrShape shape{src.row_count(), dst.row_count(), edges.row_count(), same};
+  std::shared_ptr<const Csr> got;
+  bool damaged = false;
+  if (derived.store != nullptr) {
+    auto loaded = ReadCsr(*derived.store, object, shape);
+    if (loaded.ok()) {
+      got = *std::move(loaded);
+      csrs_loaded_.fetch_add(1);
+    } else if (loaded.status().category() != StatusCode::kNotFound) {
+      rejected_.fetch_add(1);
+      WarnUnusable(loaded.status());
+      damaged = Replaceable(loaded.status());
+    }
+  }
+  if (got == nullptr) {
+    OG_ASSIGN_OR_RETURN(auto so, Ordinals(src, derived));
+    OG_ASSIGN_OR_RETURN(auto dso, Ordinals(dst, derived));
+    OG_ASSIGN_OR_RETURN(got, Csr::Build(edges, *so, *dso, same));
+    csrs_built_.fetch_add(1);
+    if (derived.store != nullptr && derived.writable) {
+      Status s = WriteCsr(*derived.store, object, *got, edges.row_count(), damaged);
+      if (s.ok()) written_.fetch_add(1);
+      else NoteWriteError(object, s);
+    }
+  }
+  cache_.Put(key, got, got->memory_bytes());
+  return got;
+}
+
+}  // namespace omnigraph::engine

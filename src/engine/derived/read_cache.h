@@ -1,0 +1,86 @@
+// The read cache of the query executor: row ordinals, columns and CSR adjacency (adjacency.h) per
+// immutable table version, bounded by memory, filled from persisted derived objects
+// (adjacency_store.h) or built from the tables.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+
+#include "common/lru_cache.h"
+#include "common/check.h"
+#include "engine/derived/adjacency.h"
+#include "engine/graph/derived_store.h"
+#include "format/column.h"
+#include "omnigraph/result.h"
+#include "table/table_version.h"
+
+namespace omnigraph::engine {
+
+// An in-process cache of the structures of adjacency.h, keyed by immutable table version ids (prefix +
+// version id), shared by every query of a process or Database. Entries are never invalidated
+// (versions never change); the least recently used ones are dropped while the estimated memory of
+// all entries exceeds the budget. On a miss, ordinals and CSRs are first loaded from the derived
+// objects of `derived` (adjacency_store.h); when absent they are built from the tables and, if
+// `derived.writable`, written (put_if_absent) right away. A damaged or unknown persisted object is
+// logged and ignored (rebuilt from the tables), never used and never an error. Thread-safe; builds
+// run outside the lock (two racing builders both build; the first stored wins).
+class GraphReadCache {
+ public:
+  static constexpr uint64_t kDefaultBudgetBytes = uint64_t{1} << 30;
+  explicit GraphReadCache(uint64_t budget_bytes = kDefaultBudgetBytes) : cache_(budget_bytes) {}
+
+  Result<std::shared_ptr<const TableOrdinals>> Ordinals(const table::TableVersion& version,
+                                                        const DerivedStore& derived = {});
+  // One column of the version, indexed by ordinal; nullptr when the schema has no such column.
+  Result<std::shared_ptr<const format::Column>> ColumnFor(const table::TableVersion& version,
+                                                          const std::string& column);
+  // The column if it is cached already (nullptr otherwise): never reads anything.
+  std::shared_ptr<const format::Column> CachedColumn(const table::TableVersion& version,
+                                                     const std::string& column);
+  // Counts a point read of `column` (a few rows by address) and says whether to read it by point
+  // still: false once it has been read by point kPointReadsBeforeWhole times in this cache, so a
+  // column that keeps being asked for is then read whole (and cached) instead.
+  static constexpr uint32_t kPointReadsBeforeWhole = 2;
+  bool AllowPointRead(const table::TableVersion& version, const std::string& column);
+  Result<std::shared_ptr<const Csr>> CsrFor(const table::TableVersion& edges,
+                                            const table::TableVersion& src,
+                                            const table::TableVersion& dst,
+                                            const DerivedStore& derived = {});
+
+  // The process-wide default instance.
+  static GraphReadCache& Default();
+  size_t size() const { return cache_.stats().entries; }
+  ByteLruCache::Stats stats() const { return cache_.stats(); }
+
+  // How the misses of Ordinals and CsrFor were served (for tests and benchmarks).
+  struct Counts {
+    uint64_t ordinals_built = 0, ordinals_loaded = 0;
+    uint64_t csrs_built = 0, csrs_loaded = 0;
+    uint64_t written = 0;   // derived objects persisted (or already there: a racing writer)
+    uint64_t rejected = 0;  // persisted objects ignored as damaged or of an unknown version
+  };
+  Counts counts() const;
+  // The first failed write of a derived object (its message names the object), or ok. A failed
+  // write is only a warning to a query (the structure is used from memory), but `optimize`, whose
+  // job is the write, reports it (engine/derived/optimize.h).
+  Status first_write_error() const;
+
+ private:
+  void NoteWriteError(const std::string& object, const Status& s);
+
+  static std::string Key(const table::TableVersion& v) { return v.prefix() + "@" + v.version_id(); }
+
+  ByteLruCache cache_;
+  std::mutex point_mu_;
+  std::unordered_map<std::string, uint32_t> point_reads_;  // "version/column" -> point reads
+  std::atomic<uint64_t> ordinals_built_{0}, ordinals_loaded_{0}, csrs_built_{0}, csrs_loaded_{0};
+  std::atomic<uint64_t> written_{0}, rejected_{0};
+  mutable std::mutex write_error_mu_;
+  Status first_write_error_ OG_GUARDED_BY(write_error_mu_);
+};
+
+}  // namespace omnigraph::engine

@@ -1,0 +1,66 @@
+// Entity-level diffs between two graph snapshots (ARCHITECTURE.md §7 "Changes"): for every type,
+// the exact inserted, updated and deleted entities with their before/after images. Built on the
+// structural table diff (table/table_diff.h), so the work is proportional to the change, not to
+// the graph: only the rows whose addresses differ are read. Used by `commit changes`, `diff`, the
+// change feed and three-way merge. Thread-safe (pure reads).
+#pragma once
+
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "common/json.h"
+#include "common/output_json.h"
+#include "engine/graph/commit.h"
+#include "engine/graph/snapshot.h"
+
+namespace omnigraph::engine {
+
+using omnigraph::ChangeOp;  // one enum for the project (omnigraph/records.h)
+using omnigraph::ChangeOpName;
+using omnigraph::ParseChangeOp;
+using omnigraph::ParseEntityKind;
+
+// One entity as stored: its properties in declaration order (catalog), plus edge endpoints.
+struct EntityImage {
+  std::vector<Value> properties;
+  std::string src, dst;  // edges only
+  bool operator==(const EntityImage&) const = default;
+};
+
+struct EntityChange {
+  EntityKind kind = EntityKind::kNode;
+  std::string type_name;
+  std::string type_id;  // the table id: opaque, survives renames
+  std::string id;
+  ChangeOp op = ChangeOp::kInsert;
+  std::optional<EntityImage> before, after;  // insert: after; update: both; delete: before
+};
+
+struct ChangeFilter {
+  std::optional<EntityKind> kind;
+  std::set<std::string> types;  // empty = all
+  std::optional<ChangeOp> op;
+  bool Matches(EntityKind k, const std::string& type) const;
+  bool Matches(const EntityChange& c) const;
+  Json ToJson() const;
+};
+
+// Changes of one type from `from` to `to`, by entity id. NotFound if the type is absent from
+// either snapshot.
+Result<std::map<std::string, EntityChange>> DiffType(const Snapshot& from, const Snapshot& to,
+                                                     const std::string& type_name);
+
+// Every change from `from` to `to` passing `filter`, ordered nodes before edges, then type name,
+// entity id, op. `schema_boundary` when the snapshots have different schemas.
+Result<std::vector<EntityChange>> DiffSnapshots(const Snapshot& from, const Snapshot& to,
+                                                const ChangeFilter& filter = {});
+
+// The change as the public API hands it out: images with property names (from the catalog).
+omnigraph::EntityChange ToPublicChange(const compiler::Catalog& catalog, const EntityChange& change);
+// JSON of one change (common/output_json.h ChangeToJson of ToPublicChange).
+Json ChangeToJson(const compiler::Catalog& catalog, const EntityChange& change);
+
+}  // namespace omnigraph::engine

@@ -1,0 +1,327 @@
+// The executor's per-query context (executor_internal.h): table versions, cached ordinals, columns
+// and CSR adjacency of the query's types, and per-row expression evaluation.
+#include <algorithm>
+#include <cmath>
+#include <compare>
+#include <cstring>
+#include <optional>
+
+#include "common/error_codes.h"
+#include "common/thread_pool.h"
+#include "engine/exec/executor_internal.h"
+
+namespace omnigraph::engine {
+namespace exec {
+
+using compiler::CompareOp;
+using compiler::IrExpr;
+using compiler::IrExprKind;
+
+
+Result<const table::TableVersion*> Context::Table(const std::string& type) {
+  auto it = tables_.find(type);
+  if (it != tables_.end()) return &it->second;
+  OG_ASSIGN_OR_RETURN(table::TableVersion t, snap_.Table(type));
+  return &tables_.emplace(type, std::move(t)).first->second;
+}
+
+Result<const TableOrdinals*> Context::Ordinals(const std::string& type) {
+  auto it = ordinals_.find(type);
+  if (it != ordinals_.end()) return it->second.get();
+  OG_ASSIGN_OR_RETURN(const table::TableVersion* t, Table(type));
+  OG_ASSIGN_OR_RETURN(auto o, cache_->Ordinals(*t, snap_.derived()));
+  return ordinals_.emplace(type, std::move(o)).first->second.get();
+}
+
+Result<const format::Column*> Context::Column(const std::string& type, const std::string& column) {
+  std::string key = type + '\x1f' + column;
+  auto it = columns_.find(key);
+  if (it != columns_.end()) return it->second.get();
+  OG_ASSIGN_OR_RETURN(const table::TableVersion* t, Table(type));
+  OG_ASSIGN_OR_RETURN(auto c, cache_->ColumnFor(*t, column));
+  return columns_.emplace(key, std::move(c)).first->second.get();
+}
+
+Result<const Csr*> Context::CsrFor(const std::string& edge_type) {
+  auto it = csrs_.find(edge_type);
+  if (it != csrs_.end()) return it->second.get();
+  const compiler::EdgeType* e = snap_.catalog().FindEdge(edge_type);
+  if (e == nullptr) return NotFoundError("unknown edge type " + edge_type);
+  OG_ASSIGN_OR_RETURN(const table::TableVersion* et, Table(edge_type));
+  OG_ASSIGN_OR_RETURN(const table::TableVersion* from, Table(e->from_type));
+  OG_ASSIGN_OR_RETURN(const table::TableVersion* to, Table(e->to_type));
+  OG_ASSIGN_OR_RETURN(auto c, cache_->CsrFor(*et, *from, *to, snap_.derived()));
+  return csrs_.emplace(edge_type, std::move(c)).first->second.get();
+}
+
+const TableOrdinals* Context::LoadedOrdinals(const std::string& type) const {
+  auto it = ordinals_.find(type);
+  return it == ordinals_.end() ? nullptr : it->second.get();
+}
+
+Status Context::PrefetchPoints(const std::vector<const IrExpr*>& exprs, const Rows& rows,
+                               std::span<const size_t> which) {
+  for (const IrExpr* e : exprs) {
+    if (e->kind != IrExprKind::kProperty || point_values_.count(e) || expr_columns_.count(e)) continue;
+    const std::string& type = TypeOf(e->var);
+    const TableOrdinals* ord = LoadedOrdinals(type);
+    if (ord == nullptr || snap_.catalog().FindNode(type) == nullptr) continue;
+    if (columns_.count(type + '\x1f' + e->property)) continue;
+    OG_ASSIGN_OR_RETURN(const table::TableVersion* t, Table(type));
+    if (t->schema().FindByName(e->property) == nullptr) continue;  // reads as null (Column)
+    if (cache_->CachedColumn(*t, e->property) != nullptr) continue;
+    if (!cache_->AllowPointRead(*t, e->property)) continue;  // asked for often: read it whole
+    std::vector<int64_t> ordinals;
+    for (size_t i : which) {
+      const int64_t o = rows.row(i)[e->var];
+      if (o >= 0) ordinals.push_back(o);
+    }
+    std::sort(ordinals.begin(), ordinals.end());
+    ordinals.erase(std::unique(ordinals.begin(), ordinals.end()), ordinals.end());
+    std::vector<uint64_t> addresses;
+    for (int64_t o : ordinals) addresses.push_back(ord->address(static_cast<uint32_t>(o)));
+    OG_ASSIGN_OR_RETURN(format::Batch b, t->Take(addresses, std::vector<std::string>{e->property}));
+    auto& values = point_values_[e];
+    for (size_t i = 0; i < ordinals.size(); ++i) values.emplace(ordinals[i], b.column(0).GetValue(i));
+  }
+  return Status::Ok();
+}
+
+Result<std::string_view> Context::Id(int var, int64_t ordinal) {
+  if (ordinal < 0) return std::string_view();
+  if (const TableOrdinals* ord = LoadedOrdinals(TypeOf(var))) return ord->id(static_cast<uint32_t>(ordinal));
+  OG_ASSIGN_OR_RETURN(const format::Column* ids, Column(TypeOf(var), "id"));
+  if (ids == nullptr) return InternalError("table " + TypeOf(var) + " has no id column");
+  return ids->string_at(static_cast<size_t>(ordinal));
+}
+
+Status Context::Charge(uint64_t bytes) {
+  if (parent_ != nullptr) return parent_->Charge(bytes);
+  if (bytes > budget_ || used_ > budget_ - bytes) {
+    return Status(ErrorCode::kResourceExhausted,
+                  "the query needs more memory than its budget of " + std::to_string(budget_) +
+                      " bytes (rows in flight and kept for the result); narrow the match, add a limit, or "
+                      "raise the budget (omnigraph query --max-memory SIZE, OpenOptions::max_query_memory_bytes)");
+  }
+  used_ += bytes;
+  return Status::Ok();
+}
+
+bool Context::IsConstant(const IrExpr& e) {
+  return e.kind == IrExprKind::kLiteral || e.kind == IrExprKind::kParam || e.kind == IrExprKind::kNow;
+}
+
+Result<Value> Context::Eval(const IrExpr& e, const int64_t* row) {
+  switch (e.kind) {
+    case IrExprKind::kLiteral: return e.literal;
+    case IrExprKind::kParam: {
+      auto it = params_.find(e.param);
+      if (it == params_.end()) return InvalidArgumentError("parameter $" + e.param + " has no value");
+      return it->second;
+    }
+    case IrExprKind::kNow: return Value::DateTime(now_ms_);
+    case IrExprKind::kProperty: {
+      if (row == nullptr || row[e.var] < 0) return Value::Null(e.type.data);
+      if (auto pv = point_values_.find(&e); pv != point_values_.end()) {
+        if (auto it = pv->second.find(row[e.var]); it != pv->second.end()) return it->second;
+      }
+      const format::Column* c = nullptr;
+      if (auto it = expr_columns_.find(&e); it != expr_columns_.end()) {
+        c = it->second;
+      } else {
+        OG_ASSIGN_OR_RETURN(c, Column(TypeOf(e.var), e.property));
+        expr_columns_.emplace(&e, c);
+      }
+      if (c == nullptr) return Value::Null(e.type.data);
+      return c->GetValue(static_cast<size_t>(row[e.var]));
+    }
+    case IrExprKind::kVariable: {
+      if (row == nullptr || row[e.var] < 0) return Value::Null();
+      OG_ASSIGN_OR_RETURN(std::string_view id, Id(e.var, row[e.var]));
+      return Value::String(std::string(id));
+    }
+    case IrExprKind::kAggregate: return InternalError("aggregate evaluated per row");
+    case IrExprKind::kAlias: return InternalError("alias evaluated per row");
+    default: return UnimplementedError(kSearchUnimplemented);
+  }
+}
+
+bool CompareValues(const Value& l, CompareOp op, const Value& r) {
+  if (l.is_null() || r.is_null()) return false;
+  switch (op) {
+    case CompareOp::kEq: return l.Compare(r) == 0;
+    case CompareOp::kNe: return l.Compare(r) != 0;
+    case CompareOp::kLt: return l.Compare(r) < 0;
+    case CompareOp::kLe: return l.Compare(r) <= 0;
+    case CompareOp::kGt: return l.Compare(r) > 0;
+    case CompareOp::kGe: return l.Compare(r) >= 0;
+    case CompareOp::kContains:
+      if (l.kind() == TypeKind::kList) {
+        for (const Value& item : l.list_value()) {
+          if (item.Compare(r) == 0) return true;
+        }
+        return false;
+      }
+      return l.string_value().find(r.string_value()) != std::string::npos;
+    case CompareOp::kStartsWith: return l.string_value().rfind(r.string_value(), 0) == 0;
+  }
+  return false;
+}
+
+namespace {
+
+bool Holds(CompareOp op, std::weak_ordering c) {
+  switch (op) {
+    case CompareOp::kEq: return c == 0;
+    case CompareOp::kNe: return c != 0;
+    case CompareOp::kLt: return c < 0;
+    case CompareOp::kLe: return c <= 0;
+    case CompareOp::kGt: return c > 0;
+    case CompareOp::kGe: return c >= 0;
+    default: return false;
+  }
+}
+
+// `op` with its operands swapped (a op b <=> b Mirror(op) a); nullopt for contains/starts_with.
+std::optional<CompareOp> Mirror(CompareOp op) {
+  switch (op) {
+    case CompareOp::kEq:
+    case CompareOp::kNe: return op;
+    case CompareOp::kLt: return CompareOp::kGt;
+    case CompareOp::kLe: return CompareOp::kGe;
+    case CompareOp::kGt: return CompareOp::kLt;
+    case CompareOp::kGe: return CompareOp::kLe;
+    default: return std::nullopt;
+  }
+}
+
+// Value::Compare of two doubles: NaN equals NaN and sorts above every number; -0 equals 0.
+std::weak_ordering CompareDoubles(double x, double y) {
+  const bool xn = std::isnan(x), yn = std::isnan(y);
+  if (xn || yn) return xn == yn ? std::weak_ordering::equivalent : xn ? std::weak_ordering::greater : std::weak_ordering::less;
+  return x < y ? std::weak_ordering::less : x > y ? std::weak_ordering::greater : std::weak_ordering::equivalent;
+}
+
+}  // namespace
+
+void FilterByColumn(const format::Column* c, CompareOp op, const Value& v, bool constant_left,
+                    std::vector<uint32_t>* ordinals) {
+  if (c == nullptr || v.is_null()) {  // a missing column reads as null: nothing satisfies
+    ordinals->clear();
+    return;
+  }
+  // Keeps the ordinals whose row holds; large lists are filtered in parallel, each chunk compacted
+  // in place, then the chunks are moved together (order kept).
+  auto keep = [&](auto holds) {
+    const size_t n = ordinals->size();
+    uint32_t* o = ordinals->data();
+    constexpr size_t kChunk = size_t{1} << 16;
+    const size_t chunks = (n + kChunk - 1) / kChunk;
+    std::vector<size_t> kept(chunks, 0);
+    auto run = [&](size_t ch) {
+      size_t w = ch * kChunk;
+      for (size_t r = ch * kChunk, end = std::min(n, (ch + 1) * kChunk); r < end; ++r) {
+        const uint32_t i = o[r];
+        if (c->IsValid(i) && holds(i)) o[w++] = i;
+      }
+      kept[ch] = w - ch * kChunk;
+    };
+    if (chunks < 4) {
+      for (size_t ch = 0; ch < chunks; ++ch) run(ch);
+    } else {
+      ThreadPool::Default().ParallelFor(chunks, [&](size_t ch) { run(ch); return Status::Ok(); }).IgnoreError();
+    }
+    size_t w = 0;
+    for (size_t ch = 0; ch < chunks; ++ch) {
+      if (w != ch * kChunk) std::memmove(o + w, o + ch * kChunk, kept[ch] * sizeof(uint32_t));
+      w += kept[ch];
+    }
+    ordinals->resize(w);
+  };
+  // The comparison as `column col_op constant` (ordering and equality only).
+  std::optional<CompareOp> col_op = Mirror(op);
+  if (col_op && !constant_left) col_op = op;
+  const TypeKind kind = c->type().kind;
+  auto is_signed = [](TypeKind k) { return k == TypeKind::kI32 || k == TypeKind::kI64; };
+  auto is_unsigned = [](TypeKind k) { return k == TypeKind::kU32 || k == TypeKind::kU64; };
+  const bool same_rep = kind == v.kind() || (is_signed(kind) && is_signed(v.kind())) ||
+                        (is_unsigned(kind) && is_unsigned(v.kind()));
+  if (col_op && same_rep) {  // column op constant, typed (as Value::Compare within one representation)
+    const CompareOp o = *col_op;
+    // Integers of one signedness compare by value (Value::Compare's rule within a representation).
+    auto keep_ordered = [&](auto col, auto x) { keep([&](uint32_t i) { return Holds(o, col[i] <=> x); }); };
+    switch (kind) {
+      case TypeKind::kString: {
+        const std::string_view x = v.string_value();
+        if (o == CompareOp::kEq) return keep([&](uint32_t i) { return c->string_at(i) == x; });
+        return keep([&](uint32_t i) { return Holds(o, c->string_at(i).compare(x) <=> 0); });
+      }
+      case TypeKind::kI32: return keep_ordered(c->i32_values(), v.int_value());
+      case TypeKind::kI64: return keep_ordered(c->i64_values(), v.int_value());
+      case TypeKind::kU32: return keep_ordered(c->u32_values(), v.uint_value());
+      case TypeKind::kU64: return keep_ordered(c->u64_values(), v.uint_value());
+      case TypeKind::kF64: {
+        auto col = c->f64_values();
+        const double x = v.float_value();
+        return keep([&](uint32_t i) { return Holds(o, CompareDoubles(col[i], x)); });
+      }
+      default: break;
+    }
+  }
+  if (!constant_left && kind == TypeKind::kString && v.kind() == TypeKind::kString &&
+      (op == CompareOp::kContains || op == CompareOp::kStartsWith)) {
+    const std::string_view x = v.string_value();
+    if (op == CompareOp::kContains) return keep([&](uint32_t i) { return c->string_at(i).find(x) != std::string_view::npos; });
+    return keep([&](uint32_t i) { return c->string_at(i).starts_with(x); });
+  }
+  keep([&](uint32_t i) {  // any other kind: the per-row rule itself
+    Value x = c->GetValue(i);
+    return constant_left ? CompareValues(v, op, x) : CompareValues(x, op, v);
+  });
+}
+
+namespace {
+
+// The name of the first search or ranking function in `e`, or nullptr.
+const char* SearchFunction(const compiler::IrExpr& e) {
+  using compiler::IrExprKind;
+  switch (e.kind) {
+    case IrExprKind::kNearest: return "nearest";
+    case IrExprKind::kBm25: return "bm25";
+    case IrExprKind::kRrf: return "rrf";
+    case IrExprKind::kSearch: return "search";
+    case IrExprKind::kFuzzy: return "fuzzy";
+    case IrExprKind::kMatchText: return "match_text";
+    default: break;
+  }
+  for (const auto& a : e.args) {
+    if (const char* f = SearchFunction(a)) return f;
+  }
+  return nullptr;
+}
+
+const char* SearchFunction(const std::vector<compiler::IrClause>& clauses) {
+  for (const auto& c : clauses) {
+    const char* f = SearchFunction(c.lhs);
+    if (f == nullptr) f = SearchFunction(c.rhs);
+    if (f == nullptr) f = SearchFunction(c.call);
+    if (f == nullptr) f = SearchFunction(c.body);
+    for (size_t i = 0; f == nullptr && i < c.equalities.size(); ++i) f = SearchFunction(c.equalities[i].value);
+    if (f != nullptr) return f;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+Status CheckNoSearch(const compiler::IrQuery& q) {
+  const char* f = SearchFunction(q.clauses);
+  for (size_t i = 0; f == nullptr && i < q.projections.size(); ++i) f = SearchFunction(q.projections[i].expr);
+  for (size_t i = 0; f == nullptr && i < q.order.size(); ++i) f = SearchFunction(q.order[i].expr);
+  if (f == nullptr) return Status::Ok();
+  return UnimplementedError(std::string(f) + "() is not implemented yet (search and ranking functions are later work)");
+}
+
+}  // namespace exec
+}  // namespace omnigraph::engine
+

@@ -1,0 +1,270 @@
+// Internals shared by executor.cc (match pipeline) and executor_output.cc (aggregation, ordering,
+// projection). Not part of the engine's interface.
+#pragma once
+
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "compiler/params.h"
+#include "compiler/query_ir.h"
+#include "engine/derived/read_cache.h"
+#include "engine/exec/query_result.h"
+#include "engine/graph/snapshot.h"
+
+namespace omnigraph::engine::exec {
+
+// Binding rows, flat: `width` slots per row, each a node ordinal or edge ordinal of the variable's
+// table version, -1 while unbound. `bound[v]` is the same for every row.
+struct Rows {
+  size_t width = 0;
+  std::vector<int64_t> cells;
+  std::vector<bool> bound;
+  // When non-empty, row i stands for mult[i] matches that differ only in the bindings of the
+  // collapsed variables (bound in every one of those matches, -1 in the row): count-only queries
+  // (RunClauses with count_last) and grouped path counts. Only count($v) may read a collapsed `v`.
+  std::vector<uint64_t> mult;
+  std::vector<bool> collapsed;  // empty = none
+  size_t size() const { return width == 0 ? 0 : cells.size() / width; }
+  bool Collapsed(int v) const { return static_cast<size_t>(v) < collapsed.size() && collapsed[v]; }
+  const int64_t* row(size_t i) const { return cells.data() + i * width; }
+  void Append(const int64_t* r) { cells.insert(cells.end(), r, r + width); }
+};
+
+// Per-query state: the table versions and cached structures of every variable.
+class Context {
+ public:
+  Context(const Snapshot& snap, const compiler::IrQuery& q, const compiler::ParamValues& params,
+          int64_t now_ms, GraphReadCache* cache, uint64_t max_memory_bytes = ~uint64_t{0})
+      : snap_(snap), q_(q), params_(params), now_ms_(now_ms), cache_(cache), budget_(max_memory_bytes) {}
+  // The context of a `not` block run as a query of its own (BlockQuery): the same snapshot,
+  // parameters and cache, charging the parent's budget.
+  Context(Context& parent, const compiler::IrQuery& block)
+      : snap_(parent.snap_), q_(block), params_(parent.params_), now_ms_(parent.now_ms_), cache_(parent.cache_),
+        budget_(parent.budget_), parent_(&parent) {}
+
+  const compiler::IrQuery& query() const { return q_; }
+  const Snapshot& snap() const { return snap_; }
+  GraphReadCache& cache() const { return *cache_; }
+
+  Result<const table::TableVersion*> Table(const std::string& type);
+  Result<const TableOrdinals*> Ordinals(const std::string& type);
+  // nullptr when the table has no such column (a property added later reads as null).
+  Result<const format::Column*> Column(const std::string& type, const std::string& column);
+  Result<const Csr*> CsrFor(const std::string& edge_type);
+  const std::string& TypeOf(int var) const { return q_.variables[var].type_name; }
+  // The id of variable `var`'s binding `ordinal`.
+  Result<std::string_view> Id(int var, int64_t ordinal);
+  // The ordinals of `type` if this query has loaded them (nullptr otherwise; loads nothing).
+  const TableOrdinals* LoadedOrdinals(const std::string& type) const;
+  // For a few result rows: reads the values of the node-property expressions `exprs` for the
+  // bindings in `rows` (rows `which` only) by row address (ranged reads of those rows), unless the
+  // whole column is cached already, so a point query does not read whole columns. Eval then
+  // answers those bindings from them.
+  Status PrefetchPoints(const std::vector<const compiler::IrExpr*>& exprs, const Rows& rows,
+                        std::span<const size_t> which);
+
+  // Evaluates an expression for one binding row (`row` may be nullptr for constant expressions).
+  Result<Value> Eval(const compiler::IrExpr& e, const int64_t* row);
+  static bool IsConstant(const compiler::IrExpr& e);
+
+  // The query's memory budget (ExecOptions::max_memory_bytes): Charge adds `bytes` held by the
+  // query's rows and fails with `resource_limit` past the budget (nothing is charged then);
+  // Release gives them back.
+  Status Charge(uint64_t bytes);
+  void Release(uint64_t bytes) {
+    if (parent_ != nullptr) return parent_->Release(bytes);
+    used_ -= std::min(used_, bytes);
+  }
+  uint64_t budget() const { return budget_; }
+
+ private:
+  const Snapshot& snap_;
+  const compiler::IrQuery& q_;
+  const compiler::ParamValues& params_;
+  int64_t now_ms_;
+  GraphReadCache* cache_;
+  uint64_t budget_;
+  uint64_t used_ = 0;
+  Context* parent_ = nullptr;  // a block's context charges its parent
+  std::map<std::string, table::TableVersion> tables_;
+  std::map<std::string, std::shared_ptr<const TableOrdinals>> ordinals_;
+  std::map<std::string, std::shared_ptr<const format::Column>> columns_;  // "type\x1fcolumn"
+  std::map<std::string, std::shared_ptr<const Csr>> csrs_;
+  // The column of each property expression evaluated so far (per-row evaluation skips the
+  // name-keyed lookup above; the IR outlives the context).
+  std::unordered_map<const compiler::IrExpr*, const format::Column*> expr_columns_;
+  // Values read by PrefetchPoints: expression -> binding ordinal -> value.
+  std::unordered_map<const compiler::IrExpr*, std::unordered_map<int64_t, Value>> point_values_;
+};
+
+// Bytes held by binding rows (the cells and multiplicities).
+inline uint64_t RowBytes(const Rows& r) { return 8 * (r.cells.size() + r.mult.size()); }
+
+// Holds a charge on the context's budget for as long as it lives.
+class BudgetCharge {
+ public:
+  explicit BudgetCharge(Context& ctx) : ctx_(ctx) {}
+  ~BudgetCharge() { ctx_.Release(bytes_); }
+  BudgetCharge(const BudgetCharge&) = delete;
+  BudgetCharge& operator=(const BudgetCharge&) = delete;
+  // Charges `bytes` more; on failure nothing more is held.
+  Status Add(uint64_t bytes) {
+    OG_RETURN_IF_ERROR(ctx_.Charge(bytes));
+    bytes_ += bytes;
+    return Status::Ok();
+  }
+  // Holds exactly `bytes` from now on.
+  Status Set(uint64_t bytes) {
+    ctx_.Release(bytes_);
+    bytes_ = 0;
+    return Add(bytes);
+  }
+
+ private:
+  Context& ctx_;
+  uint64_t bytes_ = 0;
+};
+
+// Where the match pipeline hands finished binding rows: the query's collector, a top-k
+// selection, or an anti-join's set of matched rows. Rows of one run arrive in batches; all have
+// the same width, bound and collapsed flags.
+class RowSink {
+ public:
+  virtual ~RowSink() = default;
+  virtual Status Add(Rows rows) = 0;
+  // True once no further row can change the outcome (an ordered producer then stops).
+  virtual bool Done() const { return false; }
+};
+
+// The query's rows (executor_output.cc): every row, or — with `keep` — only the best `keep` in
+// the result's order (OrderRows), pruned as batches arrive so a `limit` never holds the whole
+// match. With `stop_at_keep` rows arrive in the result's order (RunMode::ordered) and the run
+// may stop once `keep` rows exist. Charges what it holds to the context's budget.
+class RowCollector final : public RowSink {
+ public:
+  RowCollector(Context& ctx, size_t width, std::optional<uint64_t> keep = std::nullopt, bool stop_at_keep = false);
+  Status Add(Rows rows) override;
+  bool Done() const override { return stop_ && keep_ && rows_.size() >= *keep_; }
+  const Rows& rows() const { return rows_; }
+  // Only count the matches (their multiplicities), keeping no row.
+  void CountOnly() { count_only_ = true; }
+  uint64_t count() const { return count_; }
+
+ private:
+  Status Prune();
+
+  Context& ctx_;
+  std::optional<uint64_t> keep_;
+  bool stop_;
+  bool count_only_ = false;
+  uint64_t count_ = 0;
+  Rows rows_;
+  BudgetCharge charge_;
+};
+
+// A `not` block as a query of its own (executor_negation.cc): its variables renumbered densely,
+// the outer ones it reads first (`outer`: their numbers in the enclosing clause list), then its
+// local ones, so that an anti-join's probe rows hold only what the block needs.
+struct BlockQuery {
+  compiler::IrQuery query;  // variables and clauses only
+  std::vector<int> outer;
+};
+// `visible`: the variables bound where the block is (by the enclosing clauses or their seed).
+BlockQuery NegationQuery(const compiler::IrQuery& q, const compiler::IrClause& neg, const std::vector<bool>& visible);
+// Adds every variable `e` reads (properties and variables, recursively) to `out`.
+void ExprVars(const compiler::IrExpr& e, std::set<int>* out);
+// The variables `clauses` bind (bindings and traversals), as flags over `width` slots.
+std::vector<bool> BoundByClauses(const std::vector<compiler::IrClause>& clauses, size_t width);
+
+// The error text for search and ranking functions, which are later work.
+inline constexpr const char* kSearchUnimplemented =
+    "search and ranking functions (nearest, bm25, rrf, search, fuzzy, match_text) are not implemented yet";
+
+// `unimplemented` naming the first search or ranking function the query uses (later work),
+// checked before anything runs so that even an empty match reports it.
+Status CheckNoSearch(const compiler::IrQuery& q);
+
+// NULL never satisfies a comparison (same rules as the reference).
+bool CompareValues(const Value& l, compiler::CompareOp op, const Value& r);
+
+// Keeps the `ordinals` whose value in column `c` (by ordinal; nullptr = the property is absent,
+// null everywhere) satisfies `column op v`, or `v op column` when `constant_left`: exactly
+// CompareValues on the row's value, typed for scalar columns (no Value per row).
+void FilterByColumn(const format::Column* c, compiler::CompareOp op, const Value& v, bool constant_left,
+                    std::vector<uint32_t>* ordinals);
+
+// One traversal of a path chain: from the previous link's new variable (the first link: from a
+// bound one) into a fresh variable that nothing but the chain mentions.
+struct PathLink {
+  const compiler::IrClause* t;
+  bool forward;  // from t->src to t->dst
+};
+
+// Breadth-first reach with the reference's distance semantics (LANGUAGE.md §2), with its scratch
+// reused across calls (executor_paths.cc). Not thread-safe.
+class Reacher {
+ public:
+  // The nodes traversal `t` produces from `x` (its source when `forward`, else its destination),
+  // sorted and distinct.
+  Result<std::vector<uint32_t>> Reach(const Csr& csr, uint32_t x, bool forward, const compiler::IrClause& t);
+
+ private:
+  std::vector<int32_t> dist_;
+};
+
+// The matches of `chain` from every row (memoized per node and level), summed into one row's
+// multiplicity: no row per match is built; the chain's variables stay unbound.
+Result<Rows> CountChain(Context& ctx, Rows rows, const std::vector<PathLink>& chain, Reacher* reacher);
+
+// The matches of `chain` per node of its last variable, counted level by level over a weighted
+// frontier instead of enumerated: one row per (row, end node) with the number of matches as its
+// multiplicity (Rows::mult); the chain's inner variables are collapsed. When `read` marks none of
+// the rows' bound variables, all rows share one frontier and those variables are collapsed too.
+// Whether PathCounts applies to `chain` and pays: the inner variables are not read, and the chain
+// has several links or the rows share one frontier.
+bool PathCountable(const Rows& rows, const std::vector<PathLink>& chain, const std::vector<bool>& read);
+Result<Rows> PathCounts(Context& ctx, Rows rows, const std::vector<PathLink>& chain,
+                        const std::vector<bool>& read, Reacher* reacher);
+
+// For an aggregating query: the variables whose bindings its result reads (grouping keys, aggregate
+// arguments, order keys) other than through count($v), which only needs $v bound.
+std::vector<bool> ReadVariables(const compiler::IrQuery& q);
+
+// How RunClauses produces rows.
+struct RunMode {
+  // The caller only counts rows: a final one-variable traversal nothing else depends on is
+  // counted, not expanded.
+  bool count_last = false;
+  // The caller aggregates, reading only these variables: a final chain of traversals whose inner
+  // variables are not read is counted per end node (PathCounts). Either way the rows then carry
+  // multiplicities (Rows::mult).
+  const std::vector<bool>* read = nullptr;
+  // Bind the variables in index order, each one's candidates in id order, so that rows reach the
+  // sink in the result's total order (ties broken by ids in binding order) and the sink may stop
+  // the run early. Only for clause lists without edge variables (OrderedApplies).
+  bool ordered = false;
+};
+
+// Runs the clauses over `seed` (match pipeline; executor.cc), handing the matches to `sink` in
+// batches of bounded size.
+Status RunClauses(Context& ctx, const std::vector<compiler::IrClause>& clauses, Rows seed, RowSink& sink,
+                  const RunMode& mode = {});
+// Whether an ordered run (RunMode::ordered) applies to the top-level clauses and pays: no edge
+// variable, and the planner would seed the first variable anyway.
+Result<bool> OrderedApplies(Context& ctx, const std::vector<compiler::IrClause>& clauses, const Rows& seed);
+
+// The rows of a non-aggregating query in the result's order (order keys, then ids of the
+// top-level variables in binding order), cut to `limit` (executor_output.cc).
+Result<std::vector<size_t>> OrderRows(Context& ctx, const Rows& rows, std::optional<uint64_t> limit);
+
+// Aggregation, ordering, limit and projection of the matched rows (executor_output.cc).
+Result<QueryResult> BuildResult(Context& ctx, const Rows& rows);
+
+}  // namespace omnigraph::engine::exec

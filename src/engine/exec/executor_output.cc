@@ -1,0 +1,530 @@
+// Result building of the executor (executor.h): hash aggregation with implicit grouping, sort or
+// top-k with the total-order id tie-break, limit, and projection of only the kept rows.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+
+#include "common/error_codes.h"
+
+#include "engine/exec/executor_internal.h"
+
+namespace omnigraph::engine::exec {
+
+using compiler::AggFn;
+using compiler::IrExprKind;
+
+namespace {
+
+std::weak_ordering OrderValues(const Value& a, const Value& b, bool desc) {
+  auto c = a.Compare(b);  // nulls first; reversed (last) when descending
+  return desc ? 0 <=> c : c;
+}
+
+// Sorts `idx` by `less` and keeps the first `limit` (partial sort when a limit cuts).
+template <typename Less>
+void SortAndCut(std::vector<size_t>* idx, const std::optional<uint64_t>& limit, Less less) {
+  if (limit && *limit < idx->size()) {
+    std::partial_sort(idx->begin(), idx->begin() + static_cast<std::ptrdiff_t>(*limit), idx->end(), less);
+    idx->resize(*limit);
+  } else {
+    std::sort(idx->begin(), idx->end(), less);
+  }
+}
+
+bool IsFloatKind(TypeKind k) { return k == TypeKind::kF32 || k == TypeKind::kF64; }
+bool IsUnsignedKind(TypeKind k) { return k == TypeKind::kU32 || k == TypeKind::kU64; }
+
+// One aggregate's running state. Integer sums are exact (128-bit, checked against the result
+// type at the end, so the outcome does not depend on the row order); float sums are doubles.
+struct Acc {
+  uint64_t count = 0;
+  double fsum = 0;
+  __int128_t isum = 0;
+  __uint128_t usum = 0;
+  Value best;
+  bool has_best = false;
+};
+
+// Value::Compare, with -0 below 0 so that min/max of a float column do not depend on row order.
+bool MinMaxLess(const Value& a, const Value& b) {
+  auto c = a.Compare(b);
+  if (c != 0) return c < 0;
+  return IsFloatKind(a.kind()) && IsFloatKind(b.kind()) && a.float_value() == 0 && b.float_value() == 0 &&
+         std::signbit(a.float_value()) && !std::signbit(b.float_value());
+}
+
+// Adds `weight` rows of value `v` (Rows::mult: one row standing for several matches).
+void Accumulate(const compiler::IrExpr& agg, Value v, uint64_t weight, Acc* acc) {
+  acc->count += weight;
+  if (agg.agg == AggFn::kSum || agg.agg == AggFn::kAvg) {
+    if (IsFloatKind(v.kind())) acc->fsum += v.float_value() * static_cast<double>(weight);
+    else if (IsUnsignedKind(v.kind())) acc->usum += static_cast<__uint128_t>(v.uint_value()) * weight;
+    else acc->isum += static_cast<__int128_t>(v.int_value()) * weight;
+  } else if (agg.agg == AggFn::kMin || agg.agg == AggFn::kMax) {
+    bool better = !acc->has_best || (agg.agg == AggFn::kMin ? MinMaxLess(v, acc->best) : MinMaxLess(acc->best, v));
+    if (better) {
+      acc->best = std::move(v);
+      acc->has_best = true;
+    }
+  }
+}
+
+Result<Value> Finish(const compiler::IrExpr& agg, const Acc& acc) {
+  const TypeKind in = agg.args.at(0).type.data.kind;
+  switch (agg.agg) {
+    case AggFn::kCount: return Value::I64(static_cast<int64_t>(acc.count));
+    case AggFn::kMin:
+    case AggFn::kMax: return acc.has_best ? acc.best : Value::Null(agg.type.data);
+    case AggFn::kSum:
+    case AggFn::kAvg: break;
+  }
+  if (acc.count == 0) return Value::Null(agg.type.data);
+  if (agg.agg == AggFn::kAvg) {
+    double sum = IsFloatKind(in) ? acc.fsum : IsUnsignedKind(in) ? static_cast<double>(acc.usum)
+                                                                 : static_cast<double>(acc.isum);
+    return Value::F64(sum / static_cast<double>(acc.count));
+  }
+  if (IsFloatKind(in)) return Value::F64(acc.fsum);
+  if (IsUnsignedKind(in)) {
+    if (acc.usum > std::numeric_limits<uint64_t>::max()) {
+      return Status(ErrorCode::kResourceExhausted, "sum() overflows U64");
+    }
+    return Value::U64(static_cast<uint64_t>(acc.usum));
+  }
+  if (acc.isum > std::numeric_limits<int64_t>::max() || acc.isum < std::numeric_limits<int64_t>::min()) {
+    return Status(ErrorCode::kResourceExhausted, "sum() overflows I64");
+  }
+  return Value::I64(static_cast<int64_t>(acc.isum));
+}
+
+// The same aggregate of the same argument (an order key that repeats a projection's aggregate).
+bool SameAggregate(const compiler::IrExpr& a, const compiler::IrExpr& b) {
+  const compiler::IrExpr& x = a.args.at(0);
+  const compiler::IrExpr& y = b.args.at(0);
+  return a.agg == b.agg && x.kind == y.kind && x.var == y.var && x.property == y.property;
+}
+
+// Binding tuples (k node or edge ordinals) -> dense group numbers, open addressing: the groups of
+// an aggregation before their key values are built (rows with the same bindings of the variables
+// the keys mention fall in the same group). k >= 1.
+class TupleIndex {
+ public:
+  explicit TupleIndex(size_t k) : k_(k), slots_(16, 0) {}
+  size_t size() const { return tuples_.size() / k_; }
+  const int64_t* tuple(size_t g) const { return tuples_.data() + g * k_; }
+  // The group of tuple `t`; `*added` tells whether it is new (numbered size() - 1).
+  size_t FindOrAdd(const int64_t* t, bool* added) {
+    const uint64_t h = Hash(t);
+    size_t mask = slots_.size() - 1;
+    for (size_t s = h & mask;; s = (s + 1) & mask) {
+      const uint32_t g = slots_[s];
+      if (g == 0) break;
+      if (std::equal(t, t + k_, tuple(g - 1))) {
+        *added = false;
+        return g - 1;
+      }
+    }
+    *added = true;
+    tuples_.insert(tuples_.end(), t, t + k_);
+    if (2 * size() > slots_.size()) {
+      Rehash();
+    } else {
+      for (size_t s = h & mask;; s = (s + 1) & mask) {
+        if (slots_[s] == 0) {
+          slots_[s] = static_cast<uint32_t>(size());
+          break;
+        }
+      }
+    }
+    return size() - 1;
+  }
+
+ private:
+  uint64_t Hash(const int64_t* t) const {
+    uint64_t h = 0x9e3779b97f4a7c15ull;
+    for (size_t i = 0; i < k_; ++i) {
+      h = (h ^ static_cast<uint64_t>(t[i])) * 0xff51afd7ed558ccdull;
+      h ^= h >> 32;
+    }
+    return h;
+  }
+  void Rehash() {
+    slots_.assign(slots_.size() * 2, 0);
+    const size_t mask = slots_.size() - 1;
+    for (size_t g = 0; g < size(); ++g) {
+      size_t s = Hash(tuple(g)) & mask;
+      while (slots_[s] != 0) s = (s + 1) & mask;
+      slots_[s] = static_cast<uint32_t>(g + 1);
+    }
+  }
+
+  size_t k_;
+  std::vector<int64_t> tuples_;
+  std::vector<uint32_t> slots_;  // group + 1; 0 = empty
+};
+
+// Folds `from` (a group of rows with the same key values) into `into`: as if `into` had
+// accumulated those rows too.
+void MergeAcc(const compiler::IrExpr& agg, const Acc& from, Acc* into) {
+  into->count += from.count;
+  into->fsum += from.fsum;
+  into->isum += from.isum;
+  into->usum += from.usum;
+  if (!from.has_best) return;
+  bool better = !into->has_best ||
+                (agg.agg == AggFn::kMin ? MinMaxLess(from.best, into->best) : MinMaxLess(into->best, from.best));
+  if (better) {
+    into->best = from.best;
+    into->has_best = true;
+  }
+}
+
+// A float zero key shows as 0 whichever of -0 and 0 the group met first (row order is a plan detail).
+Value CanonicalKey(Value v) {
+  if (!v.is_null() && IsFloatKind(v.kind()) && v.float_value() == 0) {
+    return v.kind() == TypeKind::kF32 ? Value::F32(0.0f) : Value::F64(0.0);
+  }
+  return v;
+}
+
+// Sorts binding groups (`order`, `nk` key values each in `keys`) by their key values. One String
+// or one integer key (the usual grouping by a node's property) compares without Value dispatch.
+void SortByKeys(const std::vector<Value>& keys, size_t nk, std::vector<size_t>* order) {
+  auto all_kind = [&](auto pred) {
+    return nk == 1 && std::all_of(keys.begin(), keys.end(), [&](const Value& v) { return !v.is_null() && pred(v.kind()); });
+  };
+  if (all_kind([](TypeKind k) { return k == TypeKind::kString; })) {
+    // Byte order; the first 8 bytes (big-endian, zero-padded) decide most comparisons.
+    struct Key {
+      uint64_t prefix;
+      std::string_view s;
+      size_t g;
+    };
+    std::vector<Key> s;
+    s.reserve(order->size());
+    for (size_t g : *order) {
+      std::string_view v = keys[g].string_value();
+      uint64_t prefix = 0;
+      for (size_t i = 0; i < 8; ++i) prefix = prefix << 8 | (i < v.size() ? static_cast<uint8_t>(v[i]) : 0);
+      s.push_back(Key{prefix, v, g});
+    }
+    std::sort(s.begin(), s.end(), [](const Key& a, const Key& b) {
+      if (a.prefix != b.prefix) return a.prefix < b.prefix;
+      int c = a.s.compare(b.s);
+      return c != 0 ? c < 0 : a.g < b.g;
+    });
+    for (size_t i = 0; i < s.size(); ++i) (*order)[i] = s[i].g;
+    return;
+  }
+  if (all_kind([](TypeKind k) { return k == TypeKind::kI32 || k == TypeKind::kI64; })) {
+    std::vector<std::pair<int64_t, size_t>> s;
+    s.reserve(order->size());
+    for (size_t g : *order) s.emplace_back(keys[g].int_value(), g);
+    std::sort(s.begin(), s.end());
+    for (size_t i = 0; i < s.size(); ++i) (*order)[i] = s[i].second;
+    return;
+  }
+  std::sort(order->begin(), order->end(), [&](size_t a, size_t b) {
+    for (size_t k = 0; k < nk; ++k) {
+      auto c = keys[a * nk + k].Compare(keys[b * nk + k]);
+      if (c != 0) return c < 0;
+    }
+    return a < b;
+  });
+}
+
+Result<QueryResult> Aggregate(Context& ctx, const Rows& rows, QueryResult res) {
+  const compiler::IrQuery& q = ctx.query();
+  const size_t n = rows.size();
+  // The aggregates to compute: the projections', then those of order keys no projection computes.
+  std::vector<const compiler::IrExpr*> aggs;
+  std::vector<int> proj_agg(q.projections.size(), -1), order_agg(q.order.size(), -1);
+  for (size_t p = 0; p < q.projections.size(); ++p) {
+    if (!q.projections[p].aggregate) continue;
+    proj_agg[p] = static_cast<int>(aggs.size());
+    aggs.push_back(&q.projections[p].expr);
+  }
+  for (size_t o = 0; o < q.order.size(); ++o) {
+    const compiler::IrExpr& e = q.order[o].expr;
+    if (e.kind != IrExprKind::kAggregate) continue;
+    for (size_t a = 0; a < aggs.size() && order_agg[o] < 0; ++a) {
+      if (SameAggregate(*aggs[a], e)) order_agg[o] = static_cast<int>(a);
+    }
+    if (order_agg[o] < 0) {
+      order_agg[o] = static_cast<int>(aggs.size());
+      aggs.push_back(&e);
+    }
+  }
+  const size_t na = aggs.size();
+  // count($v) of a top-level variable counts the rows binding it: no value to build per row.
+  std::vector<int> count_var(na, -1);
+  for (size_t a = 0; a < na; ++a) {
+    const compiler::IrExpr& arg = aggs[a]->args.at(0);
+    if (aggs[a]->agg == AggFn::kCount && arg.kind == IrExprKind::kVariable && arg.var >= 0) count_var[a] = arg.var;
+  }
+  // Key values are a function of the bindings of the variables they mention: rows are first
+  // grouped by those bindings (one entry per distinct tuple), key values are built once per
+  // tuple, and tuples with equal key values are merged after sorting by them.
+  std::vector<int> key_vars;
+  {
+    std::vector<const compiler::IrExpr*> stack;
+    for (int k : q.group_keys) stack.push_back(&q.projections[k].expr);
+    std::vector<bool> seen(rows.width, false);
+    while (!stack.empty()) {
+      const compiler::IrExpr* e = stack.back();
+      stack.pop_back();
+      if ((e->kind == IrExprKind::kProperty || e->kind == IrExprKind::kVariable) && e->var >= 0 &&
+          static_cast<size_t>(e->var) < rows.width && !seen[e->var]) {
+        seen[e->var] = true;
+        key_vars.push_back(e->var);
+      }
+      for (const auto& a : e->args) stack.push_back(&a);
+    }
+  }
+  std::vector<Acc> acc;       // na per binding group
+  std::vector<size_t> first;  // per binding group: its first row
+  acc.reserve(std::min<size_t>(n, 1024) * na);
+  first.reserve(std::min<size_t>(n, 1024));
+  TupleIndex index(std::max<size_t>(key_vars.size(), 1));
+  std::vector<int64_t> tuple(std::max<size_t>(key_vars.size(), 1), 0);
+  for (size_t i = 0; i < n; ++i) {
+    const int64_t* r = rows.row(i);
+    for (size_t k = 0; k < key_vars.size(); ++k) tuple[k] = r[key_vars[k]];
+    bool added = first.empty();
+    const size_t g = key_vars.empty() ? 0 : index.FindOrAdd(tuple.data(), &added);
+    if (added) {
+      first.push_back(i);
+      acc.resize(acc.size() + na);
+    }
+    const uint64_t w = rows.mult.empty() ? 1 : rows.mult[i];
+    for (size_t a = 0; a < na; ++a) {
+      Acc& x = acc[g * na + a];
+      if (count_var[a] >= 0) {
+        if (r[count_var[a]] >= 0 || rows.Collapsed(count_var[a])) x.count += w;
+        continue;
+      }
+      OG_ASSIGN_OR_RETURN(Value v, ctx.Eval(aggs[a]->args.at(0), r));
+      if (!v.is_null()) Accumulate(*aggs[a], std::move(v), w, &x);
+    }
+  }
+  const size_t nk = q.group_keys.size();
+  const size_t nb = first.size();
+  std::vector<Value> bkeys(nb * nk);  // key values per binding group
+  for (size_t g = 0; g < nb; ++g) {
+    for (size_t k = 0; k < nk; ++k) {
+      OG_ASSIGN_OR_RETURN(Value v, ctx.Eval(q.projections[q.group_keys[k]].expr, rows.row(first[g])));
+      bkeys[g * nk + k] = CanonicalKey(std::move(v));
+    }
+  }
+  auto key_cmp = [&](size_t a, size_t b) {
+    for (size_t k = 0; k < nk; ++k) {
+      auto c = bkeys[a * nk + k].Compare(bkeys[b * nk + k]);
+      if (c != 0) return c;
+    }
+    return std::weak_ordering::equivalent;
+  };
+  std::vector<size_t> order(nb);
+  std::iota(order.begin(), order.end(), size_t{0});
+  if (nk > 0) SortByKeys(bkeys, nk, &order);
+  // Groups in grouping-key order: runs of binding groups with equal keys merged into the first.
+  struct Group {
+    size_t rep;    // binding group whose keys and accumulators the group uses
+    size_t first;  // the group's first row (order expressions evaluate on it)
+  };
+  std::vector<Group> groups;
+  for (size_t j = 0; j < nb; ++j) {
+    const size_t g = order[j];
+    if (!groups.empty() && key_cmp(groups.back().rep, g) == 0) {
+      Group& into = groups.back();
+      for (size_t a = 0; a < na; ++a) MergeAcc(*aggs[a], acc[g * na + a], &acc[into.rep * na + a]);
+      into.first = std::min(into.first, first[g]);
+      continue;
+    }
+    groups.push_back(Group{g, first[g]});
+  }
+  std::vector<int64_t> unbound(rows.width, -1);
+  const bool empty_group = groups.empty() && nk == 0;
+  if (empty_group) {  // count of an empty match: one row
+    acc.assign(na, Acc());
+    groups.push_back(Group{0, 0});
+  }
+  // Finished values per group, then order keys when the query orders.
+  std::vector<std::vector<Value>> values(groups.size());
+  std::vector<Value> okeys(q.order.empty() ? 0 : groups.size() * q.order.size());
+  std::vector<Value> finished(na);
+  for (size_t gi = 0; gi < groups.size(); ++gi) {
+    const Group& g = groups[gi];
+    for (size_t a = 0; a < na; ++a) {
+      OG_ASSIGN_OR_RETURN(finished[a], Finish(*aggs[a], acc[g.rep * na + a]));
+    }
+    values[gi].reserve(q.projections.size());
+    size_t k = 0;
+    for (size_t p = 0; p < q.projections.size(); ++p) {
+      values[gi].push_back(proj_agg[p] >= 0 ? finished[proj_agg[p]] : std::move(bkeys[g.rep * nk + k++]));
+    }
+    for (size_t o = 0; o < q.order.size(); ++o) {
+      const compiler::IrExpr& e = q.order[o].expr;
+      Value& key = okeys[gi * q.order.size() + o];
+      if (e.kind == IrExprKind::kAlias) {
+        key = values[gi][e.alias];
+      } else if (order_agg[o] >= 0) {
+        key = finished[order_agg[o]];
+      } else {
+        OG_ASSIGN_OR_RETURN(key, ctx.Eval(e, empty_group ? unbound.data() : rows.row(g.first)));
+      }
+    }
+  }
+  std::vector<size_t> idx(groups.size());
+  std::iota(idx.begin(), idx.end(), size_t{0});
+  if (!q.order.empty()) {  // then the grouping keys (the groups' current order; distinct per group)
+    SortAndCut(&idx, q.limit, [&](size_t a, size_t b) {
+      for (size_t k = 0; k < q.order.size(); ++k) {
+        auto c = OrderValues(okeys[a * q.order.size() + k], okeys[b * q.order.size() + k], q.order[k].descending);
+        if (c != 0) return c < 0;
+      }
+      return a < b;
+    });
+  } else if (q.limit && *q.limit < idx.size()) {
+    idx.resize(*q.limit);
+  }
+  res.rows.reserve(idx.size());
+  for (size_t i : idx) res.rows.push_back(std::move(values[i]));
+  return res;
+}
+
+}  // namespace
+
+Result<std::vector<size_t>> OrderRows(Context& ctx, const Rows& rows, std::optional<uint64_t> limit) {
+  const compiler::IrQuery& q = ctx.query();
+  const size_t n = rows.size();
+  // Order keys per row (aliases evaluate their projection), then the ids of the bound top-level
+  // variables in binding order.
+  std::vector<std::vector<Value>> keys(n);
+  for (size_t i = 0; i < n && !q.order.empty(); ++i) {
+    for (const auto& o : q.order) {
+      const compiler::IrExpr& e = o.expr.kind == IrExprKind::kAlias ? q.projections[o.expr.alias].expr : o.expr;
+      OG_ASSIGN_OR_RETURN(Value v, ctx.Eval(e, rows.row(i)));
+      keys[i].push_back(std::move(v));
+    }
+  }
+  std::vector<int> tie_vars;
+  // Ids from the variable's ordinals when the query loaded them (no id column read), else
+  // from its id column.
+  std::vector<const TableOrdinals*> tie_ords;
+  std::vector<const format::Column*> tie_ids;
+  for (size_t v = 0; v < q.variables.size(); ++v) {
+    if (q.variables[v].scope != 0) continue;
+    tie_vars.push_back(static_cast<int>(v));
+    const TableOrdinals* ord = ctx.LoadedOrdinals(ctx.TypeOf(static_cast<int>(v)));
+    const format::Column* c = nullptr;
+    if (ord == nullptr && n > 1) {
+      OG_ASSIGN_OR_RETURN(c, ctx.Column(ctx.TypeOf(static_cast<int>(v)), "id"));
+    }
+    tie_ords.push_back(ord);
+    tie_ids.push_back(c);
+  }
+  auto id_of = [&](size_t row, size_t k) -> std::string_view {
+    int64_t o = rows.row(row)[tie_vars[k]];
+    if (o < 0) return std::string_view();
+    if (tie_ords[k] != nullptr) return tie_ords[k]->id(static_cast<uint32_t>(o));
+    if (tie_ids[k] == nullptr) return std::string_view();
+    return tie_ids[k]->string_at(static_cast<size_t>(o));
+  };
+  std::vector<size_t> idx(n);
+  std::iota(idx.begin(), idx.end(), size_t{0});
+  SortAndCut(&idx, limit, [&](size_t a, size_t b) {
+    for (size_t k = 0; k < q.order.size(); ++k) {
+      auto c = OrderValues(keys[a][k], keys[b][k], q.order[k].descending);
+      if (c != 0) return c < 0;
+    }
+    for (size_t k = 0; k < tie_vars.size(); ++k) {
+      int c = id_of(a, k).compare(id_of(b, k));
+      if (c != 0) return c < 0;
+    }
+    return a < b;
+  });
+  return idx;
+}
+
+RowCollector::RowCollector(Context& ctx, size_t width, std::optional<uint64_t> keep, bool stop_at_keep)
+    : ctx_(ctx), keep_(keep), stop_(stop_at_keep), charge_(ctx) {
+  rows_.width = width;
+  rows_.bound.assign(width, false);
+}
+
+Status RowCollector::Add(Rows rows) {
+  if (rows.size() == 0) return Status::Ok();
+  if (count_only_) {
+    if (rows.mult.empty()) count_ += rows.size();
+    for (uint64_t m : rows.mult) count_ += m;
+    return Status::Ok();
+  }
+  OG_RETURN_IF_ERROR(charge_.Add(RowBytes(rows)));
+  if (rows_.cells.empty()) {
+    rows_.bound = rows.bound;
+    rows_.collapsed = rows.collapsed;
+  }
+  rows_.cells.insert(rows_.cells.end(), rows.cells.begin(), rows.cells.end());
+  rows_.mult.insert(rows_.mult.end(), rows.mult.begin(), rows.mult.end());
+  // A limit keeps the best rows seen so far once twice as many (and a batch's worth) arrived.
+  if (keep_ && !stop_ && rows_.size() > std::max<uint64_t>(2 * *keep_, 4096)) return Prune();
+  return Status::Ok();
+}
+
+Status RowCollector::Prune() {
+  OG_ASSIGN_OR_RETURN(std::vector<size_t> idx, OrderRows(ctx_, rows_, keep_));
+  Rows kept;
+  kept.width = rows_.width;
+  kept.bound = rows_.bound;
+  kept.collapsed = rows_.collapsed;
+  kept.cells.reserve(idx.size() * rows_.width);
+  for (size_t i : idx) {
+    kept.Append(rows_.row(i));
+    if (!rows_.mult.empty()) kept.mult.push_back(rows_.mult[i]);
+  }
+  rows_ = std::move(kept);
+  return charge_.Set(RowBytes(rows_));
+}
+
+Result<QueryResult> BuildResult(Context& ctx, const Rows& rows) {
+  const compiler::IrQuery& q = ctx.query();
+  QueryResult res;
+  for (const auto& p : q.projections) {
+    res.columns.push_back(p.name);
+    res.types.push_back(p.expr.type);
+  }
+  const size_t n = rows.size();
+  if (!q.has_aggregate) {
+    // A point query (a few rows): read the projected and ordering node properties of those rows
+    // only, not their whole columns.
+    constexpr size_t kPointRows = 64;
+    if (n <= kPointRows) {
+      std::vector<const compiler::IrExpr*> exprs;
+      for (const auto& p : q.projections) exprs.push_back(&p.expr);
+      for (const auto& o : q.order) {
+        exprs.push_back(o.expr.kind == IrExprKind::kAlias ? &q.projections[o.expr.alias].expr : &o.expr);
+      }
+      std::vector<size_t> all(n);
+      std::iota(all.begin(), all.end(), size_t{0});
+      OG_RETURN_IF_ERROR(ctx.PrefetchPoints(exprs, rows, all));
+    }
+    OG_ASSIGN_OR_RETURN(std::vector<size_t> idx, OrderRows(ctx, rows, q.limit));
+    // The result's values: charged to the budget as about 48 bytes a value.
+    OG_RETURN_IF_ERROR(ctx.Charge(48 * idx.size() * std::max<size_t>(q.projections.size(), 1)));
+    res.rows.reserve(idx.size());
+    for (size_t i : idx) {
+      std::vector<Value> out;
+      out.reserve(q.projections.size());
+      for (const auto& p : q.projections) {
+        OG_ASSIGN_OR_RETURN(Value v, ctx.Eval(p.expr, rows.row(i)));
+        out.push_back(std::move(v));
+      }
+      res.rows.push_back(std::move(out));
+    }
+    return res;
+  }
+  return Aggregate(ctx, rows, std::move(res));
+}
+
+}  // namespace omnigraph::engine::exec

@@ -1,0 +1,308 @@
+// Path chains of the executor (executor_internal.h): breadth-first reach with the reference's
+// distance semantics, the number of matches of a chain (count-only queries) and the matches of a
+// chain per end node (aggregates that read a chain's inner variables only through count()).
+#include <algorithm>
+#include <functional>
+
+#include "common/error_codes.h"
+#include "common/thread_pool.h"
+#include "engine/exec/executor_internal.h"
+
+namespace omnigraph::engine::exec {
+
+using compiler::IrClause;
+using compiler::IrExpr;
+using compiler::IrExprKind;
+
+// Breadth-first distance semantics (LANGUAGE.md §2, as reference_eval.cc): from `x`, node y is
+// produced iff dist(x, y) is within the bounds, or y has a self loop and dist(x, y) + 1 is (the
+// self loop is taken while y is on the frontier). Backwards (x is the destination), a source s is
+// produced iff dist(s, x) is within the bounds, or x has a self loop and dist(s, x) + 1 is.
+Result<std::vector<uint32_t>> Reacher::Reach(const Csr& csr, uint32_t x, bool forward, const IrClause& t) {
+  const bool hetero = !csr.same_table();
+  auto in_range = [&](uint64_t k) { return k >= t.min_hops && (!t.max_hops || k <= *t.max_hops); };
+  const bool both = t.direction == compiler::Direction::kBoth;
+  std::vector<uint32_t> out;
+  if (hetero) {  // endpoints of two tables: only one hop exists
+    if (!in_range(1)) return out;
+    auto nodes = forward ? csr.OutNodes(x) : csr.InNodes(x);
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      if (i == 0 || nodes[i] != nodes[i - 1]) out.push_back(nodes[i]);
+    }
+    return out;
+  }
+  if (dist_.size() != csr.num_src()) dist_.assign(csr.num_src(), -1);
+  std::vector<uint32_t> touched{x}, frontier{x}, next;
+  dist_[x] = 0;
+  for (uint32_t h = 1; !frontier.empty() && (!t.max_hops || h <= *t.max_hops); ++h) {
+    next.clear();
+    auto visit = [&](std::span<const uint32_t> nodes) {
+      for (uint32_t y : nodes) {
+        if (dist_[y] >= 0) continue;
+        dist_[y] = static_cast<int32_t>(h);
+        next.push_back(y);
+        touched.push_back(y);
+      }
+    };
+    for (uint32_t n : frontier) {
+      if (forward || both) visit(csr.OutNodes(n));
+      if (!forward || both) visit(csr.InNodes(n));
+    }
+    std::swap(frontier, next);
+  }
+  for (uint32_t y : touched) {
+    const uint64_t d = static_cast<uint64_t>(dist_[y]);
+    const bool loop = csr.HasSelfLoop(forward ? y : x);
+    if (in_range(d) || (loop && in_range(d + 1))) out.push_back(y);
+    dist_[y] = -1;
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+namespace {
+
+// Calls fn(y) (returning Status) for every node `link` produces from x, each once, ascending.
+template <typename Fn>
+Status ForEachProduced(const Csr& csr, uint32_t x, const PathLink& link, Reacher* reacher, Fn&& fn) {
+  const IrClause& t = *link.t;
+  const bool one_hop = t.direction != compiler::Direction::kBoth && t.min_hops == 1 && t.max_hops && *t.max_hops == 1;
+  if (one_hop) {  // the distinct neighbours (lists are sorted)
+    auto nodes = link.forward ? csr.OutNodes(x) : csr.InNodes(x);
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      if (i == 0 || nodes[i] != nodes[i - 1]) OG_RETURN_IF_ERROR(fn(nodes[i]));
+    }
+    return Status::Ok();
+  }
+  OG_ASSIGN_OR_RETURN(auto reached, reacher->Reach(csr, x, link.forward, t));
+  for (uint32_t y : reached) OG_RETURN_IF_ERROR(fn(y));
+  return Status::Ok();
+}
+
+// Nodes with the number of matches ending there: sorted by node, distinct.
+using NodeCounts = std::vector<std::pair<uint32_t, uint64_t>>;
+
+// Sorts `v` by node and merges the counts of equal nodes.
+void SortAndMerge(NodeCounts* v) {
+  std::sort(v->begin(), v->end());
+  size_t w = 0;
+  for (size_t i = 0; i < v->size(); ++i) {
+    if (w > 0 && (*v)[w - 1].first == (*v)[i].first) {
+      (*v)[w - 1].second += (*v)[i].second;
+    } else {
+      (*v)[w++] = (*v)[i];
+    }
+  }
+  v->resize(w);
+}
+
+// One level: every node y that `link` produces from a node x of `from` gets x's count.
+Result<NodeCounts> Step(const NodeCounts& from, const Csr& csr, const PathLink& link, Reacher* reacher) {
+  const uint32_t n_to = link.forward ? csr.num_dst() : csr.num_src();
+  uint64_t work = 0;  // a lower bound of the pairs produced (variable-length links reach further)
+  for (const auto& [x, c] : from) work += (link.forward ? csr.OutNodes(x) : csr.InNodes(x)).size();
+  NodeCounts next;
+  if (work * 16 < n_to) {  // few: collect and sort
+    next.reserve(work);
+    for (const auto& [x, c] : from) {
+      OG_RETURN_IF_ERROR(ForEachProduced(csr, x, link, reacher, [&, c = c](uint32_t y) {
+        next.emplace_back(y, c);
+        return Status::Ok();
+      }));
+    }
+    SortAndMerge(&next);
+    return next;
+  }
+  std::vector<uint64_t> acc(n_to, 0);  // many: one counter per node
+  for (const auto& [x, c] : from) {
+    OG_RETURN_IF_ERROR(ForEachProduced(csr, x, link, reacher, [&, c = c](uint32_t y) {
+      acc[y] += c;
+      return Status::Ok();
+    }));
+  }
+  for (uint32_t y = 0; y < n_to; ++y) {
+    if (acc[y] != 0) next.emplace_back(y, acc[y]);
+  }
+  return next;
+}
+
+void CollectRead(const IrExpr& e, std::vector<bool>* read) {
+  if ((e.kind == IrExprKind::kProperty || e.kind == IrExprKind::kVariable) && e.var >= 0 &&
+      static_cast<size_t>(e.var) < read->size()) {
+    (*read)[e.var] = true;
+  }
+  for (const auto& a : e.args) CollectRead(a, read);
+}
+
+void CollectReadOutsideCount(const IrExpr& e, std::vector<bool>* read) {
+  const bool count_of_var = e.kind == IrExprKind::kAggregate && e.agg == compiler::AggFn::kCount &&
+                            e.args.size() == 1 && e.args[0].kind == IrExprKind::kVariable;
+  if (!count_of_var) CollectRead(e, read);
+}
+
+}  // namespace
+
+Result<Rows> CountChain(Context& ctx, Rows rows, const std::vector<PathLink>& chain, Reacher* reacher) {
+  // count(k, x): the matches of links k.. from node x; memoized per level in an array over the
+  // start table's ordinals (rows share nodes; kUnknown = not computed yet).
+  constexpr uint64_t kUnknown = ~uint64_t{0};
+  std::vector<std::vector<uint64_t>> memo(chain.size());
+  std::vector<const Csr*> csrs;
+  for (size_t k = 0; k < chain.size(); ++k) {
+    OG_ASSIGN_OR_RETURN(const Csr* c, ctx.CsrFor(chain[k].t->edge_type));
+    csrs.push_back(c);
+    memo[k].assign(chain[k].forward ? c->num_src() : c->num_dst(), kUnknown);
+  }
+  // All links one hop (the common case): a plain recursive walk over the CSR lists, no Status per
+  // edge; the distinct neighbours of x are those of its sorted list that differ from the previous.
+  bool one_hop = true;
+  for (const PathLink& l : chain) {
+    const IrClause& t = *l.t;
+    one_hop = one_hop && t.direction != compiler::Direction::kBoth && t.min_hops == 1 && t.max_hops &&
+              *t.max_hops == 1;
+  }
+  auto fast = [&](auto&& self, size_t k, uint32_t x) -> uint64_t {
+    uint64_t& slot = memo[k][x];
+    if (slot != kUnknown) return slot;
+    const auto nodes = chain[k].forward ? csrs[k]->OutNodes(x) : csrs[k]->InNodes(x);
+    const bool last = k + 1 == chain.size();
+    uint64_t n = 0;
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      if (i > 0 && nodes[i] == nodes[i - 1]) continue;
+      n += last ? 1 : self(self, k + 1, nodes[i]);
+    }
+    slot = n;
+    return n;
+  };
+  // Many start rows (a global count): fill every level for all nodes, last level first, in
+  // parallel over node ranges (a level reads only the next level's finished counts).
+  if (one_hop && rows.size() * 4 >= memo[0].size()) {
+    for (size_t k = chain.size(); k-- > 0;) {
+      const bool last = k + 1 == chain.size();
+      const size_t n = memo[k].size();
+      constexpr size_t kChunk = 16384;
+      OG_RETURN_IF_ERROR(ThreadPool::Default().ParallelFor((n + kChunk - 1) / kChunk, [&](size_t c) -> Status {
+        for (size_t x = c * kChunk; x < std::min(n, (c + 1) * kChunk); ++x) {
+          const auto nodes = chain[k].forward ? csrs[k]->OutNodes(static_cast<uint32_t>(x))
+                                              : csrs[k]->InNodes(static_cast<uint32_t>(x));
+          uint64_t sum = 0;
+          for (size_t i = 0; i < nodes.size(); ++i) {
+            if (i > 0 && nodes[i] == nodes[i - 1]) continue;
+            sum += last ? 1 : memo[k + 1][nodes[i]];
+          }
+          memo[k][x] = sum;
+        }
+        return Status::Ok();
+      }));
+    }
+  }
+  std::function<Result<uint64_t>(size_t, uint32_t)> count = [&](size_t k, uint32_t x) -> Result<uint64_t> {
+    if (one_hop && x < memo[k].size()) return fast(fast, k, x);
+    if (x < memo[k].size() && memo[k][x] != kUnknown) return memo[k][x];
+    const Csr& csr = *csrs[k];
+    uint64_t n = 0;
+    auto add = [&](uint32_t y) -> Status {
+      if (k + 1 == chain.size()) {
+        ++n;
+        return Status::Ok();
+      }
+      OG_ASSIGN_OR_RETURN(uint64_t m, count(k + 1, y));
+      n += m;
+      return Status::Ok();
+    };
+    OG_RETURN_IF_ERROR(ForEachProduced(csr, x, chain[k], reacher, add));
+    if (x < memo[k].size()) memo[k][x] = n;
+    return n;
+  };
+  uint64_t total = 0;
+  const int start = chain.front().forward ? chain.front().t->src : chain.front().t->dst;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    OG_ASSIGN_OR_RETURN(uint64_t n, count(0, static_cast<uint32_t>(rows.row(i)[start])));
+    total += n * (rows.mult.empty() ? 1 : rows.mult[i]);
+  }
+  // The caller only sums multiplicities: one representative row carries the total.
+  Rows out;
+  out.width = rows.width;
+  out.bound = rows.bound;
+  if (total > 0) {
+    out.Append(rows.row(0));
+    out.mult.push_back(total);
+  }
+  return out;
+}
+
+bool PathCountable(const Rows& rows, const std::vector<PathLink>& chain, const std::vector<bool>& read) {
+  for (size_t k = 0; k + 1 < chain.size(); ++k) {
+    const int inner = chain[k].forward ? chain[k].t->dst : chain[k].t->src;
+    if (read[inner]) return false;
+  }
+  bool shared = true;  // no bound variable read: every row joins one frontier
+  for (size_t v = 0; v < rows.width && v < read.size(); ++v) shared = shared && !(rows.bound[v] && read[v]);
+  return shared || chain.size() > 1;
+}
+
+Result<Rows> PathCounts(Context& ctx, Rows rows, const std::vector<PathLink>& chain, const std::vector<bool>& read,
+                        Reacher* reacher) {
+  std::vector<const Csr*> csrs;
+  for (const PathLink& link : chain) {
+    OG_ASSIGN_OR_RETURN(const Csr* c, ctx.CsrFor(link.t->edge_type));
+    csrs.push_back(c);
+  }
+  const int start = chain.front().forward ? chain.front().t->src : chain.front().t->dst;
+  const int end = chain.back().forward ? chain.back().t->dst : chain.back().t->src;
+  bool shared = true;
+  for (size_t v = 0; v < rows.width && v < read.size(); ++v) shared = shared && !(rows.bound[v] && read[v]);
+  Rows out;
+  out.width = rows.width;
+  out.bound = rows.bound;
+  out.collapsed = rows.collapsed;
+  out.collapsed.resize(rows.width, false);
+  for (size_t v = 0; v < rows.width && shared; ++v) out.collapsed[v] = out.collapsed[v] || rows.bound[v];
+  for (const PathLink& link : chain) {
+    const int fresh = link.forward ? link.t->dst : link.t->src;
+    out.bound[fresh] = true;
+    out.collapsed[fresh] = fresh != end;
+  }
+  auto run = [&](NodeCounts cur) -> Result<NodeCounts> {
+    for (size_t k = 0; k < chain.size() && !cur.empty(); ++k) {
+      OG_ASSIGN_OR_RETURN(cur, Step(cur, *csrs[k], chain[k], reacher));
+    }
+    return cur;
+  };
+  auto weight = [&](size_t i) { return rows.mult.empty() ? uint64_t{1} : rows.mult[i]; };
+  if (shared) {
+    NodeCounts cur;
+    cur.reserve(rows.size());
+    for (size_t i = 0; i < rows.size(); ++i) cur.emplace_back(static_cast<uint32_t>(rows.row(i)[start]), weight(i));
+    SortAndMerge(&cur);
+    OG_ASSIGN_OR_RETURN(NodeCounts ends, run(std::move(cur)));
+    std::vector<int64_t> row(rows.width, -1);
+    out.cells.reserve(ends.size() * rows.width);
+    for (const auto& [y, c] : ends) {
+      row[end] = y;
+      out.Append(row.data());
+      out.mult.push_back(c);
+    }
+    return out;
+  }
+  std::vector<int64_t> row(rows.width);
+  for (size_t i = 0; i < rows.size(); ++i) {
+    OG_ASSIGN_OR_RETURN(NodeCounts ends, run(NodeCounts{{static_cast<uint32_t>(rows.row(i)[start]), weight(i)}}));
+    std::copy(rows.row(i), rows.row(i) + rows.width, row.begin());
+    for (const auto& [y, c] : ends) {
+      row[end] = y;
+      out.Append(row.data());
+      out.mult.push_back(c);
+    }
+  }
+  return out;
+}
+
+std::vector<bool> ReadVariables(const compiler::IrQuery& q) {
+  std::vector<bool> read(q.variables.size() + 1, false);
+  for (const auto& p : q.projections) CollectReadOutsideCount(p.expr, &read);
+  for (const auto& o : q.order) CollectReadOutsideCount(o.expr, &read);
+  return read;
+}
+
+}  // namespace omnigraph::engine::exec

@@ -1,0 +1,101 @@
+// The executor's entry point (executor.h): plans the run mode (count only, path counting for
+// aggregates, a top-k or an ordered run under `limit`), runs the match pipeline (executor.cc) into
+// a collector and builds the result (executor_output.cc), within the query's memory budget.
+#include <new>
+#include <stdexcept>
+
+#include "common/error_codes.h"
+#include "common/memory_budget.h"
+#include "engine/exec/executor.h"
+#include "engine/exec/executor_internal.h"
+
+namespace omnigraph::engine {
+
+namespace {
+
+Result<QueryResult> Execute(const Snapshot& snap, const compiler::IrQuery& query, const compiler::ParamValues& params,
+                            int64_t now_ms, GraphReadCache* cache, const ExecOptions& options) {
+  exec::Context ctx(snap, query, params, now_ms, cache != nullptr ? cache : &GraphReadCache::Default(),
+                    options.max_memory_bytes);
+  exec::Rows seed;
+  // Slots for the top-level variables (the type checker numbers them before any `not` block's,
+  // which live in their blocks' own rows), and one spare: a query without variables has rows.
+  size_t top = 0;
+  while (top < query.variables.size() && query.variables[top].scope == 0) ++top;
+  bool prefix = true;
+  for (size_t v = top; v < query.variables.size(); ++v) prefix = prefix && query.variables[v].scope != 0;
+  seed.width = (prefix ? top : query.variables.size()) + 1;
+  seed.bound.assign(seed.width, false);
+  seed.cells.assign(seed.width, -1);
+  // A query that only counts whole matches (count of top-level variables, no grouping keys) need
+  // not materialize its last traversal: the pipeline returns multiplicities instead.
+  bool count_only = query.has_aggregate && query.group_keys.empty() && !query.projections.empty();
+  for (const auto& p : query.projections) {
+    const auto& e = p.expr;
+    count_only = count_only && p.aggregate && e.kind == compiler::IrExprKind::kAggregate &&
+                 e.agg == compiler::AggFn::kCount && e.args.size() == 1 &&
+                 e.args[0].kind == compiler::IrExprKind::kVariable && e.args[0].var >= 0 &&
+                 query.variables[e.args[0].var].scope == 0;
+  }
+  // Order keys other than those counts (aliases) must still be computed: their errors count.
+  for (const auto& o : query.order) count_only = count_only && o.expr.kind == compiler::IrExprKind::kAlias;
+  // An aggregating query reads some variables only through count($v): chains of traversals through
+  // them are counted per end node instead of enumerated.
+  std::vector<bool> read;
+  if (query.has_aggregate && !count_only) read = exec::ReadVariables(query);
+  exec::RunMode mode;
+  mode.count_last = count_only;
+  mode.read = read.empty() ? nullptr : &read;
+  // A limit keeps only the best rows; without `order`, when the plan starts at the first
+  // variable anyway, rows are produced in the result's order and the run stops at the limit.
+  std::optional<uint64_t> keep;
+  if (!query.has_aggregate && query.limit) {
+    keep = query.limit;
+    if (query.order.empty()) {
+      OG_ASSIGN_OR_RETURN(mode.ordered, exec::OrderedApplies(ctx, query.clauses, seed));
+    }
+  }
+  const size_t width = seed.width;
+  exec::RowCollector collected(ctx, width, keep, mode.ordered);
+  if (count_only) collected.CountOnly();
+  OG_RETURN_IF_ERROR(exec::RunClauses(ctx, query.clauses, std::move(seed), collected, mode));
+  if (count_only) {  // every match binds every top-level variable: each count is the match count
+    const uint64_t total = collected.count();
+    QueryResult res;
+    std::vector<Value> row;
+    for (const auto& p : query.projections) {
+      res.columns.push_back(p.name);
+      res.types.push_back(p.expr.type);
+      row.push_back(Value::I64(static_cast<int64_t>(total)));
+    }
+    if (!query.limit || *query.limit > 0) res.rows.push_back(std::move(row));
+    return res;
+  }
+  return exec::BuildResult(ctx, collected.rows());
+}
+
+}  // namespace
+
+uint64_t DefaultQueryMemoryBytes() { return DefaultMemoryBudgetBytes(); }
+
+Result<QueryResult> ExecuteQuery(const Snapshot& snap, const compiler::IrQuery& query,
+                                 const compiler::ParamValues& params, int64_t now_ms, GraphReadCache* cache,
+                                 const ExecOptions& options) {
+  if (query.is_mutation) {
+    return InvalidArgumentError("'" + query.name + "' is a mutation: run it with ExecuteMutation (`omnigraph mutate`)");
+  }
+  OG_RETURN_IF_ERROR(exec::CheckNoSearch(query));
+  // The budget bounds what the query holds; an allocation that fails anyway (the machine's memory
+  // is shared) is reported, never thrown through the API.
+  try {
+    return Execute(snap, query, params, now_ms, cache, options);
+  } catch (const std::bad_alloc&) {
+    return Status(ErrorCode::kResourceExhausted, "the query ran out of memory (budget " +
+                                                     std::to_string(options.max_memory_bytes) +
+                                                     " bytes); narrow the match or add a limit");
+  } catch (const std::length_error&) {
+    return Status(ErrorCode::kResourceExhausted, "the query's intermediate result grew past what one process can hold");
+  }
+}
+
+}  // namespace omnigraph::engine

@@ -1,0 +1,486 @@
+#include "engine/exec/reference_eval.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <numeric>
+#include <set>
+#include <unordered_map>
+
+#include "common/error_codes.h"
+#include "common/json.h"
+
+namespace omnigraph::engine {
+namespace {
+
+using compiler::IrClause;
+using compiler::IrClauseKind;
+using compiler::IrExpr;
+using compiler::IrExprKind;
+using compiler::IrQuery;
+
+// A whole table as rows, with an id lookup.
+struct TableData {
+  std::vector<std::string> fields;
+  std::vector<std::vector<Value>> rows;
+  std::unordered_map<std::string, size_t> by_id;
+  size_t Field(std::string_view name) const {
+    for (size_t i = 0; i < fields.size(); ++i) {
+      if (fields[i] == name) return i;
+    }
+    return fields.size();
+  }
+  const std::string& Id(size_t row) const { return rows[row][Field("id")].string_value(); }
+};
+
+// out[src row] -> (dst row, edge row)
+struct Adjacency {
+  std::vector<std::vector<std::pair<size_t, size_t>>> out, in;
+};
+
+using Binding = std::vector<int64_t>;  // per variable: row index in its table, -1 = unbound
+
+class Evaluator {
+ public:
+  Evaluator(const Snapshot& snap, const IrQuery& q, const compiler::ParamValues& params, int64_t now_ms)
+      : snap_(snap), q_(q), params_(params), now_ms_(now_ms) {}
+
+  Result<QueryResult> Run();
+
+ private:
+  Result<const TableData*> Table(const std::string& type);
+  Result<const Adjacency*> Adj(const std::string& edge_type);
+  Result<std::vector<Binding>> Eval(const std::vector<IrClause>& clauses, std::vector<Binding> rows);
+  Result<std::vector<Binding>> Apply(const IrClause& c, std::vector<Binding> rows);
+  Result<std::vector<Binding>> Traverse(const IrClause& c, std::vector<Binding> rows);
+  Result<Value> Expr(const IrExpr& e, const Binding& b);
+  Result<bool> Compare(const Value& l, compiler::CompareOp op, const Value& r);
+  // `agg` (kAggregate) over the rows `members` of `rows`.
+  Result<Value> Aggregate(const IrExpr& agg, const std::vector<Binding>& rows, const std::vector<size_t>& members);
+  const std::string& TypeOf(int var) const { return q_.variables[var].type_name; }
+
+  const Snapshot& snap_;
+  const IrQuery& q_;
+  const compiler::ParamValues& params_;
+  int64_t now_ms_;
+  std::map<std::string, TableData> tables_;
+  std::map<std::string, Adjacency> adjacency_;
+};
+
+Result<const TableData*> Evaluator::Table(const std::string& type) {
+  auto it = tables_.find(type);
+  if (it != tables_.end()) return &it->second;
+  OG_ASSIGN_OR_RETURN(table::TableVersion t, snap_.Table(type));
+  OG_ASSIGN_OR_RETURN(format::Batch b, t.ScanAll(table::ScanOptions{}));
+  TableData d;
+  for (const auto& f : t.schema().fields) d.fields.push_back(f.name);
+  d.rows = b.ToRows();
+  size_t id = d.Field("id");
+  for (size_t r = 0; r < d.rows.size(); ++r) d.by_id.emplace(d.rows[r][id].string_value(), r);
+  return &tables_.emplace(type, std::move(d)).first->second;
+}
+
+Result<const Adjacency*> Evaluator::Adj(const std::string& edge_type) {
+  auto it = adjacency_.find(edge_type);
+  if (it != adjacency_.end()) return &it->second;
+  const compiler::EdgeType* e = snap_.catalog().FindEdge(edge_type);
+  if (e == nullptr) return NotFoundError("unknown edge type " + edge_type);
+  OG_ASSIGN_OR_RETURN(const TableData* edges, Table(edge_type));
+  OG_ASSIGN_OR_RETURN(const TableData* from, Table(e->from_type));
+  OG_ASSIGN_OR_RETURN(const TableData* to, Table(e->to_type));
+  Adjacency a;
+  a.out.resize(from->rows.size());
+  a.in.resize(to->rows.size());
+  size_t src = edges->Field("src"), dst = edges->Field("dst");
+  for (size_t r = 0; r < edges->rows.size(); ++r) {
+    auto s = from->by_id.find(edges->rows[r][src].string_value());
+    auto d = to->by_id.find(edges->rows[r][dst].string_value());
+    if (s == from->by_id.end() || d == to->by_id.end()) continue;  // cannot happen: loads check
+    a.out[s->second].emplace_back(d->second, r);
+    a.in[d->second].emplace_back(s->second, r);
+  }
+  return &adjacency_.emplace(edge_type, std::move(a)).first->second;
+}
+
+Result<Value> Evaluator::Expr(const IrExpr& e, const Binding& b) {
+  switch (e.kind) {
+    case IrExprKind::kLiteral: return e.literal;
+    case IrExprKind::kParam: {
+      auto it = params_.find(e.param);
+      if (it == params_.end()) return InvalidArgumentError("parameter $" + e.param + " has no value");
+      return it->second;
+    }
+    case IrExprKind::kNow: return Value::DateTime(now_ms_);
+    case IrExprKind::kProperty: {
+      if (b[e.var] < 0) return Value::Null(e.type.data);
+      OG_ASSIGN_OR_RETURN(const TableData* t, Table(TypeOf(e.var)));
+      size_t f = t->Field(e.property);
+      if (f == t->fields.size()) return Value::Null(e.type.data);  // property added later: null
+      return t->rows[b[e.var]][f];
+    }
+    case IrExprKind::kVariable: {
+      if (b[e.var] < 0) return Value::Null();
+      OG_ASSIGN_OR_RETURN(const TableData* t, Table(TypeOf(e.var)));
+      return Value::String(t->Id(b[e.var]));
+    }
+    case IrExprKind::kAggregate: return InternalError("aggregate evaluated per row");
+    case IrExprKind::kAlias: return InternalError("alias evaluated per row");
+    default:
+      return UnimplementedError("search and ranking functions (nearest, bm25, rrf, search, fuzzy, match_text) are not implemented yet");
+  }
+}
+
+Result<bool> Evaluator::Compare(const Value& l, compiler::CompareOp op, const Value& r) {
+  using Op = compiler::CompareOp;
+  if (l.is_null() || r.is_null()) return false;  // NULL never satisfies a comparison
+  switch (op) {
+    case Op::kEq: return l.Compare(r) == 0;
+    case Op::kNe: return l.Compare(r) != 0;
+    case Op::kLt: return l.Compare(r) < 0;
+    case Op::kLe: return l.Compare(r) <= 0;
+    case Op::kGt: return l.Compare(r) > 0;
+    case Op::kGe: return l.Compare(r) >= 0;
+    case Op::kContains:
+      if (l.kind() == TypeKind::kList) {
+        for (const Value& item : l.list_value()) {
+          if (item.Compare(r) == 0) return true;
+        }
+        return false;
+      }
+      return l.string_value().find(r.string_value()) != std::string::npos;
+    case Op::kStartsWith: return l.string_value().rfind(r.string_value(), 0) == 0;
+  }
+  return false;
+}
+
+Result<std::vector<Binding>> Evaluator::Traverse(const IrClause& c, std::vector<Binding> rows) {
+  OG_ASSIGN_OR_RETURN(const Adjacency* adj, Adj(c.edge_type));
+  const compiler::EdgeType* e = snap_.catalog().FindEdge(c.edge_type);
+  OG_ASSIGN_OR_RETURN(const TableData* from, Table(e->from_type));
+  bool both = c.direction == compiler::Direction::kBoth;
+  std::vector<Binding> out;
+  for (const Binding& b : rows) {
+    std::vector<size_t> sources;
+    if (b[c.src] >= 0) sources.push_back(static_cast<size_t>(b[c.src]));
+    else for (size_t i = 0; i < from->rows.size(); ++i) sources.push_back(i);
+    for (size_t s : sources) {
+      auto emit = [&](size_t dst, int64_t edge_row) {
+        if (b[c.dst] >= 0 && static_cast<size_t>(b[c.dst]) != dst) return;
+        if (c.src == c.dst && dst != s) return;  // `$a knows $a`: one variable, one node
+        Binding nb = b;
+        nb[c.src] = static_cast<int64_t>(s);
+        nb[c.dst] = static_cast<int64_t>(dst);
+        if (c.edge_var >= 0) nb[c.edge_var] = edge_row;
+        out.push_back(std::move(nb));
+      };
+      if (c.edge_var >= 0) {  // one row per edge (hops are 1 by the type checker)
+        for (auto [d, er] : adj->out[s]) emit(d, static_cast<int64_t>(er));
+        if (both) {
+          for (auto [d, er] : adj->in[s]) {
+            if (d != s) emit(d, static_cast<int64_t>(er));  // a self-loop is one edge, listed once
+          }
+        }
+        continue;
+      }
+      // Breadth-first distance semantics (LANGUAGE.md §2).
+      auto neighbours = [&](size_t n) {
+        std::vector<size_t> ns;
+        for (auto [d, er] : adj->out[n]) ns.push_back(d);
+        if (both) for (auto [d, er] : adj->in[n]) ns.push_back(d);
+        return ns;
+      };
+      std::set<size_t> visited{s}, produced;
+      std::vector<size_t> frontier{s};
+      // Row indexes of two different tables never denote the same node: across tables only the
+      // first hop exists (its targets have no edges of this type) and hop 0 produces nothing.
+      const bool hetero = e->from_type != e->to_type;
+      if (c.min_hops == 0 && !hetero) {
+        produced.insert(s);
+        emit(s, -1);
+      }
+      for (uint32_t h = 1; !frontier.empty() && (!c.max_hops || h <= *c.max_hops) && (!hetero || h == 1); ++h) {
+        std::vector<size_t> next;
+        for (size_t n : frontier) {
+          for (size_t d : neighbours(n)) {
+            if (hetero) {
+              if (h >= c.min_hops && produced.insert(d).second) emit(d, -1);
+              continue;
+            }
+            if (d == n) {  // self-loop: produce n at hop h without re-entering the frontier
+              if (h >= c.min_hops && produced.insert(n).second) emit(n, -1);
+              continue;
+            }
+            if (!visited.insert(d).second) continue;
+            next.push_back(d);
+            if (h >= c.min_hops && produced.insert(d).second) emit(d, -1);
+          }
+        }
+        frontier = std::move(next);
+      }
+    }
+  }
+  return out;
+}
+
+Result<std::vector<Binding>> Evaluator::Apply(const IrClause& c, std::vector<Binding> rows) {
+  switch (c.kind) {
+    case IrClauseKind::kBinding: {
+      OG_ASSIGN_OR_RETURN(const TableData* t, Table(c.type_name));
+      std::vector<Binding> out;
+      for (const Binding& b : rows) {
+        std::vector<size_t> candidates;
+        if (b[c.var] >= 0) candidates.push_back(static_cast<size_t>(b[c.var]));
+        else for (size_t i = 0; i < t->rows.size(); ++i) candidates.push_back(i);
+        for (size_t r : candidates) {
+          bool ok = true;
+          for (const auto& eq : c.equalities) {
+            OG_ASSIGN_OR_RETURN(Value want, Expr(eq.value, b));
+            size_t f = t->Field(eq.property);
+            Value have = f < t->fields.size() ? t->rows[r][f] : Value::Null();
+            OG_ASSIGN_OR_RETURN(bool same, Compare(have, compiler::CompareOp::kEq, want));
+            if (!same) {
+              ok = false;
+              break;
+            }
+          }
+          if (!ok) continue;
+          Binding nb = b;
+          nb[c.var] = static_cast<int64_t>(r);
+          out.push_back(std::move(nb));
+        }
+      }
+      return out;
+    }
+    case IrClauseKind::kTraversal: return Traverse(c, std::move(rows));
+    case IrClauseKind::kFilter: {
+      std::vector<Binding> out;
+      for (Binding& b : rows) {
+        OG_ASSIGN_OR_RETURN(Value l, Expr(c.lhs, b));
+        OG_ASSIGN_OR_RETURN(Value r, Expr(c.rhs, b));
+        OG_ASSIGN_OR_RETURN(bool keep, Compare(l, c.op, r));
+        if (keep) out.push_back(std::move(b));
+      }
+      return out;
+    }
+    case IrClauseKind::kNegation: {
+      std::vector<Binding> out;
+      for (Binding& b : rows) {
+        OG_ASSIGN_OR_RETURN(auto inner, Eval(c.body, {b}));
+        if (inner.empty()) out.push_back(std::move(b));
+      }
+      return out;
+    }
+    case IrClauseKind::kTextFilter:
+      return UnimplementedError("search(), fuzzy() and match_text() are not implemented yet");
+  }
+  return InternalError("unknown clause");
+}
+
+Result<std::vector<Binding>> Evaluator::Eval(const std::vector<IrClause>& clauses, std::vector<Binding> rows) {
+  // Bindings and traversals first, then filters and negations: the type checker lets a filter
+  // mention a variable that a later clause binds, so source order alone would see it unbound.
+  for (int pass = 0; pass < 2; ++pass) {
+    for (const IrClause& c : clauses) {
+      bool binds = c.kind == IrClauseKind::kBinding || c.kind == IrClauseKind::kTraversal;
+      if (binds != (pass == 0)) continue;
+      OG_ASSIGN_OR_RETURN(rows, Apply(c, std::move(rows)));
+    }
+  }
+  return rows;
+}
+
+Result<Value> Evaluator::Aggregate(const IrExpr& agg, const std::vector<Binding>& rows,
+                                   const std::vector<size_t>& members) {
+  using compiler::AggFn;
+  std::vector<Value> vals;
+  for (size_t m : members) {
+    OG_ASSIGN_OR_RETURN(Value v, Expr(agg.args.at(0), rows[m]));
+    if (!v.is_null()) vals.push_back(std::move(v));
+  }
+  if (agg.agg == AggFn::kCount) return Value::I64(static_cast<int64_t>(vals.size()));
+  if (vals.empty()) return Value::Null(agg.type.data);
+  auto less = [](const Value& a, const Value& b) {  // -0 before 0: min/max independent of row order
+    if (a.Compare(b) != 0) return a.Compare(b) < 0;
+    bool fa = a.kind() == TypeKind::kF32 || a.kind() == TypeKind::kF64;
+    bool fb = b.kind() == TypeKind::kF32 || b.kind() == TypeKind::kF64;
+    return fa && fb && std::signbit(a.float_value()) && !std::signbit(b.float_value()) && a.float_value() == 0;
+  };
+  if (agg.agg == AggFn::kMin) return *std::min_element(vals.begin(), vals.end(), less);
+  if (agg.agg == AggFn::kMax) return *std::max_element(vals.begin(), vals.end(), less);
+  const TypeKind in = agg.args.at(0).type.data.kind;
+  const bool is_float = in == TypeKind::kF32 || in == TypeKind::kF64;
+  const bool is_unsigned = in == TypeKind::kU32 || in == TypeKind::kU64;
+  double fsum = 0;
+  __int128_t isum = 0;  // exact: |sum| < 2^64 * 2^64 for any possible row count
+  for (const auto& v : vals) {
+    if (is_float) fsum += v.float_value();
+    else if (is_unsigned) isum += static_cast<__int128_t>(v.uint_value());
+    else isum += v.int_value();
+  }
+  const double n = static_cast<double>(vals.size());
+  if (agg.agg == AggFn::kAvg) return Value::F64((is_float ? fsum : static_cast<double>(isum)) / n);
+  if (is_float) return Value::F64(fsum);
+  if (is_unsigned) {
+    if (isum > static_cast<__int128_t>(std::numeric_limits<uint64_t>::max())) {
+      return Status(ErrorCode::kResourceExhausted, "sum() overflows U64");
+    }
+    return Value::U64(static_cast<uint64_t>(isum));
+  }
+  if (isum > std::numeric_limits<int64_t>::max() || isum < std::numeric_limits<int64_t>::min()) {
+    return Status(ErrorCode::kResourceExhausted, "sum() overflows I64");
+  }
+  return Value::I64(static_cast<int64_t>(isum));
+}
+
+std::weak_ordering OrderValues(const Value& a, const Value& b, bool desc) {
+  // NULLs first ascending, last descending: Value::Compare puts null first; reversing for desc
+  // puts it last.
+  auto c = a.Compare(b);
+  return desc ? 0 <=> c : c;
+}
+
+Result<QueryResult> Evaluator::Run() {
+  if (q_.is_mutation) return InvalidArgumentError("'" + q_.name + "' is a mutation: the reference evaluator runs reads");
+  // Search and ranking functions are not implemented: rejected up front, even for an empty match.
+  std::vector<const IrExpr*> exprs;
+  std::vector<const std::vector<IrClause>*> lists{&q_.clauses};
+  for (size_t i = 0; i < lists.size(); ++i) {
+    for (const IrClause& c : *lists[i]) {
+      exprs.insert(exprs.end(), {&c.lhs, &c.rhs, &c.call});
+      for (const auto& eq : c.equalities) exprs.push_back(&eq.value);
+      lists.push_back(&c.body);
+    }
+  }
+  for (const auto& p : q_.projections) exprs.push_back(&p.expr);
+  for (const auto& o : q_.order) exprs.push_back(&o.expr);
+  for (size_t i = 0; i < exprs.size(); ++i) {
+    switch (exprs[i]->kind) {
+      case IrExprKind::kNearest:
+      case IrExprKind::kBm25:
+      case IrExprKind::kRrf:
+      case IrExprKind::kSearch:
+      case IrExprKind::kFuzzy:
+      case IrExprKind::kMatchText:
+        return UnimplementedError("search and ranking functions (nearest, bm25, rrf, search, fuzzy, match_text) are not implemented yet");
+      default:
+        for (const auto& a : exprs[i]->args) exprs.push_back(&a);
+    }
+  }
+  Binding start(q_.variables.size(), -1);
+  OG_ASSIGN_OR_RETURN(std::vector<Binding> rows, Eval(q_.clauses, {start}));
+  QueryResult res;
+  for (const auto& p : q_.projections) {
+    res.columns.push_back(p.name);
+    res.types.push_back(p.expr.type);
+  }
+  struct Out {
+    std::vector<Value> values;
+    std::vector<Value> order;
+    std::vector<std::string> tie;  // ids of bound entities in binding order
+    std::vector<Value> key;        // aggregate queries: the group's key values
+  };
+  std::vector<Out> outs;
+  auto tie_ids = [&](const Binding& b) -> Result<std::vector<std::string>> {
+    std::vector<std::string> ids;
+    for (size_t v = 0; v < q_.variables.size(); ++v) {
+      if (q_.variables[v].scope != 0) continue;
+      if (b[v] < 0) { ids.emplace_back(); continue; }
+      OG_ASSIGN_OR_RETURN(const TableData* t, Table(TypeOf(static_cast<int>(v))));
+      ids.push_back(t->Id(b[v]));
+    }
+    return ids;
+  };
+  auto order_values = [&](const std::vector<Value>& projected, const Binding& b) -> Result<std::vector<Value>> {
+    std::vector<Value> ov;
+    for (const auto& o : q_.order) {
+      if (o.expr.kind == IrExprKind::kAlias) ov.push_back(projected[o.expr.alias]);
+      else {
+        OG_ASSIGN_OR_RETURN(Value v, Expr(o.expr, b));
+        ov.push_back(std::move(v));
+      }
+    }
+    return ov;
+  };
+  if (!q_.has_aggregate) {
+    for (const Binding& b : rows) {
+      Out o;
+      for (const auto& p : q_.projections) {
+        OG_ASSIGN_OR_RETURN(Value v, Expr(p.expr, b));
+        o.values.push_back(std::move(v));
+      }
+      OG_ASSIGN_OR_RETURN(o.order, order_values(o.values, b));
+      OG_ASSIGN_OR_RETURN(o.tie, tie_ids(b));
+      outs.push_back(std::move(o));
+    }
+  } else {
+    // Implicit GROUP BY the non-aggregate projections, by typed value equality (Value::Compare).
+    auto key_less = [](const std::vector<Value>& a, const std::vector<Value>& b) {
+      return std::lexicographical_compare(a.begin(), a.end(), b.begin(), b.end(),
+                                          [](const Value& x, const Value& y) { return x.Compare(y) < 0; });
+    };
+    std::map<std::vector<Value>, std::vector<size_t>, decltype(key_less)> groups(key_less);
+    for (size_t i = 0; i < rows.size(); ++i) {
+      std::vector<Value> key;
+      for (int k : q_.group_keys) {
+        OG_ASSIGN_OR_RETURN(Value v, Expr(q_.projections[k].expr, rows[i]));
+        if (!v.is_null() && (v.kind() == TypeKind::kF32 || v.kind() == TypeKind::kF64) && v.float_value() == 0) {
+          v = v.kind() == TypeKind::kF32 ? Value::F32(0.0f) : Value::F64(0.0);  // -0 and 0: one group, shown as 0
+        }
+        key.push_back(std::move(v));
+      }
+      groups[key].push_back(i);
+    }
+    if (groups.empty() && q_.group_keys.empty()) groups[{}] = {};
+    for (const auto& [key, members] : groups) {
+      Binding first = members.empty() ? start : rows[members.front()];
+      Out o;
+      size_t k = 0;
+      for (const auto& p : q_.projections) {
+        if (!p.aggregate) {
+          o.values.push_back(key[k++]);
+          continue;
+        }
+        OG_ASSIGN_OR_RETURN(Value v, Aggregate(p.expr, rows, members));
+        o.values.push_back(std::move(v));
+      }
+      for (const auto& ord : q_.order) {
+        if (ord.expr.kind == IrExprKind::kAlias) {
+          o.order.push_back(o.values[ord.expr.alias]);
+        } else if (ord.expr.kind == IrExprKind::kAggregate) {
+          OG_ASSIGN_OR_RETURN(Value v, Aggregate(ord.expr, rows, members));
+          o.order.push_back(std::move(v));
+        } else {
+          OG_ASSIGN_OR_RETURN(Value v, Expr(ord.expr, first));
+          o.order.push_back(std::move(v));
+        }
+      }
+      o.key = key;
+      outs.push_back(std::move(o));
+    }
+  }
+  std::stable_sort(outs.begin(), outs.end(), [&](const Out& a, const Out& b) {
+    for (size_t i = 0; i < q_.order.size(); ++i) {
+      auto c = OrderValues(a.order[i], b.order[i], q_.order[i].descending);
+      if (c != 0) return c < 0;
+    }
+    if (a.tie != b.tie) return a.tie < b.tie;
+    for (size_t i = 0; i < a.key.size(); ++i) {  // groups: by their keys
+      auto c = a.key[i].Compare(b.key[i]);
+      if (c != 0) return c < 0;
+    }
+    return false;
+  });
+  if (q_.limit && outs.size() > *q_.limit) outs.resize(*q_.limit);
+  for (auto& o : outs) res.rows.push_back(std::move(o.values));
+  return res;
+}
+
+}  // namespace
+
+Result<QueryResult> EvaluateReference(const Snapshot& snap, const compiler::IrQuery& query,
+                                      const compiler::ParamValues& params, int64_t now_ms) {
+  return Evaluator(snap, query, params, now_ms).Run();
+}
+
+}  // namespace omnigraph::engine

@@ -1,0 +1,196 @@
+// A graph opened on an object store (ARCHITECTURE.md §4): init, open, snapshot resolution, commit
+// history, and the one write path every writer uses:
+//   capture (branch head) -> prepare + effects (the caller stages new table versions, invisible)
+//   -> commit object -> publish (put_if_absent of the next ref entry: the commit point).
+// Thread-safe: writers to one branch serialize on an in-process mutex; other processes are fenced
+// by the ref log itself.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/graph/commit.h"
+#include "engine/graph/ref_log.h"
+#include "engine/graph/snapshot.h"
+#include "io/object_store.h"
+#include "table/table_cache.h"
+
+namespace omnigraph::engine {
+
+struct GraphOptions {
+  std::optional<std::string> actor;  // recorded on every commit
+  bool read_only = false;            // refuse every write (opens never write anyway)
+  // A constructive write that keeps losing races to other processes retries (with jittered
+  // exponential backoff) until this deadline, then fails with `resource_limit`.
+  int64_t constructive_retry_deadline_us = int64_t{30} * 1000000;
+  // An attempt whose first effect is older than half of this is re-prepared, never published
+  // (cleanup's grace period; ARCHITECTURE.md §4 "Garbage collection").
+  int64_t cleanup_grace_us = int64_t{3600} * 1000000;
+};
+
+// What a writer's prepare step returns: the staged table versions that change, and counts.
+struct PreparedWrite {
+  std::map<std::string, table::TableVersion> tables;  // type name -> staged new version
+  std::map<std::string, ChangeCounts> summary;
+  std::string operation;   // recorded on the commit
+  std::string message;
+  // A merge's second parent (the source head); the first parent is always the captured head.
+  std::optional<std::string> merged_parent;
+  // Set when the write changed nothing: no commit is published.
+  bool empty() const { return tables.empty() && !merged_parent; }
+};
+
+enum class WriteKind {
+  kStrict,        // update, delete, overwrite, merge, schema apply: a lost race is an error
+  kConstructive,  // insert, append, merge-mode load: a lost race re-prepares on the new head
+};
+
+struct WriteRequest {
+  std::string branch = "main";
+  WriteKind kind = WriteKind::kStrict;
+  std::optional<std::string> if_commit;  // precondition: the branch head is this commit
+  // When `branch` does not exist (never did, or was deleted), create it from the head of this
+  // branch in the same commit point: the prepare step reads that head, and the branch's create
+  // entry names the write's commit (for a write that changes nothing, the source head itself), so
+  // no state in between is ever visible. Ignored when `branch` exists. `invalid_argument` for
+  // `main`; NotFound when the source does not exist.
+  std::optional<std::string> create_branch_from;
+  // Builds and stages the change against a snapshot. Called again after a lost race for
+  // constructive writes whose touched tables moved. Must not publish anything.
+  std::function<Result<PreparedWrite>(const Snapshot&)> prepare;
+};
+
+// One step of a branch's history (docs/decisions.md "Branch history"): a move of the branch's
+// ref (`seq` > 0: entry `seq` of the live incarnation, a fast-forward included), or, before the
+// branch's create entry, a commit inherited along first parents (`seq` 0). `from` is the commit
+// the step's changes are listed against: the commit the previous ref entry named, or, for the
+// create entry and inherited commits, the first parent (empty for the genesis commit).
+struct HistoryStep {
+  std::shared_ptr<const Commit> commit;
+  uint64_t seq = 0;
+  std::string from;
+};
+
+struct WriteResult {
+  bool committed = false;  // false: nothing changed, nothing published
+  Commit commit;           // the new commit (or the unchanged head's commit)
+  uint64_t seq = 0;        // the branch version after the write
+  int attempts = 1;
+  bool branch_created = false;  // the write created the branch (WriteRequest::create_branch_from)
+};
+
+class Graph {
+ public:
+  // Creates a graph at an empty root: format stamp, schema, one empty table per type, the genesis
+  // commit and the `main` ref (whose creation is the commit point). `already_initialized` if the
+  // root holds anything but the remains of inits that never reached their commit point
+  // (root_check.h): a graph, graph objects without a ref (a damaged graph), or objects that are not
+  // ours; the schema's compile errors as they are (checked before anything is written).
+  static Result<std::unique_ptr<Graph>> Init(std::shared_ptr<io::ObjectStore> store,
+                                             std::string_view schema_source,
+                                             GraphOptions options = {});
+  // Opens an existing graph; never writes. NotFound if there is none (or only an unfinished
+  // init); `corrupt` if graph objects are there but main's ref log is missing or damaged; format
+  // errors per stamp.
+  static Result<std::unique_ptr<Graph>> Open(std::shared_ptr<io::ObjectStore> store,
+                                             GraphOptions options = {});
+
+  io::ObjectStore& store() const { return *store_; }
+  const GraphOptions& options() const { return options_; }
+
+  // The head of a branch. NotFound for an unknown or deleted branch; `corrupt` for a damaged ref
+  // log or a missing commit or schema.
+  Result<Snapshot> Head(std::string_view branch = "main");
+  // A snapshot of any commit (not tied to a branch head).
+  Result<Snapshot> AtCommit(std::string_view commit_id);
+  // The branch as it was at ref sequence `seq` (<= head). NotFound otherwise.
+  Result<Snapshot> AtBranchVersion(std::string_view branch, uint64_t seq);
+
+  // A commit by id (as a user gives it): NotFound if absent, `corrupt` if damaged.
+  Result<std::shared_ptr<const Commit>> LoadCommit(std::string_view commit_id);
+  // A commit named by another object (`named_by`: a ref entry, a commit's parent list): a missing
+  // one is `corrupt`, not NotFound.
+  Result<std::shared_ptr<const Commit>> LoadReferencedCommit(std::string_view commit_id,
+                                                             std::string_view named_by);
+  Result<Snapshot> AtReferencedCommit(std::string_view commit_id, std::string_view named_by);
+  // The history of a branch, newest first (branches.cc): one step per ref entry of the live
+  // incarnation back to its create entry, then the commits inherited before it along first
+  // parents. With `stop_at_seq` > 0, only the steps newer than ref entry `stop_at_seq`. NotFound
+  // for an unknown or deleted branch. Cost: one GET per ref entry walked, commits are cached.
+  Result<std::vector<HistoryStep>> BranchHistory(std::string_view branch, size_t limit = SIZE_MAX,
+                                                 uint64_t stop_at_seq = 0);
+  // The commits of BranchHistory, newest first (`commit list --branch`).
+  Result<std::vector<std::shared_ptr<const Commit>>> CommitLog(std::string_view branch,
+                                                               size_t limit = SIZE_MAX);
+  // Ref entry `seq` of `branch` (one GET). NotFound if it does not exist; `corrupt` if it is
+  // missing while a newer entry exists (a gap).
+  Result<RefEntry> RefEntryAt(std::string_view branch, uint64_t seq);
+  Result<std::vector<std::string>> Branches();
+
+  // Branches (ARCHITECTURE.md §4, branches.cc). Create writes one ref entry naming the head commit
+  // of `from`: `already_exists` if `name` is live (also for the loser of a concurrent create),
+  // `invalid_argument` for `main` or a bad name, NotFound for a missing `from`. A deleted name
+  // starts a new incarnation.
+  Result<RefEntry> CreateBranch(std::string_view name, std::string_view from = "main");
+  // The same at commit `commit_id` (any commit of the graph; NotFound if there is none).
+  Result<RefEntry> CreateBranchAtCommit(std::string_view name, std::string_view commit_id);
+  // Writes a delete entry. NotFound if not live; `invalid_argument` for `main`.
+  Result<RefEntry> DeleteBranch(std::string_view name);
+  // Deletes `name` only if its head is still `expected` (same incarnation and sequence): the delete
+  // entry is put_if_absent at expected.seq + 1. `read_set_conflict` if the branch moved.
+  Result<RefEntry> DeleteBranchIf(std::string_view name, const RefEntry& expected);
+  // Moves `branch` from head `expected_seq` to an existing commit (a fast-forward): one ref entry.
+  // `read_set_conflict` if the branch moved.
+  Result<RefEntry> AdvanceBranch(std::string_view branch, const RefEntry& expected, std::string commit_id);
+
+  // Snapshot ids `<branch>@<seq>@<incarnation>` (ARCHITECTURE.md §4): the id of a branch snapshot,
+  // or the commit id for a bare commit snapshot.
+  static std::string SnapshotId(const Snapshot& snap);
+  // Resolves a snapshot id or a commit id. `stale_incarnation` when the branch was deleted and
+  // re-created since the id was made; NotFound for unknown ids.
+  Result<Snapshot> AtSnapshotId(std::string_view id);
+
+  // The write path. `read_set_conflict` for a strict write that lost a race,
+  // `precondition_failure` when `if_commit` no longer names the head, `resource_limit` when a
+  // constructive write exhausted its retry budget.
+  Result<WriteResult> Write(const WriteRequest& request);
+
+ private:
+  // What a write captured: the snapshot its prepare step reads (the branch head, or the source
+  // head when the write creates the branch) and the ref entry it publishes after (none: the
+  // branch's first entry).
+  struct Capture {
+    Snapshot snap;
+    std::optional<RefEntry> after;
+    bool create = false;
+  };
+  Graph(std::shared_ptr<io::ObjectStore> store, GraphOptions options);
+  // The newest ref entry of `branch` (a delete entry included), via the warm head cache.
+  Result<std::optional<RefEntry>> ReadBranchHead(std::string_view branch);
+  // Publishes the create entry of branch `name` at `commit_id` (after a delete entry, if any).
+  Result<RefEntry> PublishCreate(std::string_view name, const std::string& commit_id);
+  Result<Capture> CaptureWrite(const WriteRequest& req);
+  Result<Snapshot> MakeSnapshot(std::shared_ptr<const Commit> commit, std::optional<RefEntry> ref,
+                                std::string branch);
+  Result<std::shared_ptr<const compiler::Catalog>> LoadCatalog(const std::string& schema_id);
+  std::mutex& BranchMutex(const std::string& branch);
+
+  std::shared_ptr<io::ObjectStore> store_;
+  GraphOptions options_;
+  RefLog refs_;
+  std::shared_ptr<table::TableCache> table_cache_;
+  std::shared_ptr<ManifestCache> manifests_;
+  std::mutex mu_;  // guards the maps below
+  // Immutable commits and catalogs by id, bounded by estimated bytes (common/lru_cache.h).
+  ByteLruCache commits_{uint64_t{16} << 20};
+  ByteLruCache catalogs_{uint64_t{64} << 20};
+  std::map<std::string, RefEntry> known_heads_;  // warm head reads: one LIST
+  std::map<std::string, std::unique_ptr<std::mutex>> branch_mutexes_;
+};
+
+}  // namespace omnigraph::engine
