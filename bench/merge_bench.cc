@@ -333,7 +333,7 @@ void MergeSize(uint64_t entities, int reps, bool clustered) {
     MergeOptions mo;
     mo.source = branch;
     int64_t start = MonotonicNanos();
-    MergeResult res = Take(MergeBranches(*fresh, mo), "merge");
+    engine::MergeResult res = Take(MergeBranches(*fresh, mo), "merge");
     MergeCost c;
     c.ms = static_cast<double>(MonotonicNanos() - start) / 1e6;
     io::StoreCounts counts = counting->counts();
@@ -341,8 +341,8 @@ void MergeSize(uint64_t entities, int reps, bool clustered) {
     c.bytes_read = counts.bytes_read;
     c.bytes_written = counts.bytes_written;
     c.detail = counts.ToString() + "; read: " + breakdown->ToString();
-    if (res.outcome != MergeOutcome::kMerged) {
-      std::fprintf(stderr, "expected a three-way merge, got %s\n", std::string(MergeOutcomeName(res.outcome)).c_str());
+    if (res.outcome != engine::MergeOutcome::kMerged) {
+      std::fprintf(stderr, "expected a three-way merge, got %s\n", std::string(engine::MergeOutcomeName(res.outcome)).c_str());
       std::exit(1);
     }
     for (const auto& [type, n] : res.summary) c.changed += n.inserted + n.updated + n.deleted;

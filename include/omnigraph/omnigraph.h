@@ -33,7 +33,7 @@
 namespace omnigraph {
 
 struct OpenOptions {
-  std::optional<std::string> actor;  // recorded on every commit this handle makes
+  std::optional<std::string> actor{};  // recorded on every commit this handle makes
   bool read_only = false;            // refuse writes (an open never writes in any case)
   // Memory budget of this handle's query structures (row ordinals, columns and CSR adjacency per
   // table version; least recently used dropped first). 0 keeps none (every query rebuilds).
@@ -84,8 +84,8 @@ class ReadTarget {
 using Params = std::map<std::string, Value>;
 
 struct ParamInfo {
-  std::string name;  // without '$'
-  DataType type;
+  std::string name{};  // without '$'
+  DataType type{};
   bool nullable = false;
 };
 
@@ -116,9 +116,10 @@ class PreparedQuery {
 
 // The rows of a read query: one column name per projection, rows in the query's total order.
 struct QueryRows {
-  std::vector<std::string> columns;
-  std::vector<std::vector<Value>> rows;
-  std::string commit_id;  // the commit the query read
+  std::string query_name{};
+  std::vector<std::string> columns{};
+  std::vector<std::vector<Value>> rows{};
+  std::string commit_id{};  // the commit the query read
 };
 
 // A read query's rows, handed out in batches; rows already handed out are released. Note: today
@@ -148,12 +149,12 @@ class RowCursor {
 struct QueryOptions {
   // Overrides OpenOptions::max_query_memory_bytes for this call (0 = keep it).
   uint64_t max_memory_bytes = 0;
-  std::optional<int64_t> now_ms;  // the value of now() (default: the wall clock)
+  std::optional<int64_t> now_ms{};  // the value of now() (default: the wall clock)
 };
 
 struct WriteOptions {
   std::string branch = "main";
-  std::optional<std::string> if_commit;  // only write if the branch head is this commit
+  std::optional<std::string> if_commit{};  // only write if the branch head is this commit
 };
 
 struct LoadOptions {
@@ -161,15 +162,15 @@ struct LoadOptions {
   std::string branch = "main";
   // When `branch` does not exist, create it from this branch's head in the load's own commit point
   // (an invalid load never creates it). Ignored when `branch` exists.
-  std::optional<std::string> create_branch_from;
-  std::optional<std::string> if_commit;
+  std::optional<std::string> create_branch_from{};
+  std::optional<std::string> if_commit{};
   size_t max_errors = 100;         // errors listed before giving up
   uint64_t max_memory_bytes = 0;   // 0 = half of the process's memory; past it: resource_limit
   size_t chunk_bytes = size_t{32} << 20;       // read and parse this much at a time
   size_t max_record_bytes = size_t{64} << 20;  // a longer line is resource_limit
   // Called with the phase ("parsing", "parsed", "validated", "staging", "staged"), the records and
   // the input bytes read so far. Runs on the loading thread.
-  std::function<void(std::string_view phase, uint64_t records, uint64_t bytes)> progress;
+  std::function<void(std::string_view phase, uint64_t records, uint64_t bytes)> progress{};
 };
 
 struct MergeOptions {
@@ -209,8 +210,8 @@ class Database {
   // pick from several queries.
   Result<PreparedQuery> Prepare(std::string_view source, std::optional<std::string> query_name = {},
                                 const ReadTarget& schema_at = {});
-  // Runs a prepared read query at `at` (recompiled from its source if `at` has another schema).
-  // Errors: `invalid_argument` for a mutation or a parameter of the wrong type, missing or
+  // Runs a prepared read query at `at` (recompiled from its source if `at` has another schema, so
+  // compile errors are possible then). Errors: `invalid_argument` for a mutation or a parameter of the wrong type, missing or
   // undeclared; `unimplemented` for search functions; `resource_limit` past the query budget.
   Result<QueryRows> Execute(const PreparedQuery& query, const Params& params = {}, const ReadTarget& at = {},
                             const QueryOptions& options = {});
@@ -272,7 +273,8 @@ class Database {
 
   // ---- Maintenance ------------------------------------------------------------------------------
   // Builds and stores the derived read structures (row ordinals, adjacency) of a branch head, so a
-  // cold process loads them instead of rebuilding. `invalid_argument` on a read-only handle.
+  // cold process loads them instead of rebuilding. `invalid_argument` on a read-only handle (other
+  // writes on one are `permission_denied`).
   Result<OptimizeSummary> Optimize(std::string_view branch = "main");
 
   // The opaque state, for the implementation.

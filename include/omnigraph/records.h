@@ -27,53 +27,53 @@ struct ChangeCounts {
 };
 
 struct TypeInfo {
-  std::string name;
+  std::string name{};
   bool is_edge = false;
   uint64_t rows = 0;
-  std::string table_id;       // opaque; survives renames
-  std::string table_version;  // the table version this snapshot sees
+  std::string table_id{};       // opaque; survives renames
+  std::string table_version{};  // the table version this snapshot sees
 };
 
 struct SnapshotInfo {
-  std::string branch;           // empty for a snapshot read at a commit id
+  std::string branch{};           // empty for a snapshot read at a commit id
   uint64_t version = 0;         // the branch's ref sequence number (0 at a bare commit)
-  std::string snapshot_id;      // BRANCH@VERSION@INCARNATION (empty at a bare commit)
-  std::string commit_id;
-  std::string schema_id;
-  std::vector<TypeInfo> types;  // sorted by name
+  std::string snapshot_id{};      // BRANCH@VERSION@INCARNATION (the commit id at a bare commit)
+  std::string commit_id{};
+  std::string schema_id{};
+  std::vector<TypeInfo> types{};  // sorted by name
 };
 
 struct CommitInfo {
-  std::string id;
-  std::vector<std::string> parents;  // first = the branch's previous head; a merge has two
-  std::string branch;                // the branch it was authored on
-  std::optional<std::string> actor;
+  std::string id{};
+  std::vector<std::string> parents{};  // first = the branch's previous head; a merge has two
+  std::string branch{};                // the branch it was authored on
+  std::optional<std::string> actor{};
   int64_t timestamp_us = 0;
-  std::string operation;  // "init", "load:append", "mutation", "merge", ...
-  std::string schema_id;
-  std::string message;
+  std::string operation{};  // "init", "load:append", "mutate:<query>", "merge", ...
+  std::string schema_id{};
+  std::string message{};
   // In a branch's history: the ref entry that moved the branch to this commit; nullopt for a
   // commit the branch inherited (before its create entry) and for a commit read by id.
-  std::optional<uint64_t> version;
+  std::optional<uint64_t> version{};
   struct Table {
     EntityKind kind = EntityKind::kNode;
-    std::string table_id, table_version;
+    std::string table_id{}, table_version{};
   };
-  std::map<std::string, Table> tables;          // every type, by name
-  std::map<std::string, ChangeCounts> summary;  // per changed type
+  std::map<std::string, Table> tables{};          // every type, by name
+  std::map<std::string, ChangeCounts> summary{};  // per changed type
   using Counts = ChangeCounts;                  // (earlier spelling)
 };
 
 // A branch's ref entry after a branch operation.
 struct BranchInfo {
-  std::string name;
-  std::string commit_id;  // the head
+  std::string name{};
+  std::string commit_id{};  // the head (empty for the entry a delete writes)
   uint64_t version = 0;   // the entry's sequence number
 };
 
 struct LoadSummary {
   bool committed = false;  // false when the data changed nothing
-  std::string commit_id;
+  std::string commit_id{};
   uint64_t version = 0;
   uint64_t records = 0;
   bool branch_created = false;  // LoadOptions::create_branch_from created the branch
@@ -82,19 +82,19 @@ struct LoadSummary {
     uint64_t loaded = 0;  // records of this type in the input
     ChangeCounts changes;
   };
-  std::map<std::string, TypeStats> types;
+  std::map<std::string, TypeStats> types{};
 };
 
 struct MutationSummary {
-  std::string query_name;
-  std::string branch;
+  std::string query_name{};
+  std::string branch{};
   uint64_t affected_nodes = 0;  // node rows inserted + updated + deleted
   uint64_t affected_edges = 0;  // edge rows inserted + updated + deleted
   bool committed = false;       // false when the mutation changed nothing (no commit)
-  std::string commit_id;        // the new commit; empty when nothing changed
+  std::string commit_id{};        // the new commit; empty when nothing changed
   uint64_t version = 0;         // the branch version after the mutation
-  std::map<std::string, ChangeCounts> changes;  // per changed type
-  std::optional<CommitInfo> commit;             // the new commit, when committed
+  std::map<std::string, ChangeCounts> changes{};  // per changed type
+  std::optional<CommitInfo> commit{};             // the new commit, when committed
 };
 
 enum class MergeOutcome : uint8_t {
@@ -110,24 +110,24 @@ std::string_view MergeOutcomeName(MergeOutcome outcome);
 // delete_vs_update, orphan_edge, unique_violation, cardinality_violation,
 // value_constraint_violation.
 struct MergeConflict {
-  std::string kind;
+  std::string kind{};
   EntityKind entity_kind = EntityKind::kNode;
-  std::string type_name;
-  std::string entity_id;
-  std::string property;  // the property both sides changed, when the conflict is about one
-  std::string message;
+  std::string type_name{};
+  std::string entity_id{};
+  std::string property{};  // divergent_update: the properties both sides changed, ", "-separated (edges: from/to too)
+  std::string message{};
 };
 
 struct MergeResult {
   MergeOutcome outcome = MergeOutcome::kAlreadyUpToDate;
-  std::string commit_id;  // the target's head after the merge (unchanged on conflicts)
+  std::string commit_id{};  // the target's head after the merge (unchanged on conflicts)
   uint64_t version = 0;
-  std::map<std::string, ChangeCounts> summary;  // changes applied to the target, per type
-  std::vector<MergeConflict> conflicts;         // outcome kConflicts: every conflict, sorted
+  std::map<std::string, ChangeCounts> summary{};  // changes applied to the target, per type
+  std::vector<MergeConflict> conflicts{};         // outcome kConflicts: every conflict, sorted
   bool branch_deleted = false;
   // The merge stands, but the source was not deleted (it moved since it was read, or the delete
   // failed): why.
-  std::optional<std::string> branch_delete_error;
+  std::optional<std::string> branch_delete_error{};
 };
 
 enum class ChangeOp : uint8_t { kInsert, kUpdate, kDelete };
@@ -137,63 +137,63 @@ Result<ChangeOp> ParseChangeOp(std::string_view name);
 
 // One entity as stored: its properties by name in declaration order, plus edge endpoints.
 struct EntityImage {
-  std::vector<std::pair<std::string, Value>> properties;
-  std::string from, to;  // edges only: endpoint node ids
+  std::vector<std::pair<std::string, Value>> properties{};
+  std::string from{}, to{};  // edges only: endpoint node ids
 };
 
 struct EntityChange {
   EntityKind kind = EntityKind::kNode;
-  std::string type_name;
-  std::string type_id;  // the table id: opaque, survives renames
-  std::string id;
+  std::string type_name{};
+  std::string type_id{};  // the table id: opaque, survives renames
+  std::string id{};
   ChangeOp op = ChangeOp::kInsert;
   std::optional<EntityImage> before, after;  // insert: after; update: both; delete: before
 };
 
 // Which changes a listing returns; empty members match everything.
 struct ChangeFilter {
-  std::optional<EntityKind> kind;
-  std::vector<std::string> types;
-  std::optional<ChangeOp> op;
+  std::optional<EntityKind> kind{};
+  std::vector<std::string> types{};
+  std::optional<ChangeOp> op{};
 };
 
 // The changes one commit (the cause) brought to a branch, listed against `from_commit_id`.
 struct ChangeBlock {
-  CommitInfo commit;
-  std::string from_commit_id;
-  std::vector<EntityChange> changes;  // nodes before edges, then type, id
+  CommitInfo commit{};
+  std::string from_commit_id{};
+  std::vector<EntityChange> changes{};  // nodes before edges, then type, id
 };
 
 struct ChangePollRequest {
   std::string branch = "main";
   // Exactly one of: a cursor from an earlier poll, or a start: "now" (no replay), "beginning"
   // (the whole history), "after:<commit id>".
-  std::optional<std::string> cursor;
+  std::optional<std::string> cursor{};
   std::string start = "now";
-  ChangeFilter filter;
+  ChangeFilter filter{};
   size_t max_commits = 100;  // blocks per poll
 };
 
 struct ChangePage {
-  std::vector<ChangeBlock> blocks;  // oldest first; a block's commit.version is set for ref moves
-  std::string cursor;               // resumes after the last block
+  std::vector<ChangeBlock> blocks{};  // oldest first; a block's commit.version is set for ref moves
+  std::string cursor{};               // resumes after the last block
   bool caught_up = true;            // false: more blocks remain, poll again
 };
 
 struct DiffResult {
-  std::string from_commit_id, to_commit_id;
-  std::vector<EntityChange> changes;
+  std::string from_commit_id{}, to_commit_id{};
+  std::vector<EntityChange> changes{};
 };
 
 struct OptimizeSummary {
-  std::string branch;
-  std::string commit_id;
+  std::string branch{};
+  std::string commit_id{};
   struct Object {
     std::string type_name;
     std::string kind;  // "ordinals" (node types) or "adjacency" (edge types)
     bool built = false;  // false: it was already stored
   };
-  std::vector<Object> objects;
+  std::vector<Object> objects{};
   uint64_t built = 0, present = 0;
 };
 

@@ -53,6 +53,9 @@ struct ErrorItem {
   std::optional<uint64_t> statement;  // mutations: the 1-based statement (0: the query as a whole)
 };
 
+// The user-facing name of a code ("load_enum_value", "merge_conflict", ...; docs/errors.md).
+std::string_view ErrorCodeName(ErrorCode code);
+
 // Value type; cheap to copy when ok (a null pointer). Thread-compatible.
 class [[nodiscard]] Status {
  public:

@@ -9,7 +9,8 @@ set(allowed_engine common io format table compiler)
 set(allowed_policy common)
 set(allowed_server common io format table compiler engine policy)
 set(allowed_cluster common io format table compiler engine policy server)
-set(allowed_cli common io format table compiler engine policy server cluster)
+# The CLI is a client of the public embedded API (include/omnigraph/): never of engine internals.
+set(allowed_cli common io format table compiler policy server cluster)
 set(layers common io format table compiler engine policy server cluster cli)
 
 set(violations 0)

@@ -5,7 +5,6 @@
 #include "cli/cli_util.h"
 #include "common/error_codes.h"
 #include "common/file_util.h"
-#include "io/store_uri.h"
 
 namespace omnigraph::cli {
 
@@ -31,16 +30,15 @@ void AddGraphFlags(CLI::App* cmd, GraphFlags* flags, bool positional) {
   cmd->add_flag("--json", flags->json, "Print JSON");
 }
 
-Result<std::unique_ptr<engine::Graph>> OpenGraph(const GraphFlags& flags, bool writable) {
+Result<std::unique_ptr<Database>> OpenGraph(const GraphFlags& flags, bool writable) {
   OG_ASSIGN_OR_RETURN(std::string uri, flags.Uri());
-  io::OpenStoreOptions so;
-  so.writable = writable;
-  OG_ASSIGN_OR_RETURN(auto store, io::OpenStore(uri, so));
-  engine::GraphOptions go;
-  go.actor = flags.Actor();
-  go.read_only = !writable;
-  return engine::Graph::Open(std::move(store), go);
+  OpenOptions o;
+  o.actor = flags.Actor();
+  o.read_only = !writable;
+  return Database::Open(uri, o);
 }
+
+Json ActorJson(const Database& db) { return db.actor() ? Json(*db.actor()) : Json(nullptr); }
 
 Result<std::string> ReadFile(const std::string& path, std::string_view what) {
   return ReadSourceFile(path, what);

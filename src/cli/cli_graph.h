@@ -8,7 +8,9 @@
 
 #include <CLI/CLI.hpp>
 
-#include "engine/graph/graph.h"
+#include "common/json.h"
+
+#include "omnigraph/omnigraph.h"
 #include "omnigraph/result.h"
 
 namespace omnigraph::cli {
@@ -28,7 +30,10 @@ struct GraphFlags {
 // Adds `--store URI`, `--as ACTOR`, `--json`, and (when `positional`) a positional `URI`.
 void AddGraphFlags(CLI::App* cmd, GraphFlags* flags, bool positional);
 
-Result<std::unique_ptr<engine::Graph>> OpenGraph(const GraphFlags& flags, bool writable);
+// Opens the graph through the public API (the CLI is a client of include/omnigraph/ only).
+Result<std::unique_ptr<Database>> OpenGraph(const GraphFlags& flags, bool writable);
+// The actor of a handle as JSON (null when none).
+Json ActorJson(const Database& db);
 // Reads a source file (schema, query, parameters) whole: ReadSourceFile (common/file_util.h), with
 // its typed errors (not_found, invalid_argument for a directory, resource_limit past 64 MiB).
 Result<std::string> ReadFile(const std::string& path, std::string_view what);

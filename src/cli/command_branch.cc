@@ -1,18 +1,14 @@
-// `omnigraph branch create|list|delete|merge` (docs/cli.md; ARCHITECTURE.md §4, §7).
+// `omnigraph branch create|list|delete|merge` (docs/cli.md), on the public API's branch calls.
 #include <cstdio>
 
 #include "cli/cli_graph.h"
 #include "cli/cli_util.h"
 #include "common/error_codes.h"
 #include "common/json.h"
-#include "engine/merge/merge.h"
+#include "common/output_json.h"
 
 namespace omnigraph::cli {
 namespace {
-
-Json ActorJson(const engine::Graph& g) {
-  return g.options().actor ? Json(*g.options().actor) : Json(nullptr);
-}
 
 int RunCreate(const GraphFlags& flags, const std::string& name, const std::string& from) {
   auto g = OpenGraph(flags, /*writable=*/true);
@@ -20,7 +16,7 @@ int RunCreate(const GraphFlags& flags, const std::string& name, const std::strin
   auto e = (*g)->CreateBranch(name, from);
   if (!e.ok()) return ReportError(e.status(), flags.json);
   if (flags.json) {
-    std::printf("%s\n", CanonicalJson(Json{{"uri", (*g)->store().Describe()}, {"name", name}, {"from", from},
+    std::printf("%s\n", CanonicalJson(Json{{"uri", (*g)->uri()}, {"name", name}, {"from", from},
                                            {"commit", e->commit_id}, {"actor_id", ActorJson(**g)}})
                             .c_str());
   } else {
@@ -48,50 +44,61 @@ int RunDelete(const GraphFlags& flags, const std::string& name) {
   auto e = (*g)->DeleteBranch(name);
   if (!e.ok()) return ReportError(e.status(), flags.json);
   if (flags.json) {
-    std::printf("%s\n", CanonicalJson(Json{{"uri", (*g)->store().Describe()}, {"name", name},
-                                           {"actor_id", ActorJson(**g)}})
-                            .c_str());
+    std::printf("%s\n", CanonicalJson(Json{{"uri", (*g)->uri()}, {"name", name}, {"actor_id", ActorJson(**g)}}).c_str());
   } else {
     std::printf("deleted branch %s\n", name.c_str());
   }
   return kExitOk;
 }
 
-int RunMerge(const GraphFlags& flags, const engine::MergeOptions& o) {
+struct MergeFlags {
+  std::string source;
+  MergeOptions options;
+};
+
+// A merge with conflicts published nothing: exit as `merge_conflict`, listing every conflict.
+int ReportConflicts(const MergeFlags& m, const MergeResult& r, bool json) {
+  const MergeConflict& first = r.conflicts.front();
+  Json list = Json::array();
+  for (const auto& c : r.conflicts) list.push_back(MergeConflictJson(c));
+  Status s = Status(ErrorCode::kMergeConflict,
+                    "merge of '" + m.source + "' into '" + m.options.target + "' has " +
+                        std::to_string(r.conflicts.size()) + " conflict(s), nothing was published; first: " +
+                        first.kind + " on " + first.type_name + " '" + first.entity_id + "': " + first.message)
+                 .WithDetails(CanonicalJson(Json{{"merge_conflicts", list}}));
+  if (json) return ReportError(s, json);
+  std::fprintf(stderr, "error[merge_conflict]: %s\n", s.message().c_str());
+  for (const auto& c : r.conflicts) {
+    std::fprintf(stderr, "  %s %s %s %s: %s\n", c.kind.c_str(), std::string(EntityKindName(c.entity_kind)).c_str(),
+                 c.type_name.c_str(), c.entity_id.c_str(), c.message.c_str());
+  }
+  return kExitError;
+}
+
+int RunMerge(const GraphFlags& flags, const MergeFlags& m) {
   auto g = OpenGraph(flags, /*writable=*/true);
   if (!g.ok()) return ReportError(g.status(), flags.json);
-  auto r = engine::MergeBranches(**g, o);
-  if (!r.ok()) {
-    if (!flags.json && r.status().code() == ErrorCode::kMergeConflict) {
-      std::fprintf(stderr, "error[merge_conflict]: %s\n", r.status().message().c_str());
-      auto d = ParseJson(r.status().details(), "merge conflicts");
-      if (d.ok() && d->contains("merge_conflicts")) {
-        for (const auto& c : (*d)["merge_conflicts"]) {
-          std::fprintf(stderr, "  %s %s %s %s: %s\n", c["kind"].get<std::string>().c_str(),
-                       c["entity_kind"].get<std::string>().c_str(), c["type_name"].get<std::string>().c_str(),
-                       c["entity_id"].get<std::string>().c_str(), c["message"].get<std::string>().c_str());
-        }
-      }
-      return kExitError;
-    }
-    return ReportError(r.status(), flags.json);
-  }
+  auto r = (*g)->Merge(m.source, m.options);
+  if (!r.ok()) return ReportError(r.status(), flags.json);
+  if (r->outcome == MergeOutcome::kConflicts) return ReportConflicts(m, *r, flags.json);
+  const std::string& target = m.options.target;
   if (flags.json) {
-    Json j = {{"source", o.source}, {"target", o.target},
-              {"outcome", std::string(engine::MergeOutcomeName(r->outcome))},
-              {"commit", r->commit_id}, {"version", r->seq}, {"actor_id", ActorJson(**g)}};
-    if (o.delete_source) j["branch_deleted"] = r->branch_deleted;
+    Json j = {{"source", m.source}, {"target", target}, {"outcome", std::string(MergeOutcomeName(r->outcome))},
+              {"commit", r->commit_id}, {"version", r->version}, {"actor_id", ActorJson(**g)}};
+    if (m.options.delete_source) j["branch_deleted"] = r->branch_deleted;
     if (r->branch_delete_error) j["branch_delete_error"] = *r->branch_delete_error;
     std::printf("%s\n", CanonicalJson(j).c_str());
   } else {
-    std::printf("%s: %s into %s, commit %s (version %llu)\n", std::string(engine::MergeOutcomeName(r->outcome)).c_str(),
-                o.source.c_str(), o.target.c_str(), r->commit_id.c_str(), static_cast<unsigned long long>(r->seq));
+    std::printf("%s: %s into %s, commit %s (version %llu)\n", std::string(MergeOutcomeName(r->outcome)).c_str(),
+                m.source.c_str(), target.c_str(), r->commit_id.c_str(), static_cast<unsigned long long>(r->version));
     for (const auto& [name, n] : r->summary) {
       std::printf("  %-24s +%llu ~%llu -%llu\n", name.c_str(), static_cast<unsigned long long>(n.inserted),
                   static_cast<unsigned long long>(n.updated), static_cast<unsigned long long>(n.deleted));
     }
-    if (r->branch_deleted) std::printf("deleted branch %s\n", o.source.c_str());
-    if (r->branch_delete_error) std::fprintf(stderr, "warning: could not delete %s: %s\n", o.source.c_str(), r->branch_delete_error->c_str());
+    if (r->branch_deleted) std::printf("deleted branch %s\n", m.source.c_str());
+    if (r->branch_delete_error) {
+      std::fprintf(stderr, "warning: could not delete %s: %s\n", m.source.c_str(), r->branch_delete_error->c_str());
+    }
   }
   return kExitOk;
 }
@@ -130,10 +137,10 @@ void AddBranchCommands(CLI::App& app, CommandAction* run) {
   {
     auto* cmd = branch->add_subcommand("merge", "Three-way merge of SOURCE into a target branch");
     auto flags = std::make_shared<GraphFlags>();
-    auto o = std::make_shared<engine::MergeOptions>();
+    auto o = std::make_shared<MergeFlags>();
     cmd->add_option("source", o->source, "Branch to merge")->required();
-    cmd->add_option("--into", o->target, "Target branch (default main)");
-    cmd->add_flag("--delete-branch", o->delete_source, "Delete the source branch after a successful merge");
+    cmd->add_option("--into", o->options.target, "Target branch (default main)");
+    cmd->add_flag("--delete-branch", o->options.delete_source, "Delete the source branch after a successful merge");
     AddGraphFlags(cmd, flags.get(), /*positional=*/true);
     cmd->add_option("--uri", flags->store_uri, "Graph URI (same as --store)");
     cmd->callback([=] { *run = [=] { return RunMerge(*flags, *o); }; });

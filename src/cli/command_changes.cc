@@ -1,12 +1,12 @@
-// Change listing: `commit changes ID`, `changes poll`, `diff FROM TO` (docs/cli.md;
-// engine/diff/change_feed.h, engine/diff/entity_diff.h).
+// Change listing: `commit changes ID`, `changes poll`, `diff FROM TO` (docs/cli.md), on the public
+// API's CommitChanges, PollChanges and Diff.
 #include <cstdio>
 
 #include "cli/cli_graph.h"
 #include "cli/cli_util.h"
 #include "common/error_codes.h"
 #include "common/json.h"
-#include "engine/diff/change_feed.h"
+#include "common/output_json.h"
 
 namespace omnigraph::cli {
 namespace {
@@ -14,11 +14,11 @@ namespace {
 struct FilterFlags {
   std::string kind, op;
   std::vector<std::string> types;
-  Result<engine::ChangeFilter> Build() const {
-    engine::ChangeFilter f;
-    if (!kind.empty()) { OG_ASSIGN_OR_RETURN(f.kind, engine::ParseEntityKind(kind)); }
-    if (!op.empty()) { OG_ASSIGN_OR_RETURN(f.op, engine::ParseChangeOp(op)); }
-    f.types.insert(types.begin(), types.end());
+  Result<ChangeFilter> Build() const {
+    ChangeFilter f;
+    if (!kind.empty()) { OG_ASSIGN_OR_RETURN(f.kind, ParseEntityKind(kind)); }
+    if (!op.empty()) { OG_ASSIGN_OR_RETURN(f.op, ParseChangeOp(op)); }
+    f.types = types;
     return f;
   }
 };
@@ -29,20 +29,20 @@ void AddFilterFlags(CLI::App* cmd, FilterFlags* f) {
   cmd->add_option("--op", f->op, "Only insert, update or delete");
 }
 
-void PrintChangesText(const compiler::Catalog& catalog, const std::vector<engine::EntityChange>& changes) {
+void PrintChangesText(const std::vector<EntityChange>& changes) {
   for (const auto& c : changes) {
-    Json j = engine::ChangeToJson(catalog, c);
+    Json j = ChangeToJson(c);
     std::string images;
     if (j.contains("before")) images += " before=" + CanonicalJson(j["before"]);
     if (j.contains("after")) images += " after=" + CanonicalJson(j["after"]);
-    std::printf("  %-6s %s %s %s%s\n", std::string(engine::ChangeOpName(c.op)).c_str(),
-                std::string(engine::EntityKindName(c.kind)).c_str(), c.type_name.c_str(), c.id.c_str(), images.c_str());
+    std::printf("  %-6s %s %s %s%s\n", std::string(ChangeOpName(c.op)).c_str(),
+                std::string(EntityKindName(c.kind)).c_str(), c.type_name.c_str(), c.id.c_str(), images.c_str());
   }
 }
 
-Json ChangesJson(const compiler::Catalog& catalog, const std::vector<engine::EntityChange>& changes) {
+Json ChangesJson(const std::vector<EntityChange>& changes) {
   Json a = Json::array();
-  for (const auto& c : changes) a.push_back(engine::ChangeToJson(catalog, c));
+  for (const auto& c : changes) a.push_back(ChangeToJson(c));
   return a;
 }
 
@@ -51,84 +51,65 @@ int RunCommitChanges(const GraphFlags& flags, const std::string& id, const Filte
   if (!filter.ok()) return ReportError(AsUsageError(filter.status()), flags.json);
   auto g = OpenGraph(flags, /*writable=*/false);
   if (!g.ok()) return ReportError(g.status(), flags.json);
-  auto block = engine::CommitChanges(**g, id, *filter);
+  auto block = (*g)->CommitChanges(id, *filter);
   if (!block.ok()) return ReportError(block.status(), flags.json);
-  auto snap = (*g)->AtCommit(id);
-  if (!snap.ok()) return ReportError(snap.status(), flags.json);
   if (flags.json) {
-    std::printf("%s\n", CanonicalJson(Json{{"cause", engine::CauseJson(*block->commit)},
-                                           {"changes", ChangesJson(snap->catalog(), block->changes)}})
-                            .c_str());
+    std::printf("%s\n", CanonicalJson(Json{{"cause", CauseJson(block->commit)}, {"changes", ChangesJson(block->changes)}}).c_str());
   } else {
-    std::printf("commit %s (%s), %zu change(s)\n", id.c_str(), block->commit->operation.c_str(), block->changes.size());
-    PrintChangesText(snap->catalog(), block->changes);
+    std::printf("commit %s (%s), %zu change(s)\n", id.c_str(), block->commit.operation.c_str(), block->changes.size());
+    PrintChangesText(block->changes);
   }
   return kExitOk;
 }
 
-int RunPoll(const GraphFlags& flags, engine::PollOptions o, const std::string& cursor, const FilterFlags& ff) {
+int RunPoll(const GraphFlags& flags, ChangePollRequest o, const std::string& cursor, const FilterFlags& ff) {
   auto filter = ff.Build();
   if (!filter.ok()) return ReportError(AsUsageError(filter.status()), flags.json);
   o.filter = *filter;
   if (!cursor.empty()) o.cursor = cursor;
   auto g = OpenGraph(flags, /*writable=*/false);
   if (!g.ok()) return ReportError(g.status(), flags.json);
-  auto r = engine::PollChanges(**g, o);
+  auto r = (*g)->PollChanges(o);
   if (!r.ok()) return ReportError(r.status(), flags.json);
-  auto head = (*g)->Head(o.branch);
-  if (!head.ok()) return ReportError(head.status(), flags.json);
   if (flags.json) {
     Json blocks = Json::array();
     for (const auto& b : r->blocks) {
-      blocks.push_back({{"cause", engine::CauseJson(*b.commit)},
+      blocks.push_back({{"cause", CauseJson(b.commit)},
                         {"from_commit_id", b.from_commit_id},
-                        {"version", b.seq > 0 ? Json(b.seq) : Json(nullptr)},
-                        {"changes", ChangesJson(head->catalog(), b.changes)}});
+                        {"version", b.commit.version ? Json(*b.commit.version) : Json(nullptr)},
+                        {"changes", ChangesJson(b.changes)}});
     }
     std::printf("%s\n", CanonicalJson(Json{{"blocks", blocks}, {"cursor", r->cursor}, {"caught_up", r->caught_up}}).c_str());
   } else {
     for (const auto& b : r->blocks) {
-      std::printf("commit %s (%s", b.commit->id.c_str(), b.commit->operation.c_str());
-      if (b.seq > 0) std::printf(", version %llu", static_cast<unsigned long long>(b.seq));
-      if (b.commit->parents.empty() || b.commit->parents.front() != b.from_commit_id) {
+      std::printf("commit %s (%s", b.commit.id.c_str(), b.commit.operation.c_str());
+      if (b.commit.version) std::printf(", version %llu", static_cast<unsigned long long>(*b.commit.version));
+      if (b.commit.parents.empty() || b.commit.parents.front() != b.from_commit_id) {
         std::printf(", changes since %s", b.from_commit_id.c_str());
       }
       std::printf("), %zu change(s)\n", b.changes.size());
-      PrintChangesText(head->catalog(), b.changes);
+      PrintChangesText(b.changes);
     }
     std::printf("cursor %s%s\n", r->cursor.c_str(), r->caught_up ? "" : " (more to come: poll again)");
   }
   return kExitOk;
 }
 
-// A snapshot id, a commit id, or a branch name (its head).
-Result<engine::Snapshot> Resolve(engine::Graph& g, const std::string& what) {
-  if (what.find('@') != std::string::npos) return g.AtSnapshotId(what);
-  auto c = g.AtCommit(what);
-  if (c.ok() || c.status().category() != StatusCode::kNotFound) return c;
-  auto h = g.Head(what);
-  if (h.ok()) return h;
-  return NotFoundError("'" + what + "' is neither a snapshot id, a commit id nor a branch");
-}
-
+// FROM and TO: a snapshot id, a commit id, or a branch name (its head).
 int RunDiff(const GraphFlags& flags, const std::string& from, const std::string& to, const FilterFlags& ff) {
   auto filter = ff.Build();
   if (!filter.ok()) return ReportError(AsUsageError(filter.status()), flags.json);
   auto g = OpenGraph(flags, /*writable=*/false);
   if (!g.ok()) return ReportError(g.status(), flags.json);
-  auto a = Resolve(**g, from);
-  if (!a.ok()) return ReportError(a.status(), flags.json);
-  auto b = Resolve(**g, to);
-  if (!b.ok()) return ReportError(b.status(), flags.json);
-  auto changes = engine::DiffSnapshots(*a, *b, *filter);
-  if (!changes.ok()) return ReportError(changes.status(), flags.json);
+  auto d = (*g)->Diff(ReadTarget::Any(from), ReadTarget::Any(to), *filter);
+  if (!d.ok()) return ReportError(d.status(), flags.json);
   if (flags.json) {
-    std::printf("%s\n", CanonicalJson(Json{{"from_commit_id", a->commit().id}, {"to_commit_id", b->commit().id},
-                                           {"changes", ChangesJson(b->catalog(), *changes)}})
+    std::printf("%s\n", CanonicalJson(Json{{"from_commit_id", d->from_commit_id}, {"to_commit_id", d->to_commit_id},
+                                           {"changes", ChangesJson(d->changes)}})
                             .c_str());
   } else {
-    std::printf("%s -> %s, %zu change(s)\n", a->commit().id.c_str(), b->commit().id.c_str(), changes->size());
-    PrintChangesText(b->catalog(), *changes);
+    std::printf("%s -> %s, %zu change(s)\n", d->from_commit_id.c_str(), d->to_commit_id.c_str(), d->changes.size());
+    PrintChangesText(d->changes);
   }
   return kExitOk;
 }
@@ -152,7 +133,7 @@ void AddChangesCommands(CLI::App& app, CommandAction* run) {
     changes->require_subcommand(1);
     auto* cmd = changes->add_subcommand("poll", "Changes since a cursor or start point, in blocks per commit");
     auto flags = std::make_shared<GraphFlags>();
-    auto o = std::make_shared<engine::PollOptions>();
+    auto o = std::make_shared<ChangePollRequest>();
     auto cursor = std::make_shared<std::string>();
     auto ff = std::make_shared<FilterFlags>();
     cmd->add_option("--branch", o->branch, "Branch (default main)");

@@ -7,6 +7,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -19,7 +20,7 @@
 #include "common/check.h"
 #include "common/clock.h"
 #include "common/json.h"
-#include "engine/load/loader.h"
+#include "common/error_codes.h"
 
 namespace omnigraph::cli {
 namespace {
@@ -82,19 +83,16 @@ class LoadProgress {
 };
 
 int PrintLoadErrors(const Status& s, bool json) {
-  if (json || s.details().empty()) return ReportError(s, json);
+  if (json || s.errors().empty()) return ReportError(s, json);
   std::fprintf(stderr, "error[%.*s]: %s\n", static_cast<int>(s.code_string().size()),
                s.code_string().data(), s.message().c_str());
-  auto details = ParseJson(s.details(), "details");
-  if (details.ok() && details->contains("errors")) {
-    for (const auto& e : (*details)["errors"]) {
-      uint64_t line = e.value("line", uint64_t{0});
-      std::string where = line > 0 ? "line " + std::to_string(line) : "load";
-      std::fprintf(stderr, "  %s: [%s] %s\n", where.c_str(), e.value("code", "").c_str(),
-                   e.value("message", "").c_str());
-    }
-    if (details->value("truncated", false)) std::fprintf(stderr, "  (more errors not shown)\n");
+  for (const ErrorItem& e : s.errors()) {
+    const uint64_t line = e.line.value_or(0);
+    std::string where = line > 0 ? "line " + std::to_string(line) : "load";
+    std::fprintf(stderr, "  %s: [%.*s] %s\n", where.c_str(), static_cast<int>(ErrorCodeName(e.code).size()),
+                 ErrorCodeName(e.code).data(), e.message.c_str());
   }
+  if (s.errors_truncated()) std::fprintf(stderr, "  (more errors not shown)\n");
   return ExitCodeFor(s);
 }
 
@@ -114,7 +112,7 @@ void AddLoadCommand(CLI::App& app, CommandAction* run) {
   auto from = std::make_shared<std::string>();
   cmd->add_option("--from", *from, "Create --branch from this branch first when it does not exist")
       ->needs(branch_opt);
-  auto limits = std::make_shared<engine::LoadOptions>();
+  auto limits = std::make_shared<LoadOptions>();
   cmd->add_option("--max-memory", limits->max_memory_bytes,
                   "Fail (resource_limit) when the load would need more memory than this: the parsed records, then those plus staging (default: half of physical memory)")
       ->transform(SizeValue());
@@ -130,21 +128,20 @@ void AddLoadCommand(CLI::App& app, CommandAction* run) {
       if (!m.ok()) return ReportError(AsUsageError(m.status()), flags->json);
       auto g = OpenGraph(*flags, /*writable=*/true);
       if (!g.ok()) return ReportError(g.status(), flags->json);
-      auto source = engine::OpenLoadFile(*data, "data file");
-      if (!source.ok()) return ReportError(source.status(), flags->json);
-      engine::LoadOptions o = *limits;
+      LoadOptions o = *limits;
       o.mode = *m;
       o.branch = *branch;
       if (!if_commit->empty()) o.if_commit = *if_commit;
-      // --from: the engine creates the branch in the load's own commit point, only if the load
-      // is valid (its create entry names the load's commit).
       if (!from->empty()) o.create_branch_from = *from;
       int64_t start = MonotonicNanos();
       bool progress = !flags->json && ::isatty(STDERR_FILENO);
       std::optional<LoadProgress> printer;
       if (progress) {
-        if (auto size = (*source)->size()) {
-          std::fprintf(stderr, "loading %s (%.1f MB)...\n", data->c_str(), static_cast<double>(*size) / 1e6);
+        std::error_code ec;
+        const bool regular = std::filesystem::is_regular_file(*data, ec);
+        const auto size = regular ? std::filesystem::file_size(*data, ec) : 0;
+        if (regular && !ec) {
+          std::fprintf(stderr, "loading %s (%.1f MB)...\n", data->c_str(), static_cast<double>(size) / 1e6);
         } else {
           std::fprintf(stderr, "loading %s...\n", data->c_str());
         }
@@ -153,10 +150,10 @@ void AddLoadCommand(CLI::App& app, CommandAction* run) {
           printer->Report(phase, records, bytes);
         };
       }
-      auto r = engine::LoadNdjson(**g, **source, o);
+      auto r = (*g)->LoadFile(*data, o);
       printer.reset();
       if (!r.ok()) return PrintLoadErrors(r.status(), flags->json);
-      const bool created = r->write.branch_created;
+      const bool created = r->branch_created;
       if (created && !flags->json) std::fprintf(stderr, "created branch %s from %s\n", branch->c_str(), from->c_str());
       double secs = static_cast<double>(MonotonicNanos() - start) / 1e9;
       if (flags->json) {
@@ -164,28 +161,28 @@ void AddLoadCommand(CLI::App& app, CommandAction* run) {
         for (const auto& [name, st] : r->types) {
           Json t = {{"name", name}, {"entities_loaded", st.loaded}, {"inserted", st.changes.inserted},
                     {"updated", st.changes.updated}, {"deleted", st.changes.deleted}};
-          (st.kind == engine::EntityKind::kNode ? nodes : edges).push_back(t);
+          (st.kind == EntityKind::kNode ? nodes : edges).push_back(t);
         }
-        Json j = {{"uri", (*g)->store().Describe()}, {"branch", *branch}, {"mode", *mode},
+        Json j = {{"uri", (*g)->uri()}, {"branch", *branch}, {"mode", *mode},
                   {"nodes", nodes}, {"edges", edges}, {"total_entities", r->records},
-                  {"committed", r->write.committed}, {"commit", r->write.commit.id},
-                  {"version", r->write.seq}, {"branch_created", created},
+                  {"committed", r->committed}, {"commit", r->commit_id},
+                  {"version", r->version}, {"branch_created", created},
                   {"base_branch", from->empty() ? Json(nullptr) : Json(*from)},
-                  {"actor_id", (*g)->options().actor ? Json(*(*g)->options().actor) : Json(nullptr)}};
+                  {"actor_id", ActorJson(**g)}};
         std::printf("%s\n", CanonicalJson(j).c_str());
       } else {
         for (const auto& [name, st] : r->types) {
           std::printf("  %-24s %s %8llu loaded (+%llu ~%llu -%llu)\n", name.c_str(),
-                      st.kind == engine::EntityKind::kNode ? "node" : "edge",
+                      st.kind == EntityKind::kNode ? "node" : "edge",
                       static_cast<unsigned long long>(st.loaded),
                       static_cast<unsigned long long>(st.changes.inserted),
                       static_cast<unsigned long long>(st.changes.updated),
                       static_cast<unsigned long long>(st.changes.deleted));
         }
-        if (r->write.committed) {
+        if (r->committed) {
           std::printf("loaded %llu record(s) into %s in %.2fs: commit %s (version %llu)\n",
                       static_cast<unsigned long long>(r->records), branch->c_str(), secs,
-                      r->write.commit.id.c_str(), static_cast<unsigned long long>(r->write.seq));
+                      r->commit_id.c_str(), static_cast<unsigned long long>(r->version));
         } else {
           std::printf("nothing to load: no commit\n");
         }

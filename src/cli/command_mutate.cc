@@ -1,6 +1,6 @@
 // `omnigraph mutate [NAME] [URI] (--query F.gq | -e SRC) [--params JSON | --params-file F]
 //  [--branch B] [--if-commit ID] [--as A] [--json] [--store URI]`: runs one mutation query as one
-// atomic commit (engine/mutate/mutation.h). With one positional argument it is the URI unless --store
+// atomic commit (Database::Mutate). With one positional argument it is the URI unless --store
 // is given (then it is the query name); with two, NAME then URI.
 #include <cstdio>
 
@@ -9,7 +9,7 @@
 #include "common/error_codes.h"
 #include "common/json.h"
 #include "compiler/diagnostic.h"
-#include "engine/mutate/mutation.h"
+#include "common/output_json.h"
 
 namespace omnigraph::cli {
 namespace {
@@ -21,18 +21,6 @@ struct MutateFlags {
 };
 
 // The published commit (the shape of `commit list --json` entries).
-Json CommitOutput(const engine::Commit& c, uint64_t version) {
-  return Json{{"graph_commit_id", c.id},
-              {"graph_branch", c.branch},
-              {"graph_manifest_version", version},
-              {"parent_commit_id", c.parents.empty() ? Json(nullptr) : Json(c.parents[0])},
-              {"merged_parent_commit_id", c.parents.size() > 1 ? Json(c.parents[1]) : Json(nullptr)},
-              {"actor_id", c.actor ? Json(*c.actor) : Json(nullptr)},
-              {"created_at", c.timestamp_us},
-              {"operation", c.operation},
-              {"schema_id", c.schema_id}};
-}
-
 int PrintMutationError(const Status& s, bool json, const std::string& source, const std::string& file) {
   if (json) return ReportError(s, json);
   if (s.span()) {
@@ -41,12 +29,10 @@ int PrintMutationError(const Status& s, bool json, const std::string& source, co
   }
   std::fprintf(stderr, "error[%.*s]: %s\n", static_cast<int>(s.code_string().size()), s.code_string().data(),
                s.message().c_str());
-  auto details = ParseJson(s.details(), "details");
-  if (!s.details().empty() && details.ok() && details->contains("errors") && (*details)["errors"].size() > 1) {
-    for (const auto& e : (*details)["errors"]) {
-      std::fprintf(stderr, "  statement %llu: [%s] %s\n",
-                   static_cast<unsigned long long>(e.value("statement", uint64_t{0})),
-                   e.value("code", "").c_str(), e.value("message", "").c_str());
+  if (s.errors().size() > 1) {
+    for (const ErrorItem& e : s.errors()) {
+      std::fprintf(stderr, "  statement %llu: [%.*s] %s\n", static_cast<unsigned long long>(e.statement.value_or(0)),
+                   static_cast<int>(ErrorCodeName(e.code).size()), ErrorCodeName(e.code).data(), e.message.c_str());
     }
   }
   return ExitCodeFor(s);
@@ -84,20 +70,18 @@ int RunMutate(MutateFlags f) {
   }
   auto g = OpenGraph(f.graph, /*writable=*/true);
   if (!g.ok()) return ReportError(g.status(), json);
-  engine::MutationOptions o;
-  o.branch = f.branch;
-  if (!f.if_commit.empty()) o.if_commit = f.if_commit;
-  if (!name.empty()) o.query_name = name;
-  auto r = engine::RunMutation(**g, source, params, o);
+  std::optional<std::string> query_name, if_commit;
+  if (!name.empty()) query_name = name;
+  if (!f.if_commit.empty()) if_commit = f.if_commit;
+  auto r = (*g)->Mutate(source, params, f.branch, query_name, if_commit);
   if (!r.ok()) return PrintMutationError(r.status(), json, source, f.file);
-  const auto& actor = (*g)->options().actor;
   if (json) {
     Json j = {{"query_name", r->query_name},
               {"branch", f.branch},
               {"affected_nodes", r->affected_nodes},
               {"affected_edges", r->affected_edges},
-              {"actor_id", actor ? Json(*actor) : Json(nullptr)},
-              {"commit", r->write.committed ? CommitOutput(r->write.commit, r->write.seq) : Json(nullptr)}};
+              {"actor_id", ActorJson(**g)},
+              {"commit", r->commit ? CommitOutputJson(*r->commit) : Json(nullptr)}};
     std::printf("%s\n", CanonicalJson(j).c_str());
     return kExitOk;
   }
@@ -105,11 +89,11 @@ int RunMutate(MutateFlags f) {
     std::printf("  %-24s +%llu ~%llu -%llu\n", type.c_str(), static_cast<unsigned long long>(c.inserted),
                 static_cast<unsigned long long>(c.updated), static_cast<unsigned long long>(c.deleted));
   }
-  if (r->write.committed) {
+  if (r->committed) {
     std::printf("%s: %llu node(s), %llu edge(s) affected on %s: commit %s (version %llu)\n",
                 r->query_name.c_str(), static_cast<unsigned long long>(r->affected_nodes),
                 static_cast<unsigned long long>(r->affected_edges), f.branch.c_str(),
-                r->write.commit.id.c_str(), static_cast<unsigned long long>(r->write.seq));
+                r->commit_id.c_str(), static_cast<unsigned long long>(r->version));
   } else {
     std::printf("%s: nothing changed on %s: no commit\n", r->query_name.c_str(), f.branch.c_str());
   }

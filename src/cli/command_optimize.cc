@@ -1,12 +1,11 @@
 // `omnigraph optimize [URI] [--branch B] [--json]`: builds and persists the derived read
-// structures of a branch head (engine/derived/optimize.h) so later processes load them.
+// structures of a branch head (Database::Optimize) so later processes load them.
 #include <cstdio>
 
 #include "cli/cli_graph.h"
 #include "cli/cli_util.h"
 #include "common/clock.h"
 #include "common/json.h"
-#include "engine/derived/optimize.h"
 
 namespace omnigraph::cli {
 namespace {
@@ -14,10 +13,8 @@ namespace {
 int RunOptimize(const GraphFlags& flags, const std::string& branch) {
   auto g = OpenGraph(flags, /*writable=*/true);
   if (!g.ok()) return ReportError(g.status(), flags.json);
-  auto snap = (*g)->Head(branch);
-  if (!snap.ok()) return ReportError(snap.status(), flags.json);
   const int64_t start = MonotonicNanos();
-  auto r = engine::BuildDerivedObjects(*snap);
+  auto r = (*g)->Optimize(branch);
   if (!r.ok()) return ReportError(r.status(), flags.json);
   const double secs = static_cast<double>(MonotonicNanos() - start) / 1e9;
   if (flags.json) {
@@ -25,8 +22,8 @@ int RunOptimize(const GraphFlags& flags, const std::string& branch) {
     for (const auto& o : r->objects) {
       objects.push_back({{"type_name", o.type_name}, {"kind", o.kind}, {"status", o.built ? "built" : "present"}});
     }
-    Json j = {{"uri", (*g)->store().Describe()}, {"graph_branch", branch},
-              {"graph_commit_id", snap->commit().id}, {"derived", objects},
+    Json j = {{"uri", (*g)->uri()}, {"graph_branch", branch},
+              {"graph_commit_id", r->commit_id}, {"derived", objects},
               {"built", r->built}, {"present", r->present}};
     std::printf("%s\n", CanonicalJson(j).c_str());
   } else {
@@ -34,7 +31,7 @@ int RunOptimize(const GraphFlags& flags, const std::string& branch) {
       std::printf("  %-24s %-9s %s\n", o.type_name.c_str(), o.kind.c_str(), o.built ? "built" : "present");
     }
     std::printf("optimized %s at commit %s in %.2fs: %llu built, %llu already present\n", branch.c_str(),
-                snap->commit().id.c_str(), secs, static_cast<unsigned long long>(r->built),
+                r->commit_id.c_str(), secs, static_cast<unsigned long long>(r->built),
                 static_cast<unsigned long long>(r->present));
   }
   return kExitOk;

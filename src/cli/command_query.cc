@@ -1,6 +1,6 @@
 // `omnigraph query [NAME] (--query F.gq | -e SRC) [--params JSON | --params-file F]
 //  [--branch B | --snapshot COMMIT] [--format table|json|jsonl|csv|kv] [--json] --store URI`.
-// Runs on the query executor (engine/exec/executor.h).
+// Runs through the public API (Database::Query: prepare, bind, execute).
 #include <cmath>
 #include <cstdio>
 
@@ -11,16 +11,13 @@
 #include "common/error_codes.h"
 #include "common/json.h"
 #include "compiler/diagnostic.h"
-#include "compiler/params.h"
-#include "compiler/type_checker.h"
-#include "engine/diff/entity_diff.h"
-#include "engine/exec/executor.h"
+#include "common/output_json.h"
 
 namespace omnigraph::cli {
 namespace {
 
-// Query results use the same JSON spelling as change images (engine/diff/entity_diff.h).
-Json CellJson(const Value& v) { return engine::ValueToJson(v); }
+// Query results use the same JSON spelling as change images (common/output_json.h).
+Json CellJson(const Value& v) { return ValueToJson(v); }
 
 std::string CellText(const Value& v) {
   if (v.is_null()) return "";
@@ -36,7 +33,7 @@ std::string CsvField(const std::string& s) {
   return out + "\"";
 }
 
-void Print(const engine::QueryResult& r, const std::string& format, const Json& meta) {
+void Print(const QueryRows& r, const std::string& format, const Json& meta) {
   if (format == "json") {
     Json rows = Json::array();
     for (const auto& row : r.rows) {
@@ -87,7 +84,7 @@ void Print(const engine::QueryResult& r, const std::string& format, const Json& 
 struct QueryFlags {
   GraphFlags graph;
   std::string name, file, source, params, params_file, branch, snapshot, format;
-  uint64_t max_memory = 0;  // 0 = the default budget (engine::DefaultQueryMemoryBytes)
+  uint64_t max_memory = 0;  // 0 = the default budget (half of the memory the process may use)
 };
 
 int RunQuery(const QueryFlags& f) {
@@ -120,40 +117,22 @@ int RunQuery(const QueryFlags& f) {
   auto g = OpenGraph(f.graph, /*writable=*/false);
   if (!g.ok()) return ReportError(g.status(), json_errors);
   std::string branch = f.branch.empty() ? "main" : f.branch;
-  auto snap = f.snapshot.empty() ? (*g)->Head(branch) : (*g)->AtSnapshotId(f.snapshot);
-  if (!snap.ok()) return ReportError(snap.status(), json_errors);
-  auto queries = compiler::CompileQueries(snap->catalog(), source);
-  if (!queries.ok()) {
-    if (!json_errors && queries.status().span()) {
-      std::fprintf(stderr, "%s", compiler::RenderDiagnostic(queries.status(), source, f.file).c_str());
-      return ExitCodeFor(queries.status());
+  ReadTarget at = f.snapshot.empty() ? ReadTarget::Head(branch) : ReadTarget::SnapshotId(f.snapshot);
+  std::optional<std::string> name;
+  if (!f.name.empty()) name = f.name;
+  QueryOptions options;
+  options.max_memory_bytes = f.max_memory;
+  auto result = (*g)->Query(source, params, at, name, options);
+  if (!result.ok()) {
+    if (!json_errors && result.status().span()) {  // a compile error: point at the source
+      std::fprintf(stderr, "%s", compiler::RenderDiagnostic(result.status(), source, f.file).c_str());
+      return ExitCodeFor(result.status());
     }
-    return ReportError(queries.status(), json_errors);
+    return ReportError(result.status(), json_errors);
   }
-  const compiler::IrQuery* q = nullptr;
-  if (!f.name.empty()) {
-    for (const auto& c : *queries) {
-      if (c.name == f.name) q = &c;
-    }
-    if (q == nullptr) return ReportError(NotFoundError("no query named '" + f.name + "' in the source"), json_errors);
-  } else if (queries->size() == 1) {
-    q = &queries->front();
-  } else {
-    return ReportError(InvalidArgumentError("the source has " + std::to_string(queries->size()) +
-                                            " queries; name the one to run"), json_errors);
-  }
-  if (q->is_mutation) {
-    return ReportError(InvalidArgumentError("'" + q->name + "' is a mutation: run it with `omnigraph mutate`"), json_errors);
-  }
-  auto bound = compiler::BindParamsJson(q->params, params);
-  if (!bound.ok()) return ReportError(bound.status(), json_errors);
-  engine::ExecOptions exec;
-  if (f.max_memory != 0) exec.max_memory_bytes = f.max_memory;
-  auto result = engine::ExecuteQuery(*snap, *q, *bound, NowMicros() / 1000, nullptr, exec);
-  if (!result.ok()) return ReportError(result.status(), json_errors);
   Json target = f.snapshot.empty() ? Json{{"branch", branch}} : Json{{"snapshot", f.snapshot}};
-  Json meta = {{"query_name", q->name}, {"target", target}, {"row_count", result->rows.size()},
-               {"graph_commit_id", snap->commit().id}};
+  Json meta = {{"query_name", result->query_name}, {"target", target}, {"row_count", result->rows.size()},
+               {"graph_commit_id", result->commit_id}};
   Print(*result, format, meta);
   return kExitOk;
 }

@@ -10,25 +10,12 @@
 #include "common/clock.h"
 #include "common/error_codes.h"
 #include "common/json.h"
-#include "engine/load/exporter.h"
+#include "common/output_json.h"
 
 namespace omnigraph::cli {
 namespace {
 
-Json CommitJson(const engine::Commit& c, std::optional<uint64_t> version) {
-  Json j = {{"graph_commit_id", c.id},
-            {"graph_branch", c.branch},
-            {"parent_commit_id", c.parents.empty() ? Json(nullptr) : Json(c.parents[0])},
-            {"merged_parent_commit_id", c.parents.size() > 1 ? Json(c.parents[1]) : Json(nullptr)},
-            {"actor_id", c.actor ? Json(*c.actor) : Json(nullptr)},
-            {"created_at", c.timestamp_us},
-            {"operation", c.operation},
-            {"schema_id", c.schema_id}};
-  j["graph_manifest_version"] = version ? Json(*version) : Json(nullptr);
-  return j;
-}
-
-std::string SummaryText(const engine::Commit& c) {
+std::string SummaryText(const CommitInfo& c) {
   std::string out;
   for (const auto& [name, n] : c.summary) {
     if (!out.empty()) out += ", ";
@@ -51,7 +38,7 @@ Status WriteLine(FILE* f, std::string_view line, const std::string& what) {
 
 // `export --out FILE`: the lines go to a temp file in FILE's folder, renamed to FILE once every
 // line is written, so FILE is the whole export or untouched.
-Status ExportToFile(const engine::Snapshot& snap, const std::vector<std::string>& types,
+Status ExportToFile(Database& db, const ReadTarget& at, const std::vector<std::string>& types,
                     const std::string& path) {
   const size_t slash = path.rfind('/');
   const std::string dir = slash == std::string::npos ? "" : path.substr(0, slash + 1);
@@ -59,7 +46,7 @@ Status ExportToFile(const engine::Snapshot& snap, const std::vector<std::string>
   const std::string tmp = dir + "." + base + ".og-tmp-" + std::to_string(::getpid());
   FilePtr f(std::fopen(tmp.c_str(), "wbx"), &std::fclose);
   if (f == nullptr) return ErrnoError("cannot create '" + tmp + "' for the export", errno);
-  Status s = engine::ExportNdjson(snap, types, [&](std::string_view line) { return WriteLine(f.get(), line, "'" + tmp + "'"); });
+  Status s = db.Export([&](std::string_view line) { return WriteLine(f.get(), line, "'" + tmp + "'"); }, at, types);
   errno = 0;
   if (std::fclose(f.release()) != 0 && s.ok()) s = ErrnoError("writing '" + tmp + "'", errno != 0 ? errno : EIO);
   if (s.ok() && std::rename(tmp.c_str(), path.c_str()) != 0) s = ErrnoError("cannot write '" + path + "'", errno);
@@ -69,13 +56,13 @@ Status ExportToFile(const engine::Snapshot& snap, const std::vector<std::string>
 
 // `export` to stdout: the lines are first written to an anonymous temp file and copied out only
 // once every table was read, so a corrupt or unreadable table fails before any line is printed.
-Status ExportToStdout(const engine::Snapshot& snap, const std::vector<std::string>& types) {
+Status ExportToStdout(Database& db, const ReadTarget& at, const std::vector<std::string>& types) {
   FilePtr spill(std::tmpfile(), &std::fclose);
   if (spill == nullptr) {
     return ErrnoError("cannot create a temporary file for the export (set TMPDIR, or use --out FILE)", errno);
   }
   const std::string what = "the export's temporary file (set TMPDIR, or use --out FILE)";
-  OG_RETURN_IF_ERROR(engine::ExportNdjson(snap, types, [&](std::string_view line) { return WriteLine(spill.get(), line, what); }));
+  OG_RETURN_IF_ERROR(db.Export([&](std::string_view line) { return WriteLine(spill.get(), line, what); }, at, types));
   if (std::fflush(spill.get()) != 0) return ErrnoError("writing " + what, errno);
   std::rewind(spill.get());
   char buf[1 << 16];
@@ -93,37 +80,32 @@ int RunExport(const GraphFlags& flags, const std::string& branch, const std::vec
               const std::string& out) {
   auto g = OpenGraph(flags, /*writable=*/false);
   if (!g.ok()) return ReportError(g.status(), false);
-  auto snap = (*g)->Head(branch);
-  if (!snap.ok()) return ReportError(snap.status(), false);
-  return ReportError(out.empty() ? ExportToStdout(*snap, types) : ExportToFile(*snap, types, out), false);
+  const ReadTarget at = ReadTarget::Head(branch);  // resolved once per export: one commit
+  return ReportError(out.empty() ? ExportToStdout(**g, at, types) : ExportToFile(**g, at, types, out), false);
 }
 
 int RunSnapshot(const GraphFlags& flags, const std::string& branch) {
   auto g = OpenGraph(flags, /*writable=*/false);
   if (!g.ok()) return ReportError(g.status(), flags.json);
-  auto snap = (*g)->Head(branch);
+  auto snap = (*g)->Snapshot(ReadTarget::Head(branch));
   if (!snap.ok()) return ReportError(snap.status(), flags.json);
-  auto counts = snap->RowCounts();
-  if (!counts.ok()) return ReportError(counts.status(), flags.json);
-  const engine::Commit& c = snap->commit();
   if (flags.json) {
     Json types = Json::array();
-    for (const auto& [name, ref] : c.tables) {
-      types.push_back({{"type_name", name}, {"entity_kind", std::string(engine::EntityKindName(ref.kind))},
-                       {"table_id", ref.table_id}, {"table_version", ref.version_id},
-                       {"entity_count", counts->at(name)}});
+    for (const auto& t : snap->types) {
+      types.push_back({{"type_name", t.name}, {"entity_kind", t.is_edge ? "edge" : "node"},
+                       {"table_id", t.table_id}, {"table_version", t.table_version}, {"entity_count", t.rows}});
     }
-    Json j = {{"graph_branch", branch}, {"graph_manifest_version", snap->seq()},
-              {"graph_commit_id", c.id}, {"schema_id", c.schema_id}, {"datasets", types},
-              {"snapshot_id", engine::Graph::SnapshotId(*snap)}};
+    Json j = {{"graph_branch", branch}, {"graph_manifest_version", snap->version},
+              {"graph_commit_id", snap->commit_id}, {"schema_id", snap->schema_id}, {"datasets", types},
+              {"snapshot_id", snap->snapshot_id}};
     std::printf("%s\n", CanonicalJson(j).c_str());
   } else {
     std::printf("branch %s, version %llu, commit %s\nsnapshot %s\nschema %s\n", branch.c_str(),
-                static_cast<unsigned long long>(snap->seq()), c.id.c_str(),
-                engine::Graph::SnapshotId(*snap).c_str(), c.schema_id.c_str());
-    for (const auto& [name, ref] : c.tables) {
-      std::printf("  %-24s %s %10llu\n", name.c_str(), std::string(engine::EntityKindName(ref.kind)).c_str(),
-                  static_cast<unsigned long long>(counts->at(name)));
+                static_cast<unsigned long long>(snap->version), snap->commit_id.c_str(), snap->snapshot_id.c_str(),
+                snap->schema_id.c_str());
+    for (const auto& t : snap->types) {
+      std::printf("  %-24s %s %10llu\n", t.name.c_str(), t.is_edge ? "edge" : "node",
+                  static_cast<unsigned long long>(t.rows));
     }
   }
   return kExitOk;
@@ -133,20 +115,15 @@ int RunCommitList(const GraphFlags& flags, const std::string& branch) {
   auto g = OpenGraph(flags, /*writable=*/false);
   if (!g.ok()) return ReportError(g.status(), flags.json);
   // The branch's ref moves (fast-forwards included), then inherited commits (docs/decisions.md).
-  auto log = (*g)->BranchHistory(branch);
+  auto log = (*g)->Commits(branch);
   if (!log.ok()) return ReportError(log.status(), flags.json);
-  auto version = [](const engine::HistoryStep& s) {
-    return s.seq > 0 ? std::optional<uint64_t>(s.seq) : std::nullopt;
-  };
   if (flags.json) {
     Json arr = Json::array();
-    for (const auto& s : *log) arr.push_back(CommitJson(*s.commit, version(s)));
+    for (const auto& c : *log) arr.push_back(CommitOutputJson(c));
     std::printf("%s\n", CanonicalJson(Json{{"commits", arr}}).c_str());
   } else {
-    for (const auto& s : *log) {
-      const engine::Commit& c = *s.commit;
-      auto v = version(s);
-      std::printf("%s  v%-4s %s  %-14s %s%s\n", c.id.c_str(), v ? std::to_string(*v).c_str() : "-",
+    for (const auto& c : *log) {
+      std::printf("%s  v%-4s %s  %-14s %s%s\n", c.id.c_str(), c.version ? std::to_string(*c.version).c_str() : "-",
                   FormatMicrosIso(c.timestamp_us).c_str(), c.operation.c_str(),
                   c.actor ? ("by " + *c.actor + "  ").c_str() : "", SummaryText(c).c_str());
     }
@@ -157,12 +134,12 @@ int RunCommitList(const GraphFlags& flags, const std::string& branch) {
 int RunCommitShow(const GraphFlags& flags, const std::string& id) {
   auto g = OpenGraph(flags, /*writable=*/false);
   if (!g.ok()) return ReportError(g.status(), flags.json);
-  auto c = (*g)->LoadCommit(id);
+  auto c = (*g)->GetCommit(id);
   if (!c.ok()) return ReportError(c.status(), flags.json);
   if (flags.json) {
-    std::printf("%s\n", CanonicalJson((*c)->ToJson()).c_str());
+    std::printf("%s\n", CanonicalJson(CommitObjectJson(*c)).c_str());
   } else {
-    const engine::Commit& k = **c;
+    const CommitInfo& k = *c;
     std::printf("commit %s\nbranch %s\noperation %s\ncreated %s\n", k.id.c_str(), k.branch.c_str(),
                 k.operation.c_str(), FormatMicrosIso(k.timestamp_us).c_str());
     if (k.actor) std::printf("actor %s\n", k.actor->c_str());

@@ -109,7 +109,6 @@ Json MergeConflictJson(const MergeConflict& c) {
             {"entity_id", c.entity_id},
             {"kind", c.kind},
             {"message", c.message}};
-  if (!c.property.empty()) j["property"] = c.property;
   return j;
 }
 

@@ -32,7 +32,8 @@ Json CommitOutputJson(const CommitInfo& commit);
 // timestamp_us, operation, schema_id, tables{name:{kind,table_id,version}}, summary, message}.
 Json CommitObjectJson(const CommitInfo& commit);
 
-// A merge conflict: {entity_kind, type_name, entity_id, kind, message, property?}.
+// A merge conflict: {entity_kind, type_name, entity_id, kind, message} (the shape of the
+// `merge_conflict` error's details; MergeConflict::property is API-only).
 Json MergeConflictJson(const MergeConflict& conflict);
 
 }  // namespace omnigraph

@@ -93,6 +93,8 @@ Status Status::WithDetails(std::string json) const {
   if (s.state_) s.state_->details = std::move(json);
   return s;
 }
+std::string_view ErrorCodeName(ErrorCode code) { return InfoFor(code).name; }
+
 const std::vector<ErrorItem>& Status::errors() const { return ok() ? kNoErrors : state_->errors; }
 bool Status::errors_truncated() const { return !ok() && state_->errors_truncated; }
 

@@ -18,10 +18,10 @@ Result<const IrQuery*> SelectQuery(const std::vector<IrQuery>& queries, const st
     return InvalidArgumentError("the source has " + std::to_string(queries.size()) + " queries; name the one to run");
   }
   if (want == QueryKind::kRead && q->is_mutation) {
-    return InvalidArgumentError("'" + q->name + "' is a mutation: run it with `omnigraph mutate`");
+    return InvalidArgumentError("'" + q->name + "' is a mutation: run it as one (`omnigraph mutate`, Database::Apply)");
   }
   if (want == QueryKind::kMutation && !q->is_mutation) {
-    return InvalidArgumentError("'" + q->name + "' is a read query: run it with `omnigraph query`");
+    return InvalidArgumentError("'" + q->name + "' is a read query: run it as one (`omnigraph query`, Database::Execute)");
   }
   return q;
 }

@@ -275,7 +275,7 @@ Result<QueryRows> Run(Database::Impl& impl, const PreparedQuery& q, const compil
   const int64_t now_ms = options.now_ms ? *options.now_ms : NowMicros() / 1000;
   OG_ASSIGN_OR_RETURN(engine::QueryResult r,
                       engine::ExecuteQuery(snap, *q.impl()->query, bound, now_ms, &impl.read_cache, exec));
-  return QueryRows{std::move(r.columns), std::move(r.rows), snap.commit().id};
+  return QueryRows{q.name(), std::move(r.columns), std::move(r.rows), snap.commit().id};
 }
 
 }  // namespace
