@@ -7,6 +7,11 @@ function(og_target_warnings target)
      AND CMAKE_CXX_COMPILER_VERSION VERSION_LESS 13)
     target_compile_options(${target} PRIVATE -Wno-restrict)
   endif()
+  # Clang checks the lock annotations (common/mutex.h): a guarded member touched without its
+  # mutex is an error in every clang build (the fuzz preset builds the engine with it).
+  if(CMAKE_CXX_COMPILER_ID MATCHES "Clang")
+    target_compile_options(${target} PRIVATE -Wthread-safety -Werror=thread-safety)
+  endif()
   if(OG_WERROR)
     target_compile_options(${target} PRIVATE -Werror)
   endif()

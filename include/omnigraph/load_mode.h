@@ -1,4 +1,4 @@
-// How a load or a mutation treats records whose id already exists (docs/language.md, "Loading"):
+// How a load or a mutation treats records whose id already exists (docs/language.md, "Load data"):
 // append refuses them, merge replaces them (upsert by id), overwrite replaces the whole contents of
 // each type the input names. One enum for the whole project: the public API, the loader and the
 // checks shared by load and mutation all use it.

@@ -233,7 +233,7 @@ class Database {
 
   // ---- Loads ------------------------------------------------------------------------------------
   // One NDJSON document = one atomic commit, validated in full first (docs/language.md
-  // "Loading"). A rejected load changes nothing; its Status lists every error (line, code,
+  // "Load data"). A rejected load changes nothing; its Status lists every error (line, code,
   // message) in errors().
   Result<LoadSummary> Load(std::string_view ndjson, const LoadOptions& options);
   Result<LoadSummary> Load(std::string_view ndjson, LoadMode mode, std::string_view branch = "main");

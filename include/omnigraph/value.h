@@ -32,6 +32,21 @@ enum class TypeKind : uint8_t {
   kList,      // list of a scalar `element` type
 };
 
+// Kind predicates.
+constexpr bool IsIntegerKind(TypeKind k) {  // I32, I64, U32, U64
+  return k == TypeKind::kI32 || k == TypeKind::kI64 || k == TypeKind::kU32 || k == TypeKind::kU64;
+}
+constexpr bool IsUnsignedKind(TypeKind k) { return k == TypeKind::kU32 || k == TypeKind::kU64; }
+constexpr bool IsFloatKind(TypeKind k) { return k == TypeKind::kF32 || k == TypeKind::kF64; }
+constexpr bool IsNumericKind(TypeKind k) { return IsIntegerKind(k) || IsFloatKind(k); }
+constexpr bool IsTemporalKind(TypeKind k) { return k == TypeKind::kDate || k == TypeKind::kDateTime; }
+// The kinds a Value holds as int64: I32, I64, Date, DateTime.
+constexpr bool IsInt64HeldKind(TypeKind k) {
+  return k == TypeKind::kI32 || k == TypeKind::kI64 || IsTemporalKind(k);
+}
+// The kinds a Value holds as a number: numeric and temporal.
+constexpr bool IsNumericOrTemporalKind(TypeKind k) { return IsNumericKind(k) || IsTemporalKind(k); }
+
 // A schema type. Enums are Strings whose allowed values the catalog keeps; nullability belongs to
 // the field, not the type.
 struct DataType {

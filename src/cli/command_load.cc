@@ -19,6 +19,7 @@
 #include "cli/cli_util.h"
 #include "common/check.h"
 #include "common/clock.h"
+#include "common/mutex.h"
 #include "common/json.h"
 #include "common/error_codes.h"
 
@@ -34,7 +35,7 @@ class LoadProgress {
   explicit LoadProgress(int64_t start_nanos) : start_(start_nanos), ticker_([this] { Tick(); }) {}
   ~LoadProgress() {
     {
-      std::lock_guard lock(mu_);
+      MutexLock lock(&mu_);
       done_ = true;
       if (staging_) std::fputc('\n', stderr);  // a failed stage: end its line before the errors
     }
@@ -45,7 +46,7 @@ class LoadProgress {
   LoadProgress& operator=(const LoadProgress&) = delete;
 
   void Report(std::string_view phase, uint64_t records, uint64_t bytes) {
-    std::lock_guard lock(mu_);
+    MutexLock lock(&mu_);
     staging_ = phase == "staging";  // overwritten by the "staged" line
     records_ = records;
     if (staging_) {
@@ -61,21 +62,21 @@ class LoadProgress {
 
  private:
   double Seconds() const { return static_cast<double>(MonotonicNanos() - start_) / 1e9; }
-  void PrintStaging() {
+  void PrintStaging() OG_REQUIRES(mu_) {
     std::fprintf(stderr, "\r\033[K  staging   %llu records: encoding fragments, building indexes... (%.2fs)",
                  static_cast<unsigned long long>(records_), Seconds());
   }
   void Tick() {
-    std::unique_lock lock(mu_);
+    MutexLock lock(&mu_);
     while (!done_) {
-      wake_.wait_for(lock, std::chrono::milliseconds(250));
+      wake_.wait_for(mu_, std::chrono::milliseconds(250));
       if (!done_ && staging_) PrintStaging();
     }
   }
 
   const int64_t start_;
-  std::mutex mu_;
-  std::condition_variable wake_;
+  Mutex mu_;
+  std::condition_variable_any wake_;
   bool done_ OG_GUARDED_BY(mu_) = false;
   bool staging_ OG_GUARDED_BY(mu_) = false;
   uint64_t records_ OG_GUARDED_BY(mu_) = 0;

@@ -30,7 +30,7 @@ Status FailpointRegistry::Arm(std::string_view name, Action action) {
     return InvalidArgumentError("unknown failpoint '" + std::string(name) +
                                 "' (register it in src/common/failpoint_names.def)");
   }
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   Point& p = points_[std::string(name)];
   p.action = std::move(action);
   p.armed = true;
@@ -56,17 +56,17 @@ Status FailpointRegistry::ArmPause(std::string_view name, int64_t micros) {
 }
 
 void FailpointRegistry::Disarm(std::string_view name) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   points_.erase(std::string(name));
 }
 
 void FailpointRegistry::DisarmAll() {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   points_.clear();
 }
 
 uint64_t FailpointRegistry::HitCount(std::string_view name) const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   auto it = points_.find(std::string(name));
   return it == points_.end() ? 0 : it->second.hits;
 }
@@ -74,7 +74,7 @@ uint64_t FailpointRegistry::HitCount(std::string_view name) const {
 Status FailpointRegistry::Hit(std::string_view name) {
   std::function<Status()> fn;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     if (points_.empty()) return Status::Ok();
     auto it = points_.find(std::string(name));
     if (it == points_.end() || !it->second.armed) return Status::Ok();

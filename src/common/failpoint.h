@@ -7,12 +7,12 @@
 
 #include <cstdint>
 #include <functional>
-#include <mutex>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 
 #include "common/check.h"
+#include "common/mutex.h"
 #include "omnigraph/status.h"
 
 namespace omnigraph {
@@ -50,7 +50,7 @@ class FailpointRegistry {
     uint64_t hits = 0;
     uint64_t fires = 0;
   };
-  mutable std::mutex mu_;
+  mutable Mutex mu_;
   std::unordered_map<std::string, Point> points_ OG_GUARDED_BY(mu_);
 };
 

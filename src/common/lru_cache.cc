@@ -3,7 +3,7 @@
 namespace omnigraph {
 
 std::shared_ptr<const void> ByteLruCache::GetErased(const std::string& key) {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   auto it = map_.find(key);
   if (it == map_.end()) {
     ++misses_;
@@ -16,7 +16,7 @@ std::shared_ptr<const void> ByteLruCache::GetErased(const std::string& key) {
 
 void ByteLruCache::PutErased(const std::string& key, std::shared_ptr<const void> value, uint64_t charge) {
   if (value == nullptr || charge > budget_) return;
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   if (map_.count(key)) return;
   lru_.push_front(key);
   map_.emplace(key, Entry{std::move(value), charge, lru_.begin()});
@@ -31,12 +31,12 @@ void ByteLruCache::PutErased(const std::string& key, std::shared_ptr<const void>
 }
 
 ByteLruCache::Stats ByteLruCache::stats() const {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   return Stats{budget_, used_, map_.size(), hits_, misses_, evictions_};
 }
 
 void ByteLruCache::Clear() {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   map_.clear();
   lru_.clear();
   used_ = 0;

@@ -12,6 +12,8 @@
 #include <string>
 #include <unordered_map>
 
+#include "common/mutex.h"
+
 namespace omnigraph {
 
 class ByteLruCache {
@@ -48,10 +50,13 @@ class ByteLruCache {
   void PutErased(const std::string& key, std::shared_ptr<const void> value, uint64_t charge);
 
   const uint64_t budget_;
-  mutable std::mutex mu_;
-  std::list<std::string> lru_;  // front = most recent
-  std::unordered_map<std::string, Entry> map_;
-  uint64_t used_ = 0, hits_ = 0, misses_ = 0, evictions_ = 0;
+  mutable Mutex mu_;
+  std::list<std::string> lru_ OG_GUARDED_BY(mu_);  // front = most recent
+  std::unordered_map<std::string, Entry> map_ OG_GUARDED_BY(mu_);
+  uint64_t used_ OG_GUARDED_BY(mu_) = 0;
+  uint64_t hits_ OG_GUARDED_BY(mu_) = 0;
+  uint64_t misses_ OG_GUARDED_BY(mu_) = 0;
+  uint64_t evictions_ OG_GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace omnigraph

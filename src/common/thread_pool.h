@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "common/check.h"
+#include "common/mutex.h"
 #include "omnigraph/status.h"
 
 namespace omnigraph {
@@ -48,8 +49,8 @@ class ThreadPool {
   void Enqueue(std::function<void()> fn);
   void WorkerLoop();
 
-  std::mutex mu_;
-  std::condition_variable cv_;
+  Mutex mu_;
+  std::condition_variable_any cv_;
   std::deque<std::function<void()>> queue_ OG_GUARDED_BY(mu_);
   bool stopping_ OG_GUARDED_BY(mu_) = false;
   std::vector<std::thread> workers_;

@@ -14,14 +14,6 @@ namespace {
 constexpr std::string_view kKindNames[] = {"String", "Blob", "Bool", "I32", "I64", "U32", "U64",
                                            "F32", "F64", "Date", "DateTime", "Vector", "List"};
 
-bool IsSignedRep(TypeKind k) {
-  return k == TypeKind::kI32 || k == TypeKind::kI64 || k == TypeKind::kDate ||
-         k == TypeKind::kDateTime;
-}
-bool IsUnsignedRep(TypeKind k) { return k == TypeKind::kU32 || k == TypeKind::kU64; }
-bool IsFloatRep(TypeKind k) { return k == TypeKind::kF32 || k == TypeKind::kF64; }
-bool IsNumberRep(TypeKind k) { return IsSignedRep(k) || IsUnsignedRep(k) || IsFloatRep(k); }
-
 // Days from civil (Howard Hinnant's algorithm), proleptic Gregorian.
 int64_t DaysFromCivil(int64_t y, unsigned m, unsigned d) {
   y -= m <= 2;
@@ -92,11 +84,8 @@ std::string ShortestFloat(float v) {
 
 }  // namespace
 
-bool DataType::is_integer() const {
-  return kind == TypeKind::kI32 || kind == TypeKind::kI64 || kind == TypeKind::kU32 ||
-         kind == TypeKind::kU64;
-}
-bool DataType::is_numeric() const { return is_integer() || IsFloatRep(kind); }
+bool DataType::is_integer() const { return IsIntegerKind(kind); }
+bool DataType::is_numeric() const { return IsNumericKind(kind); }
 
 std::string DataType::ToString() const {
   if (kind == TypeKind::kVector) return "Vector(" + std::to_string(dimension) + ")";
@@ -151,18 +140,18 @@ std::weak_ordering Value::Compare(const Value& o) const {
     return is_null() ? std::weak_ordering::less : std::weak_ordering::greater;
   }
   TypeKind a = kind(), b = o.kind();
-  if (IsNumberRep(a) && IsNumberRep(b)) {
-    if (IsSignedRep(a) && IsSignedRep(b)) return int_value() <=> o.int_value();
-    if (IsUnsignedRep(a) && IsUnsignedRep(b)) return uint_value() <=> o.uint_value();
-    if (!IsFloatRep(a) && !IsFloatRep(b)) {  // signed vs unsigned
-      if (IsSignedRep(a)) return int_value() < 0 ? std::weak_ordering::less
-                                                 : static_cast<uint64_t>(int_value()) <=> o.uint_value();
+  if (IsNumericOrTemporalKind(a) && IsNumericOrTemporalKind(b)) {
+    if (IsInt64HeldKind(a) && IsInt64HeldKind(b)) return int_value() <=> o.int_value();
+    if (IsUnsignedKind(a) && IsUnsignedKind(b)) return uint_value() <=> o.uint_value();
+    if (!IsFloatKind(a) && !IsFloatKind(b)) {  // signed vs unsigned
+      if (IsInt64HeldKind(a)) return int_value() < 0 ? std::weak_ordering::less
+                                                     : static_cast<uint64_t>(int_value()) <=> o.uint_value();
       return o.int_value() < 0 ? std::weak_ordering::greater
                                : uint_value() <=> static_cast<uint64_t>(o.int_value());
     }
     auto as_double = [](const Value& v) {
-      if (IsFloatRep(v.kind())) return v.float_value();
-      if (IsSignedRep(v.kind())) return static_cast<double>(v.int_value());
+      if (IsFloatKind(v.kind())) return v.float_value();
+      if (IsInt64HeldKind(v.kind())) return static_cast<double>(v.int_value());
       return static_cast<double>(v.uint_value());
     };
     double x = as_double(*this), y = as_double(o);

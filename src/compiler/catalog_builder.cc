@@ -33,20 +33,6 @@ bool ParseScalar(std::string_view name, TypeKind* out) {
   return true;
 }
 
-bool IsNumericKind(TypeKind k) {
-  switch (k) {
-    case TypeKind::kI32:
-    case TypeKind::kI64:
-    case TypeKind::kU32:
-    case TypeKind::kU64:
-    case TypeKind::kF32:
-    case TypeKind::kF64:
-      return true;
-    default:
-      return false;
-  }
-}
-
 // Canonical spelling of a bound: integers without leading zeros ("-0" -> "0"); floats as written.
 std::string CanonicalNumber(const AstLiteral& lit) {
   if (lit.kind != AstLiteral::Kind::kInt) return lit.text;

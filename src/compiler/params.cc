@@ -8,6 +8,7 @@
 #include <string>
 #include <utility>
 
+#include "common/base64.h"
 #include "common/error_codes.h"
 #include "common/output_json.h"
 
@@ -76,29 +77,14 @@ Result<double> JsonNumber(const Json& v, std::string_view what) {
 }  // namespace
 
 Result<std::string> DecodeBase64(std::string_view text) {
-  auto value = [](char c) -> int {
-    if (c >= 'A' && c <= 'Z') return c - 'A';
-    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-    if (c >= '0' && c <= '9') return c - '0' + 52;
-    if (c == '+') return 62;
-    if (c == '/') return 63;
-    return -1;
-  };
+  // Any run of trailing '=' is dropped and the rest re-padded for Base64Decode, which then fails
+  // only on a character outside the alphabet (a lone final character is a length error first).
   while (!text.empty() && text.back() == '=') text.remove_suffix(1);
   if (text.size() % 4 == 1) return InvalidArgumentError("invalid base64 length");
+  std::string padded(text);
+  padded.append((4 - padded.size() % 4) % 4, '=');
   std::string out;
-  uint32_t acc = 0;
-  int bits = 0;
-  for (char c : text) {
-    int v = value(c);
-    if (v < 0) return InvalidArgumentError("invalid base64 character");
-    acc = (acc << 6) | static_cast<uint32_t>(v);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out.push_back(static_cast<char>((acc >> bits) & 0xff));
-    }
-  }
+  if (!Base64Decode(padded, &out)) return InvalidArgumentError("invalid base64 character");
   return out;
 }
 

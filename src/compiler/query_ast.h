@@ -38,6 +38,9 @@ enum class ExprKind : uint8_t {
   kFuzzy,      // fuzzy(expr, expr[, expr])
   kMatchText,  // match_text(expr, expr)
 };
+// The function name of a search or ranking kind ("nearest", "bm25", "rrf", "search", "fuzzy",
+// "match_text"); empty for every other kind (an aggregate's name is AggFnName).
+std::string_view SearchFunctionName(ExprKind kind);
 
 enum class AggFn : uint8_t { kCount, kSum, kAvg, kMin, kMax };
 std::string_view AggFnName(AggFn fn);

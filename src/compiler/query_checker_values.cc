@@ -14,8 +14,6 @@
 namespace omnigraph::compiler::internal {
 namespace {
 
-bool IsTemporal(TypeKind k) { return k == TypeKind::kDate || k == TypeKind::kDateTime; }
-
 bool ParseSigned(const std::string& text, int64_t* out) {
   auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), *out);
   return ec == std::errc() && p == text.data() + text.size();
@@ -35,7 +33,7 @@ bool ParseDouble(const std::string& text, double* out) {
 
 bool Comparable(const DataType& a, const DataType& b) {
   if (a.is_numeric() && b.is_numeric()) return true;
-  if (IsTemporal(a.kind) && IsTemporal(b.kind)) return true;
+  if (IsTemporalKind(a.kind) && IsTemporalKind(b.kind)) return true;
   return a.is_scalar() && a.kind == b.kind && a.kind != TypeKind::kBlob;
 }
 
@@ -294,7 +292,7 @@ Result<IrExpr> QueryChecker::CheckValue(const Expr& e, const PropInfo& target, E
       return out;
     }
     case ExprKind::kNow:
-      if (!IsTemporal(target.type.kind)) {
+      if (!IsTemporalKind(target.type.kind)) {
         return Err(mismatch, e.span,
                    "now() is a DateTime but " + std::string(what) + " has type " +
                        target.type.ToString());

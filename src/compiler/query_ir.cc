@@ -64,6 +64,18 @@ void DumpClauses(const IrQuery& q, const std::vector<IrClause>& clauses, int lev
 
 }  // namespace
 
+std::string_view SearchFunctionName(IrExprKind kind) {
+  switch (kind) {
+    case IrExprKind::kNearest: return "nearest";
+    case IrExprKind::kBm25: return "bm25";
+    case IrExprKind::kRrf: return "rrf";
+    case IrExprKind::kSearch: return "search";
+    case IrExprKind::kFuzzy: return "fuzzy";
+    case IrExprKind::kMatchText: return "match_text";
+    default: return "";
+  }
+}
+
 std::string DumpIrType(const IrType& t) {
   switch (t.kind) {
     case IrType::Kind::kNode: return "node " + t.entity_type;
@@ -89,12 +101,12 @@ std::string DumpIrExpr(const IrQuery& q, const IrExpr& e) {
     case IrExprKind::kNow: return "now()";
     case IrExprKind::kAggregate:
       return std::string(AggFnName(e.agg)) + "(" + ExprList(q, e.args) + "):" + DumpIrType(e.type);
-    case IrExprKind::kNearest: return "nearest(" + ExprList(q, e.args) + ")";
-    case IrExprKind::kBm25: return "bm25(" + ExprList(q, e.args) + ")";
-    case IrExprKind::kRrf: return "rrf(" + ExprList(q, e.args) + ")";
-    case IrExprKind::kSearch: return "search(" + ExprList(q, e.args) + ")";
-    case IrExprKind::kFuzzy: return "fuzzy(" + ExprList(q, e.args) + ")";
-    case IrExprKind::kMatchText: return "match_text(" + ExprList(q, e.args) + ")";
+    case IrExprKind::kNearest:
+    case IrExprKind::kBm25:
+    case IrExprKind::kRrf:
+    case IrExprKind::kSearch:
+    case IrExprKind::kFuzzy:
+    case IrExprKind::kMatchText: return std::string(SearchFunctionName(e.kind)) + "(" + ExprList(q, e.args) + ")";
     case IrExprKind::kAlias:
       if (e.alias >= 0 && static_cast<size_t>(e.alias) < q.projections.size()) {
         return "alias " + q.projections[static_cast<size_t>(e.alias)].name;

@@ -49,6 +49,9 @@ enum class IrExprKind : uint8_t {
   kMatchText,  // args: [field, query]; Bool (phrase match)
   kAlias,      // order by a projection alias: `alias` = projection index
 };
+// The function name of a search or ranking kind ("nearest", "bm25", "rrf", "search", "fuzzy",
+// "match_text"); empty for every other kind (an aggregate's name is AggFnName).
+std::string_view SearchFunctionName(IrExprKind kind);
 
 struct IrExpr {
   IrExprKind kind = IrExprKind::kLiteral;

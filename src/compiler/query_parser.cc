@@ -22,6 +22,18 @@ std::string_view AggFnName(AggFn fn) {
   return "count";
 }
 
+std::string_view SearchFunctionName(ExprKind kind) {
+  switch (kind) {
+    case ExprKind::kNearest: return "nearest";
+    case ExprKind::kBm25: return "bm25";
+    case ExprKind::kRrf: return "rrf";
+    case ExprKind::kSearch: return "search";
+    case ExprKind::kFuzzy: return "fuzzy";
+    case ExprKind::kMatchText: return "match_text";
+    default: return "";
+  }
+}
+
 std::string_view CompareOpName(CompareOp op) {
   switch (op) {
     case CompareOp::kEq: return "=";

@@ -81,16 +81,8 @@ void PrintClause(const Clause& c, int level, std::string* out) {
 }
 
 std::string_view FunctionName(const Expr& e) {
-  switch (e.kind) {
-    case ExprKind::kAggregate: return AggFnName(e.agg);
-    case ExprKind::kNearest: return "nearest";
-    case ExprKind::kBm25: return "bm25";
-    case ExprKind::kRrf: return "rrf";
-    case ExprKind::kSearch: return "search";
-    case ExprKind::kFuzzy: return "fuzzy";
-    case ExprKind::kMatchText: return "match_text";
-    default: return "";
-  }
+  if (e.kind == ExprKind::kAggregate) return AggFnName(e.agg);
+  return SearchFunctionName(e.kind);
 }
 
 }  // namespace

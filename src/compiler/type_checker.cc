@@ -37,12 +37,12 @@ std::string DefaultColumnName(const Expr& e) {
     case ExprKind::kNow: return "now";
     case ExprKind::kAlias: return e.name;
     case ExprKind::kAggregate: return std::string(AggFnName(e.agg));
-    case ExprKind::kNearest: return "nearest";
-    case ExprKind::kBm25: return "bm25";
-    case ExprKind::kRrf: return "rrf";
-    case ExprKind::kSearch: return "search";
-    case ExprKind::kFuzzy: return "fuzzy";
-    case ExprKind::kMatchText: return "match_text";
+    case ExprKind::kNearest:
+    case ExprKind::kBm25:
+    case ExprKind::kRrf:
+    case ExprKind::kSearch:
+    case ExprKind::kFuzzy:
+    case ExprKind::kMatchText: return std::string(SearchFunctionName(e.kind));
   }
   return "literal";
 }
@@ -584,7 +584,7 @@ Result<IrExpr> QueryChecker::CheckCall(const Expr& e, ExprContext ctx) {
     case ExprKind::kFuzzy: {
       bool match_text = e.kind == ExprKind::kMatchText;
       ErrorCode code = match_text ? ErrorCode::kTypeMatchTextArgument : ErrorCode::kTypeSearchArgument;
-      std::string fn = e.kind == ExprKind::kSearch ? "search" : match_text ? "match_text" : "fuzzy";
+      std::string fn(SearchFunctionName(e.kind));
       out.kind = e.kind == ExprKind::kSearch  ? IrExprKind::kSearch
                  : match_text                 ? IrExprKind::kMatchText
                                               : IrExprKind::kFuzzy;

@@ -230,14 +230,14 @@ Result<PreparedQuery> PrepareAt(Database::Impl& impl, const engine::Snapshot& sn
   std::shared_ptr<const std::vector<compiler::IrQuery>> compiled;
   auto key = std::make_pair(snap.commit().schema_id, std::string(source));
   {
-    std::lock_guard<std::mutex> l(impl.query_mu);
+    MutexLock l(&impl.query_mu);
     auto it = impl.queries.find(key);
     if (it != impl.queries.end()) compiled = it->second;
   }
   if (compiled == nullptr) {
     OG_ASSIGN_OR_RETURN(auto qs, compiler::CompileQueries(snap.catalog(), source));
     compiled = std::make_shared<const std::vector<compiler::IrQuery>>(std::move(qs));
-    std::lock_guard<std::mutex> l(impl.query_mu);
+    MutexLock l(&impl.query_mu);
     if (impl.queries.size() >= 256) impl.queries.clear();
     impl.queries.emplace(std::move(key), compiled);
   }

@@ -25,7 +25,7 @@ struct Database::Impl {
   OpenOptions options;
   std::unique_ptr<engine::Graph> graph;
   engine::GraphReadCache read_cache;  // executor structures per table version, byte-budgeted
-  std::mutex query_mu;
+  Mutex query_mu;
   // (schema id, source) -> compiled queries; bounded by clearing when full.
   std::map<std::pair<std::string, std::string>, std::shared_ptr<const std::vector<compiler::IrQuery>>> queries
       OG_GUARDED_BY(query_mu);

@@ -162,7 +162,7 @@ Result<std::vector<Column>> FragmentReader::LoadPages(size_t col,
   std::vector<size_t> missing;
   std::vector<size_t> missing_at;
   {
-    std::lock_guard<std::mutex> lock(cache_mu_);
+    MutexLock lock(&cache_mu_);
     const CachedPage& cached = last_page_[col];
     for (size_t i = 0; i < pages.size(); ++i) {
       if (pages[i] == cached.page) {
@@ -178,7 +178,7 @@ Result<std::vector<Column>> FragmentReader::LoadPages(size_t col,
                       FetchPages(store_, key_, metadata_.columns[col], missing,
                                  [&](size_t p, std::string_view s) { return DecodePage(col, p, s); }));
   for (size_t k = 0; k < missing.size(); ++k) out[missing_at[k]] = fetched[k];
-  std::lock_guard<std::mutex> lock(cache_mu_);
+  MutexLock lock(&cache_mu_);
   last_page_[col] = CachedPage{missing.back(), fetched.back()};
   return out;
 }
@@ -227,7 +227,7 @@ Result<Batch> FragmentReader::ReadAll(std::span<const FieldId> ids) const {
 }
 
 bool FragmentReader::IsCached(size_t col, size_t page) const {
-  std::lock_guard<std::mutex> lock(cache_mu_);
+  MutexLock lock(&cache_mu_);
   return last_page_[col].page == page;
 }
 

@@ -8,7 +8,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
@@ -16,6 +15,7 @@
 #include <vector>
 
 #include "common/check.h"
+#include "common/mutex.h"
 #include "format/batch.h"
 #include "format/column.h"
 #include "format/fragment_metadata.h"
@@ -129,7 +129,7 @@ class FragmentReader {
   RangedTakeOptions ranged_take_;
   // The last decoded page of each column, so consecutive range reads that share a page (batch
   // boundaries inside pages) fetch and decode it once.
-  mutable std::mutex cache_mu_;
+  mutable Mutex cache_mu_;
   mutable std::vector<CachedPage> last_page_ OG_GUARDED_BY(cache_mu_);
 };
 

@@ -10,6 +10,7 @@
 
 #include "common/error_codes.h"
 #include "common/hash.h"
+#include "common/little_endian.h"
 #include "common/thread_pool.h"
 #include "format/byte_io.h"
 #include "format/column_internal.h"
@@ -105,12 +106,6 @@ std::optional<Layout> LayoutOf(Encoding e, Phys p) {
     default:
       return std::nullopt;
   }
-}
-
-uint32_t U32(std::string_view s) {
-  uint32_t v = 0;
-  std::memcpy(&v, s.data(), 4);
-  return v;
 }
 
 // One page on its way through the rounds. Body offsets are relative to the page start. Every byte
@@ -342,14 +337,14 @@ class PageRead {
   // rows x u32 end offsets; the last end offset is the length of those bytes.
   void PlanBytes() {
     const uint64_t n = info_.row_count;
-    const uint64_t last = U32(Body(payload_ + 4 * (n - 1), 4));
+    const uint64_t last = LoadLe32(Body(payload_ + 4 * (n - 1), 4), 0);
     bytes_at_ = payload_ + 4 * n;
     if (bytes_at_ + last != info_.raw_length) return Fail();
     spans_.reserve(req_.rows.size());
     for (size_t i = 0; i < req_.rows.size(); ++i) {
       uint32_t r = req_.rows[i];
-      uint32_t begin = r == 0 ? 0 : U32(Body(payload_ + 4 * uint64_t{r - 1}, 4));
-      uint32_t end = U32(Body(payload_ + 4 * uint64_t{r}, 4));
+      uint32_t begin = r == 0 ? 0 : LoadLe32(Body(payload_ + 4 * uint64_t{r - 1}, 4), 0);
+      uint32_t end = LoadLe32(Body(payload_ + 4 * uint64_t{r}, 4), 0);
       if (begin > end || end > last || (IsNull(i) && begin != end)) return Fail();
       spans_.emplace_back(begin, end);
       Want(bytes_at_ + begin, end - begin);
@@ -361,7 +356,7 @@ class PageRead {
   // round 2 checks it and the entry lengths against the page.
   void PlanDictionary() {
     const uint64_t n = info_.row_count;
-    dict_count_ = U32(Body(payload_, 4));
+    dict_count_ = LoadLe32(Body(payload_, 4), 0);
     if (dict_count_ == 0) return Fail();
     width_ = BitWidth(dict_count_ - 1);
     dict_at_ = payload_ + 4;
@@ -379,7 +374,7 @@ class PageRead {
     if (static_cast<uint8_t>(dict.back()) != width_) return Fail();
     const uint64_t count = dict_count_;
     std::vector<uint64_t> starts(count + 1, 0);
-    for (uint64_t e = 0; e < count; ++e) starts[e + 1] = starts[e] + U32(dict.substr(4 * e, 4));
+    for (uint64_t e = 0; e < count; ++e) starts[e + 1] = starts[e] + LoadLe32(dict.substr(4 * e, 4), 0);
     if (starts[count] != dict_bytes_) return Fail();
     std::string_view entries = dict.substr(4 * count, dict_bytes_);
     d_->offsets.assign(req_.rows.size() + 1, 0);

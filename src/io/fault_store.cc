@@ -5,7 +5,7 @@
 namespace omnigraph::io {
 
 void FaultStore::AddRule(FaultRule rule) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   rules_.push_back(ActiveRule{std::move(rule)});
 }
 
@@ -17,7 +17,7 @@ void FaultStore::FailAt(uint64_t k, FaultAction action) {
 }
 
 void FaultStore::Reset() {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   rules_.clear();
   crashed_ = false;
   fired_ = false;
@@ -25,20 +25,20 @@ void FaultStore::Reset() {
 }
 
 bool FaultStore::crashed() const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   return crashed_;
 }
 bool FaultStore::fired() const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   return fired_;
 }
 uint64_t FaultStore::requests() const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   return requests_;
 }
 
 FaultStore::Decision FaultStore::Decide(StoreOp op, std::string_view key, Status* error) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   ++requests_;
   if (crashed_) return Decision::kDead;
   Decision d = Decision::kProceed;
@@ -66,7 +66,7 @@ FaultStore::Decision FaultStore::Decide(StoreOp op, std::string_view key, Status
 }
 
 void FaultStore::MarkCrashed() {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   crashed_ = true;
 }
 

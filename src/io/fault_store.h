@@ -6,11 +6,11 @@
 #pragma once
 
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
 #include "common/check.h"
+#include "common/mutex.h"
 #include "io/counting_store.h"
 #include "io/object_store.h"
 
@@ -74,7 +74,7 @@ class FaultStore : public ObjectStore {
   R Run(StoreOp op, std::string_view key, F&& f);
 
   std::shared_ptr<ObjectStore> base_;
-  mutable std::mutex mu_;
+  mutable Mutex mu_;
   std::vector<ActiveRule> rules_ OG_GUARDED_BY(mu_);
   bool crashed_ OG_GUARDED_BY(mu_) = false;
   bool fired_ OG_GUARDED_BY(mu_) = false;

@@ -23,27 +23,27 @@ class LatencyStore::Slot {
 };
 
 void LatencyStore::Acquire() {
-  std::unique_lock lock(mu_);
-  if (max_concurrency_ > 0) cv_.wait(lock, [this] { return in_flight_ < max_concurrency_; });
+  MutexLock lock(&mu_);
+  while (max_concurrency_ > 0 && in_flight_ >= max_concurrency_) cv_.wait(mu_);
   if (in_flight_ == 0) ++rounds_;
   ++in_flight_;
 }
 
 void LatencyStore::Release() {
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(&mu_);
     --in_flight_;
   }
   cv_.notify_one();
 }
 
 uint64_t LatencyStore::sequential_rounds() const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   return rounds_;
 }
 
 void LatencyStore::ResetRounds() {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   rounds_ = 0;
 }
 

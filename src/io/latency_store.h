@@ -7,6 +7,7 @@
 #include <mutex>
 
 #include "common/check.h"
+#include "common/mutex.h"
 #include "io/object_store.h"
 
 namespace omnigraph::io {
@@ -41,8 +42,8 @@ class LatencyStore : public ObjectStore {
   std::shared_ptr<ObjectStore> base_;
   int64_t delay_micros_;
   size_t max_concurrency_;
-  mutable std::mutex mu_;
-  std::condition_variable cv_;
+  mutable Mutex mu_;
+  std::condition_variable_any cv_;
   size_t in_flight_ OG_GUARDED_BY(mu_) = 0;
   uint64_t rounds_ OG_GUARDED_BY(mu_) = 0;
 };

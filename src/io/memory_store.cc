@@ -8,7 +8,7 @@ namespace omnigraph::io {
 
 Result<std::shared_ptr<const std::string>> MemoryStore::Find(std::string_view key) const {
   OG_RETURN_IF_ERROR(ValidateKey(key));
-  std::shared_lock lock(mu_);
+  ReaderLock lock(&mu_);
   auto it = objects_.find(key);
   if (it == objects_.end()) {
     return NotFoundError("object '" + std::string(key) + "' not found in " + Describe());
@@ -41,7 +41,7 @@ Result<std::vector<ObjectMeta>> MemoryStore::ListPage(std::string_view prefix,
                                                       std::string_view start_after,
                                                       size_t max_keys) {
   std::vector<ObjectMeta> out;
-  std::shared_lock lock(mu_);
+  ReaderLock lock(&mu_);
   auto it = start_after.empty() || start_after < prefix ? objects_.lower_bound(prefix)
                                                         : objects_.upper_bound(start_after);
   for (; it != objects_.end() && out.size() < max_keys; ++it) {
@@ -54,7 +54,7 @@ Result<std::vector<ObjectMeta>> MemoryStore::ListPage(std::string_view prefix,
 Status MemoryStore::Put(std::string_view key, std::string_view data) {
   OG_RETURN_IF_ERROR(ValidateKey(key));
   auto obj = std::make_shared<const std::string>(data);
-  std::unique_lock lock(mu_);
+  WriterLock lock(&mu_);
   objects_.insert_or_assign(std::string(key), std::move(obj));
   return Status::Ok();
 }
@@ -62,7 +62,7 @@ Status MemoryStore::Put(std::string_view key, std::string_view data) {
 Status MemoryStore::PutIfAbsent(std::string_view key, std::string_view data) {
   OG_RETURN_IF_ERROR(ValidateKey(key));
   auto obj = std::make_shared<const std::string>(data);
-  std::unique_lock lock(mu_);
+  WriterLock lock(&mu_);
   auto [it, inserted] = objects_.try_emplace(std::string(key), std::move(obj));
   if (!inserted) return AlreadyExistsError("object '" + std::string(key) + "' already exists");
   return Status::Ok();
@@ -70,19 +70,19 @@ Status MemoryStore::PutIfAbsent(std::string_view key, std::string_view data) {
 
 Status MemoryStore::Delete(std::string_view key) {
   OG_RETURN_IF_ERROR(ValidateKey(key));
-  std::unique_lock lock(mu_);
+  WriterLock lock(&mu_);
   auto it = objects_.find(key);
   if (it != objects_.end()) objects_.erase(it);
   return Status::Ok();
 }
 
 size_t MemoryStore::object_count() const {
-  std::shared_lock lock(mu_);
+  ReaderLock lock(&mu_);
   return objects_.size();
 }
 
 uint64_t MemoryStore::total_bytes() const {
-  std::shared_lock lock(mu_);
+  ReaderLock lock(&mu_);
   uint64_t n = 0;
   for (const auto& [k, v] : objects_) n += v->size();
   return n;

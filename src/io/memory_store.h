@@ -5,10 +5,10 @@
 
 #include <map>
 #include <memory>
-#include <shared_mutex>
 #include <string>
 
 #include "common/check.h"
+#include "common/mutex.h"
 #include "io/object_store.h"
 
 namespace omnigraph::io {
@@ -34,7 +34,7 @@ class MemoryStore : public ObjectStore {
   Result<std::shared_ptr<const std::string>> Find(std::string_view key) const;
 
   std::string name_;
-  mutable std::shared_mutex mu_;
+  mutable SharedMutex mu_;
   std::map<std::string, std::shared_ptr<const std::string>, std::less<>> objects_ OG_GUARDED_BY(mu_);
 };
 

@@ -7,7 +7,7 @@
 namespace omnigraph::io {
 
 std::shared_ptr<const std::string> StagingStore::Find(std::string_view key) const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   auto it = pending_.find(key);
   return it == pending_.end() ? nullptr : it->second.data;
 }
@@ -35,7 +35,7 @@ Result<ObjectMeta> StagingStore::Head(std::string_view key) {
 Result<std::vector<ObjectMeta>> StagingStore::List(std::string_view prefix, std::string_view start_after) {
   OG_ASSIGN_OR_RETURN(std::vector<ObjectMeta> out, base_->List(prefix, start_after));
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(&mu_);
     for (const auto& [k, p] : pending_) {
       if (k.compare(0, prefix.size(), prefix) == 0 && k > start_after) out.push_back({k, p.data->size()});
     }
@@ -55,13 +55,13 @@ Result<std::vector<ObjectMeta>> StagingStore::ListPage(std::string_view prefix, 
 
 Status StagingStore::Put(std::string_view key, std::string_view data) {
   OG_RETURN_IF_ERROR(ValidateKey(key));
-  std::unique_lock lock(mu_);
+  MutexLock lock(&mu_);
   auto& p = pending_[std::string(key)];
   if (p.data) pending_bytes_ -= p.data->size();
   p.data = std::make_shared<const std::string>(data);
   p.if_absent = false;
   pending_bytes_ += data.size();
-  if (pending_bytes_ > threshold_) return FlushLocked(lock);
+  if (pending_bytes_ > threshold_) return FlushLocked();
   return Status::Ok();
 }
 
@@ -71,13 +71,13 @@ Status StagingStore::PutIfAbsent(std::string_view key, std::string_view data) {
 
 Status StagingStore::PutIfAbsentMoved(std::string_view key, std::string data) {
   OG_RETURN_IF_ERROR(ValidateKey(key));
-  std::unique_lock lock(mu_);
+  MutexLock lock(&mu_);
   if (pending_.count(key) || flushed_sizes_.count(key)) {
     return AlreadyExistsError("object '" + std::string(key) + "' already exists");
   }
   pending_bytes_ += data.capacity();  // what the buffer holds (a writer may have reserved more)
   pending_[std::string(key)] = Pending{std::make_shared<const std::string>(std::move(data)), true};
-  if (pending_bytes_ > threshold_) return FlushLocked(lock);
+  if (pending_bytes_ > threshold_) return FlushLocked();
   return Status::Ok();
 }
 
@@ -85,12 +85,12 @@ Status StagingStore::Delete(std::string_view key) {
   return InternalError("StagingStore does not delete ('" + std::string(key) + "')");
 }
 
-Status StagingStore::FlushLocked(std::unique_lock<std::mutex>& lock) {
+Status StagingStore::FlushLocked() {
   std::vector<std::pair<std::string, Pending>> batch(pending_.begin(), pending_.end());
   pending_.clear();
   pending_bytes_ = 0;
   for (const auto& [k, p] : batch) flushed_sizes_[k] = p.data->size();
-  lock.unlock();  // reads of flushed objects now go to the base
+  mu_.Unlock();  // reads of flushed objects now go to the base
   Status s = ThreadPool::Io().ParallelFor(batch.size(), [&](size_t i) -> Status {
     const auto& [key, p] = batch[i];
     if (!p.if_absent) return base_->Put(key, *p.data);
@@ -99,17 +99,17 @@ Status StagingStore::FlushLocked(std::unique_lock<std::mutex>& lock) {
     OG_ASSIGN_OR_RETURN(std::string existing, base_->Get(key));
     return existing == *p.data ? Status::Ok() : put;
   });
-  lock.lock();
+  mu_.Lock();
   return s;
 }
 
 Status StagingStore::Flush() {
-  std::unique_lock lock(mu_);
-  return FlushLocked(lock);
+  MutexLock lock(&mu_);
+  return FlushLocked();
 }
 
 size_t StagingStore::buffered_objects() const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   return pending_.size();
 }
 

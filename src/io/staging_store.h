@@ -7,10 +7,10 @@
 
 #include <map>
 #include <memory>
-#include <mutex>
 #include <string>
 
 #include "common/check.h"
+#include "common/mutex.h"
 #include "common/thread_pool.h"
 #include "io/object_store.h"
 
@@ -47,12 +47,13 @@ class StagingStore : public ObjectStore {
     std::shared_ptr<const std::string> data;
     bool if_absent = true;
   };
-  Status FlushLocked(std::unique_lock<std::mutex>& lock);
+  // Writes the pending objects to the base; releases mu_ while it does.
+  Status FlushLocked() OG_REQUIRES(mu_);
   std::shared_ptr<const std::string> Find(std::string_view key) const;
 
   ObjectStore* base_;
   uint64_t threshold_;
-  mutable std::mutex mu_;
+  mutable Mutex mu_;
   std::map<std::string, Pending, std::less<>> pending_ OG_GUARDED_BY(mu_);
   std::map<std::string, uint64_t, std::less<>> flushed_sizes_ OG_GUARDED_BY(mu_);
   uint64_t pending_bytes_ OG_GUARDED_BY(mu_) = 0;

@@ -7,7 +7,6 @@
 #pragma once
 
 #include <cstdint>
-#include <cstring>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -18,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/little_endian.h"
 #include "format/column.h"
 #include "omnigraph/result.h"
 #include "table/manifest.h"
@@ -104,16 +104,8 @@ class IdSegment {
 
  private:
   friend class GroupedSegmentBuilder;
-  uint64_t U64At(size_t off) const {
-    uint64_t v;
-    std::memcpy(&v, bytes_.data() + off, 8);
-    return v;
-  }
-  uint32_t U32At(size_t off) const {
-    uint32_t v;
-    std::memcpy(&v, bytes_.data() + off, 4);
-    return v;
-  }
+  uint64_t U64At(size_t off) const { return LoadLe64(bytes_, off); }
+  uint32_t U32At(size_t off) const { return LoadLe32(bytes_, off); }
   // Sets the section offsets from the header of bytes_ (lengths already validated).
   void Layout();
   // Shared with GroupedSegmentBuilder: the bucket bits for `count` groups, the bucket of a hash,

@@ -8,6 +8,7 @@
 #include "common/check.h"
 #include "common/error_codes.h"
 #include "common/hash.h"
+#include "common/little_endian.h"
 #include "table/id_index.h"
 
 namespace omnigraph::table {
@@ -22,19 +23,6 @@ constexpr size_t kV2HeaderSize = 40;
 // Version 4: the version-2 header plus a u64 entry count.
 constexpr size_t kV4HeaderSize = 48;
 constexpr size_t kTrailerSize = 8;
-
-uint64_t LoadU64(const char* p) {
-  uint64_t v;
-  std::memcpy(&v, p, 8);
-  return v;
-}
-uint32_t LoadU32(const char* p) {
-  uint32_t v;
-  std::memcpy(&v, p, 4);
-  return v;
-}
-void StoreU64(char* p, uint64_t v) { std::memcpy(p, &v, 8); }
-void StoreU32(char* p, uint32_t v) { std::memcpy(p, &v, 4); }
 
 // Bytes before the chunk sums (v3) or the trailer (v2): header, arrays, buckets, keys.
 uint64_t BodySize(uint64_t count, uint32_t bits, uint64_t key_bytes) {
@@ -67,7 +55,7 @@ bool ChunkSumsMatch(std::string_view bytes, uint64_t body) {
   for (uint64_t c = 0; c < IdSegment::ChunkCount(body); ++c) {
     const uint64_t at = c * IdSegment::kChunkBytes;
     if (IdSegment::ChunkSum(bytes.substr(at, std::min(IdSegment::kChunkBytes, body - at))) !=
-        LoadU32(bytes.data() + body + 4 * c)) {
+        LoadLe32(bytes.data() + body + 4 * c)) {
       return false;
     }
   }
@@ -102,10 +90,10 @@ void IdSegment::Seal(std::string* bytes, uint64_t body) {
   char* p = bytes->data();
   for (uint64_t c = 0; c < ChunkCount(body); ++c) {
     const uint64_t at = c * kChunkBytes;
-    StoreU32(p + body + 4 * c, ChunkSum(std::string_view(*bytes).substr(at, std::min(kChunkBytes, body - at))));
+    StoreLe32(p + body + 4 * c, ChunkSum(std::string_view(*bytes).substr(at, std::min(kChunkBytes, body - at))));
   }
   const size_t covered = bytes->size() - kTrailerSize;
-  StoreU64(p + covered, XxHash64(std::string_view(*bytes).substr(0, covered)));
+  StoreLe64(p + covered, XxHash64(std::string_view(*bytes).substr(0, covered)));
 }
 
 uint64_t IdSegment::KeyHash(std::string_view key) { return XxHash64(key); }
@@ -113,9 +101,9 @@ uint64_t IdSegment::KeyHash(std::string_view key) { return XxHash64(key); }
 uint32_t IdSegment::ChunkSum(std::string_view chunk) { return static_cast<uint32_t>(XxHash64(chunk)); }
 
 void IdSegment::Layout() {
-  grouped_ = LoadU32(bytes_.data() + 8) == kGroupedVersion;
-  groups_ = LoadU64(bytes_.data() + 16);
-  bucket_bits_ = LoadU32(bytes_.data() + 24);
+  grouped_ = LoadLe32(bytes_.data() + 8) == kGroupedVersion;
+  groups_ = LoadLe64(bytes_.data() + 16);
+  bucket_bits_ = LoadLe32(bytes_.data() + 24);
   if (!grouped_) {
     count_ = groups_;
     hashes_ = kV2HeaderSize;
@@ -123,7 +111,7 @@ void IdSegment::Layout() {
     key_ends_ = addresses_ + 8 * count_;
     buckets_ = key_ends_ + 8 * count_;
   } else {
-    count_ = LoadU64(bytes_.data() + 40);
+    count_ = LoadLe64(bytes_.data() + 40);
     hashes_ = kV4HeaderSize;
     key_ends_ = hashes_ + 8 * groups_;
     addr_ends_ = key_ends_ + 8 * groups_;
@@ -143,12 +131,12 @@ IdSegment IdSegment::BuildSorted(std::span<const Ref> refs) {
   s.bytes_.resize(SegmentSize(kWriteVersion, n, bits, key_bytes));
   char* p = s.bytes_.data();
   std::memcpy(p, kMagic, 8);
-  StoreU32(p + 8, kWriteVersion);
-  StoreU32(p + 12, 0);
-  StoreU64(p + 16, n);
-  StoreU32(p + 24, bits);
-  StoreU32(p + 28, 0);
-  StoreU64(p + 32, key_bytes);
+  StoreLe32(p + 8, kWriteVersion);
+  StoreLe32(p + 12, 0);
+  StoreLe64(p + 16, n);
+  StoreLe32(p + 24, bits);
+  StoreLe32(p + 28, 0);
+  StoreLe64(p + 32, key_bytes);
   s.Layout();
   uint64_t end = 0;
   // The keys are read in hash order, i.e. at random: fetch each a few entries ahead.
@@ -156,18 +144,18 @@ IdSegment IdSegment::BuildSorted(std::span<const Ref> refs) {
   for (uint64_t i = 0; i < n; ++i) {
     if (i + kAhead < n) __builtin_prefetch(refs[i + kAhead].key.data());
     const Ref& r = refs[i];
-    StoreU64(p + s.hashes_ + 8 * i, r.hash);
-    StoreU64(p + s.addresses_ + 8 * i, r.address);
+    StoreLe64(p + s.hashes_ + 8 * i, r.hash);
+    StoreLe64(p + s.addresses_ + 8 * i, r.address);
     std::memcpy(p + s.keys_ + end, r.key.data(), r.key.size());
     end += r.key.size();
-    StoreU64(p + s.key_ends_ + 8 * i, end);
+    StoreLe64(p + s.key_ends_ + 8 * i, end);
   }
   // buckets[b] = first entry whose bucket is >= b.
   const uint64_t nb = uint64_t{1} << bits;
   uint64_t i = 0;
   for (uint64_t b = 0; b <= nb; ++b) {
     while (i < n && BucketOf(refs[i].hash, bits) < b) ++i;
-    StoreU32(p + s.buckets_ + 4 * b, static_cast<uint32_t>(b == nb ? n : i));
+    StoreLe32(p + s.buckets_ + 4 * b, static_cast<uint32_t>(b == nb ? n : i));
   }
   Seal(&s.bytes_, BodySize(n, bits, key_bytes));
   return s;
@@ -224,9 +212,9 @@ Result<IdSegment> IdSegment::Parse(std::string bytes, std::string_view what) {
   if (bytes.size() < kV1HeaderSize + kTrailerSize) return bad("is truncated");
   if (std::memcmp(bytes.data(), kMagic, 8) != 0) return bad("has a bad magic");
   const size_t covered = bytes.size() - kTrailerSize;
-  if (XxHash64(std::string_view(bytes).substr(0, covered)) != LoadU64(bytes.data() + covered))
+  if (XxHash64(std::string_view(bytes).substr(0, covered)) != LoadLe64(bytes.data() + covered))
     return bad("checksum mismatch");
-  const uint32_t version = LoadU32(bytes.data() + 8);
+  const uint32_t version = LoadLe32(bytes.data() + 8);
   if (version > kNewestReadVersion) {
     return Status(ErrorCode::kFormatTooNew,
                   std::string(what) + ": id segment has format version " + std::to_string(version) +
@@ -235,16 +223,16 @@ Result<IdSegment> IdSegment::Parse(std::string bytes, std::string_view what) {
   }
   if (version < kOldestReadVersion)
     return bad("has an unknown format version " + std::to_string(version));
-  if (LoadU32(bytes.data() + 12) != 0) return bad("has unknown flags");
+  if (LoadLe32(bytes.data() + 12) != 0) return bad("has unknown flags");
   if (version == 1) return ParseV1(bytes, what);
   if (version == kGroupedVersion) return ParseGrouped(std::move(bytes), what);
 
   if (bytes.size() < kV2HeaderSize + kTrailerSize) return bad("is truncated");
-  const uint64_t n = LoadU64(bytes.data() + 16);
-  const uint32_t bits = LoadU32(bytes.data() + 24);
-  const uint64_t key_bytes = LoadU64(bytes.data() + 32);
+  const uint64_t n = LoadLe64(bytes.data() + 16);
+  const uint32_t bits = LoadLe32(bytes.data() + 24);
+  const uint64_t key_bytes = LoadLe64(bytes.data() + 32);
   if (n > UINT32_MAX || n > bytes.size() / 24 || bits != BucketBitsFor(n) ||
-      LoadU32(bytes.data() + 28) != 0 || key_bytes > bytes.size() ||
+      LoadLe32(bytes.data() + 28) != 0 || key_bytes > bytes.size() ||
       SegmentSize(version, n, bits, key_bytes) != bytes.size()) {
     return bad("has inconsistent lengths");
   }
@@ -281,12 +269,12 @@ Result<IdSegment> IdSegment::ParseGrouped(std::string bytes, std::string_view wh
     return CorruptError(std::string(what) + ": id segment (version 4) " + std::string(why));
   };
   if (bytes.size() < kV4HeaderSize + kTrailerSize) return bad("is truncated");
-  const uint64_t g = LoadU64(bytes.data() + 16);
-  const uint32_t bits = LoadU32(bytes.data() + 24);
-  const uint64_t key_bytes = LoadU64(bytes.data() + 32);
-  const uint64_t n = LoadU64(bytes.data() + 40);
+  const uint64_t g = LoadLe64(bytes.data() + 16);
+  const uint32_t bits = LoadLe32(bytes.data() + 24);
+  const uint64_t key_bytes = LoadLe64(bytes.data() + 32);
+  const uint64_t n = LoadLe64(bytes.data() + 40);
   if (n > UINT32_MAX || g > n || n > bytes.size() / 8 || bits != BucketBitsFor(g) ||
-      LoadU32(bytes.data() + 28) != 0 || key_bytes > bytes.size()) {
+      LoadLe32(bytes.data() + 28) != 0 || key_bytes > bytes.size()) {
     return bad("has inconsistent lengths");
   }
   const uint64_t body = GroupedBodySize(g, n, bits, key_bytes);
@@ -322,8 +310,8 @@ Result<IdSegment> IdSegment::ParseV1(std::string_view bytes, std::string_view wh
   auto bad = [&](std::string_view why) {
     return CorruptError(std::string(what) + ": id segment (version 1) " + std::string(why));
   };
-  const uint64_t count = LoadU64(bytes.data() + 16);
-  const uint64_t body_len = LoadU64(bytes.data() + 24);
+  const uint64_t count = LoadLe64(bytes.data() + 16);
+  const uint64_t body_len = LoadLe64(bytes.data() + 24);
   if (body_len != bytes.size() - kV1HeaderSize - kTrailerSize || count > body_len / 3)
     return bad("has inconsistent lengths");
   std::string_view body = bytes.substr(kV1HeaderSize, body_len);

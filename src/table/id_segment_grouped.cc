@@ -8,20 +8,13 @@
 #include <numeric>
 
 #include "common/check.h"
+#include "common/little_endian.h"
 #include "table/id_index.h"
 
 namespace omnigraph::table {
 namespace {
 
 constexpr char kMagic[8] = {'O', 'G', 'I', 'D', 'X', 'S', 'G', '1'};
-
-void StoreU64(char* p, uint64_t v) { std::memcpy(p, &v, 8); }
-void StoreU32(char* p, uint32_t v) { std::memcpy(p, &v, 4); }
-uint64_t LoadU64(const char* p) {
-  uint64_t v;
-  std::memcpy(&v, p, 8);
-  return v;
-}
 
 }  // namespace
 
@@ -158,13 +151,13 @@ IdSegment GroupedSegmentBuilder::Finish() && {
   s.bytes_.resize(body + 4 * IdSegment::ChunkCount(body) + 8);
   char* p = s.bytes_.data();
   std::memcpy(p, kMagic, 8);
-  StoreU32(p + 8, IdSegment::kGroupedVersion);
-  StoreU32(p + 12, 0);
-  StoreU64(p + 16, g);
-  StoreU32(p + 24, bits);
-  StoreU32(p + 28, 0);
-  StoreU64(p + 32, key_bytes);
-  StoreU64(p + 40, n);
+  StoreLe32(p + 8, IdSegment::kGroupedVersion);
+  StoreLe32(p + 12, 0);
+  StoreLe64(p + 16, g);
+  StoreLe32(p + 24, bits);
+  StoreLe32(p + 28, 0);
+  StoreLe64(p + 32, key_bytes);
+  StoreLe64(p + 40, n);
   s.Layout();
   // Per group, in order: hash, key, key end, address end; `cursor` (by group id) is where the
   // group's next address goes.
@@ -172,30 +165,30 @@ IdSegment GroupedSegmentBuilder::Finish() && {
   uint64_t key_end = 0, addr_end = 0;
   for (uint64_t r = 0; r < g; ++r) {
     const Group& x = groups_[order[r]];
-    StoreU64(p + s.hashes_ + 8 * r, x.hash);
+    StoreLe64(p + s.hashes_ + 8 * r, x.hash);
     std::memcpy(p + s.keys_ + key_end, arena_.data() + x.key_offset, x.key_size);
     key_end += x.key_size;
-    StoreU64(p + s.key_ends_ + 8 * r, key_end);
+    StoreLe64(p + s.key_ends_ + 8 * r, key_end);
     cursor[order[r]] = static_cast<uint32_t>(addr_end);
     addr_end += x.count;
-    StoreU64(p + s.addr_ends_ + 8 * r, addr_end);
+    StoreLe64(p + s.addr_ends_ + 8 * r, addr_end);
   }
   // buckets[b] = first group whose bucket is >= b.
   const uint64_t nb = uint64_t{1} << bits;
   uint64_t i = 0;
   for (uint64_t b = 0; b <= nb; ++b) {
     while (i < g && IdSegment::BucketOf(groups_[order[i]].hash, bits) < b) ++i;
-    StoreU32(p + s.buckets_ + 4 * b, static_cast<uint32_t>(b == nb ? g : i));
+    StoreLe32(p + s.buckets_ + 4 * b, static_cast<uint32_t>(b == nb ? g : i));
   }
   char* addresses = p + s.addresses_;
-  for (uint64_t e = 0; e < n; ++e) StoreU64(addresses + 8 * cursor[entry_group_[e]]++, entry_address_[e]);
+  for (uint64_t e = 0; e < n; ++e) StoreLe64(addresses + 8 * cursor[entry_group_[e]]++, entry_address_[e]);
   // Entries usually arrive in address order, which keeps each group's addresses ascending; a
   // group that is not (merged segments, compaction) is sorted.
   uint64_t begin = 0;
   for (uint64_t r = 0; r < g; ++r) {
-    const uint64_t end = LoadU64(p + s.addr_ends_ + 8 * r);
+    const uint64_t end = LoadLe64(p + s.addr_ends_ + 8 * r);
     for (uint64_t e = begin + 1; e < end; ++e) {
-      if (LoadU64(addresses + 8 * (e - 1)) <= LoadU64(addresses + 8 * e)) continue;
+      if (LoadLe64(addresses + 8 * (e - 1)) <= LoadLe64(addresses + 8 * e)) continue;
       std::vector<uint64_t> run(end - begin);
       std::memcpy(run.data(), addresses + 8 * begin, 8 * run.size());
       std::sort(run.begin(), run.end());

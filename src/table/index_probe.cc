@@ -10,6 +10,7 @@
 
 #include "common/check.h"
 #include "common/error_codes.h"
+#include "common/little_endian.h"
 #include "table/id_index.h"
 #include "table/scanner.h"
 
@@ -22,17 +23,6 @@ constexpr uint64_t kHeaderSize = 40;
 constexpr uint64_t kGroupedHeaderSize = 48;
 // Ranges closer than this are fetched in one request: fewer requests for a few hundred bytes more.
 constexpr uint64_t kCoalesceGap = 512;
-
-uint64_t U64(std::string_view s, size_t off) {
-  uint64_t v;
-  std::memcpy(&v, s.data() + off, 8);
-  return v;
-}
-uint32_t U32(std::string_view s, size_t off) {
-  uint32_t v;
-  std::memcpy(&v, s.data() + off, 4);
-  return v;
-}
 
 // Byte ranges of one version-3 or version-4 segment, fetched with as few GetRange requests as kCoalesceGap
 // allows. Every range is widened to whole checksum chunks of the segment's body, fetched with
@@ -83,7 +73,7 @@ class RangeSet {
     for (uint64_t c : pending_) {
       const uint64_t at = c * kChunk, len = std::min(body_, at + kChunk) - at;
       std::string_view chunk = in_round(at, len);
-      if (IdSegment::ChunkSum(chunk) != U32(in_round(body_ + 4 * c, 4), 0))
+      if (IdSegment::ChunkSum(chunk) != LoadLe32(in_round(body_ + 4 * c, 4), 0))
         return CorruptError(key_ + ": index segment chunk " + std::to_string(c) + " fails its checksum");
       chunks_.emplace(c, chunk);
     }
@@ -157,7 +147,7 @@ Status ProbeStored(const TableVersion& v, const IndexSegmentMeta& meta, std::spa
   stats->bytes_read += header_length;
   if (header_length != 0 && (header_length < 16 || std::memcmp(header_bytes, kMagic, 8) != 0))
     return CorruptError(key + ": not an index segment (bad magic)");
-  const uint32_t version = header_length == 0 ? 0 : U32(std::string_view(header_bytes, header_length), 8);
+  const uint32_t version = header_length == 0 ? 0 : LoadLe32(std::string_view(header_bytes, header_length), 8);
   const bool grouped = version == IdSegment::kGroupedVersion;
   const uint64_t header_size = grouped ? kGroupedHeaderSize : kHeaderSize;
   if ((version != 3 && !grouped) || header_length != kGroupedHeaderSize) {
@@ -173,10 +163,10 @@ Status ProbeStored(const TableVersion& v, const IndexSegmentMeta& meta, std::spa
   }
   const std::string_view header(header_bytes, header_size);
   // g groups of n entries (version 3: one entry per group).
-  const uint64_t g = U64(header, 16);
-  const uint32_t bits = U32(header, 24);
-  const uint64_t key_bytes = U64(header, 32);
-  const uint64_t n = grouped ? U64(header, 40) : g;
+  const uint64_t g = LoadLe64(header, 16);
+  const uint32_t bits = LoadLe32(header, 24);
+  const uint64_t key_bytes = LoadLe64(header, 32);
+  const uint64_t n = grouped ? LoadLe64(header, 40) : g;
   const uint32_t expect_bits = g <= 1 ? 0 : static_cast<uint32_t>(std::bit_width(g) - 1);
   if (n != meta.entries || n >= (uint64_t{1} << 32) || g > n || (n > 0) != (g > 0) || bits != expect_bits ||
       key_bytes > (uint64_t{1} << 40))
@@ -206,7 +196,7 @@ Status ProbeStored(const TableVersion& v, const IndexSegmentMeta& meta, std::spa
   for (const Wanted& w : wanted) {
     const uint64_t b = bucket_of(w.hash);
     std::string_view d = ranges.At(buckets + 4 * b, 8);
-    const uint64_t lo = U32(d, 0), hi = U32(d, 4);
+    const uint64_t lo = LoadLe32(d, 0), hi = LoadLe32(d, 4);
     if (lo > hi || hi > g) return CorruptError(key + ": index segment bucket out of range");
     if (!spans.emplace(b, std::pair{lo, hi}).second || lo == hi) continue;
     ranges.Add(hashes + 8 * lo, 8 * (hi - lo));
@@ -224,12 +214,12 @@ Status ProbeStored(const TableVersion& v, const IndexSegmentMeta& meta, std::spa
     uint64_t begin, end;            // key bytes
     uint64_t first_entry, entries;  // addresses
   };
-  auto end_at = [&](uint64_t base, uint64_t i) { return i == 0 ? 0 : U64(ranges.At(base + 8 * (i - 1), 8), 0); };
+  auto end_at = [&](uint64_t base, uint64_t i) { return i == 0 ? 0 : LoadLe64(ranges.At(base + 8 * (i - 1), 8), 0); };
   std::vector<Candidate> candidates;
   for (const Wanted& w : wanted) {
     const auto [lo, hi] = spans.at(bucket_of(w.hash));
     for (uint64_t i = lo; i < hi; ++i) {
-      if (U64(ranges.At(hashes + 8 * i, 8), 0) != w.hash) continue;
+      if (LoadLe64(ranges.At(hashes + 8 * i, 8), 0) != w.hash) continue;
       const uint64_t begin = end_at(ends, i), end = end_at(ends, i + 1);
       if (begin > end || end > key_bytes) return CorruptError(key + ": index segment key bounds out of range");
       Candidate c{w.index, begin, end, i, 1};
@@ -248,7 +238,7 @@ Status ProbeStored(const TableVersion& v, const IndexSegmentMeta& meta, std::spa
   for (const Candidate& c : candidates) {
     if (ranges.At(keys + c.begin, c.end - c.begin) != values[c.index]) continue;
     std::string_view addrs = ranges.At(addresses + 8 * c.first_entry, 8 * c.entries);
-    for (uint64_t e = 0; e < c.entries; ++e) out->emplace_back(c.index, U64(addrs, 8 * e));
+    for (uint64_t e = 0; e < c.entries; ++e) out->emplace_back(c.index, LoadLe64(addrs, 8 * e));
   }
   return Status::Ok();
 }

@@ -23,26 +23,11 @@ using format::Column;
 constexpr uint8_t kFalse = 0, kTrue = 1, kUnknown = 2;
 
 bool IsStringKind(TypeKind k) { return k == TypeKind::kString; }
-bool IsNumberLike(TypeKind k) {
-  switch (k) {
-    case TypeKind::kI32:
-    case TypeKind::kI64:
-    case TypeKind::kU32:
-    case TypeKind::kU64:
-    case TypeKind::kF32:
-    case TypeKind::kF64:
-    case TypeKind::kDate:
-    case TypeKind::kDateTime:
-      return true;
-    default:
-      return false;
-  }
-}
 
 // Whether a literal may be compared with values of column kind `col`.
 bool Comparable(TypeKind col, const Value& lit) {
   if (lit.is_null()) return true;
-  if (IsNumberLike(col)) return IsNumberLike(lit.kind());
+  if (IsNumericOrTemporalKind(col)) return IsNumericOrTemporalKind(lit.kind());
   if (col == TypeKind::kString) return lit.kind() == TypeKind::kString;
   if (col == TypeKind::kBool) return lit.kind() == TypeKind::kBool;
   return false;
@@ -112,8 +97,7 @@ void EvalCompare(const Column& col, CompareOp op, const Value& lit, std::vector<
   }
   const TypeKind ck = col.type().kind;
   const TypeKind lk = lit.kind();
-  const bool lit_signed = lk == TypeKind::kI32 || lk == TypeKind::kI64 || lk == TypeKind::kDate ||
-                          lk == TypeKind::kDateTime;
+  const bool lit_signed = IsInt64HeldKind(lk);
   if ((ck == TypeKind::kI64 || ck == TypeKind::kDateTime) && lit_signed) {
     auto v = col.i64_values();
     int64_t x = lit.int_value();
@@ -302,7 +286,7 @@ Status CheckNode(const Predicate& p, const TableSchema& schema, std::vector<Fiel
   switch (p.kind()) {
     case K::kCompare:
     case K::kIn:
-      if (!IsNumberLike(k) && k != TypeKind::kString && k != TypeKind::kBool)
+      if (!IsNumericOrTemporalKind(k) && k != TypeKind::kString && k != TypeKind::kBool)
         return bad("comparison");
       for (const Value& v : p.values()) {
         if (!Comparable(k, v)) return bad("literal " + v.ToString() + " is not comparable");
@@ -431,7 +415,7 @@ Status EvalNode(const Predicate& p, const format::Batch& batch, const TableSchem
 bool StatsMayCompare(const format::ColumnStats& s, CompareOp op, const Value& lit) {
   if (lit.is_null()) return false;
   if (s.row_count > 0 && s.null_count >= s.row_count) return false;  // all null: never TRUE
-  if (lit.kind() == TypeKind::kF32 || lit.kind() == TypeKind::kF64) {
+  if (IsFloatKind(lit.kind())) {
     if (std::isnan(lit.float_value())) return true;
   }
   const bool has_nan = s.nan_count > 0;

@@ -15,6 +15,7 @@
 
 #include "common/error_codes.h"
 #include "common/hash.h"
+#include "common/little_endian.h"
 #include "common/thread_pool.h"
 
 namespace omnigraph::engine {
@@ -35,19 +36,6 @@ constexpr uint32_t kSameTableFlag = 1;
 constexpr uint64_t kMaxCount = UINT32_MAX;
 
 uint64_t Pad8(uint64_t n) { return (n + 7) & ~uint64_t{7}; }
-
-uint32_t LoadU32(std::string_view b, size_t at) {
-  uint32_t v;
-  std::memcpy(&v, b.data() + at, 4);
-  return v;
-}
-uint64_t LoadU64(std::string_view b, size_t at) {
-  uint64_t v;
-  std::memcpy(&v, b.data() + at, 8);
-  return v;
-}
-void AppendU32(std::string* out, uint32_t v) { out->append(reinterpret_cast<const char*>(&v), 4); }
-void AppendU64(std::string* out, uint64_t v) { out->append(reinterpret_cast<const char*>(&v), 8); }
 
 // Hands an object's bytes to a sink in order, hashing them; Finish appends the checksum.
 class Encoder {
@@ -72,7 +60,7 @@ class Encoder {
   }
   Status Finish() {
     std::string trailer;
-    AppendU64(&trailer, hash_.Digest());
+    AppendLe64(&trailer, hash_.Digest());
     return sink_(trailer);
   }
 
@@ -116,7 +104,7 @@ Status CheckEnvelope(std::string_view bytes, const char (&magic)[8], size_t head
   if (std::memcmp(bytes.data(), magic, 8) != 0) {
     return CorruptError(std::string(what) + " object has a bad magic");
   }
-  const uint32_t version = LoadU32(bytes, 8);
+  const uint32_t version = LoadLe32(bytes, 8);
   if (version == 0) return CorruptError(std::string(what) + " object has version 0");
   if (version > max_version) {
     return Status(ErrorCode::kFormatTooNew, std::string(what) + " object has format version " +
@@ -133,7 +121,7 @@ Status CheckLength(std::string_view bytes, uint64_t expected, std::string_view w
 
 Status CheckSum(std::string_view bytes, std::string_view what) {
   const size_t body = bytes.size() - kTrailerSize;
-  if (XxHash64(bytes.substr(0, body)) == LoadU64(bytes, body)) return Status::Ok();
+  if (XxHash64(bytes.substr(0, body)) == LoadLe64(bytes, body)) return Status::Ok();
   return CorruptError(std::string(what) + " object checksum mismatch");
 }
 
@@ -179,11 +167,11 @@ bool ValidLists(std::span<const uint64_t> off, std::span<const uint32_t> nodes,
 Status AdjacencyCodec::EncodeOrdinals(const TableOrdinals& o, const Sink& sink) {
   const uint64_t n = o.addresses_.size();
   std::string header(kOrdinalsMagic, 8);
-  AppendU32(&header, kOrdinalsVersion);
-  AppendU32(&header, 0);
-  AppendU64(&header, n);
-  AppendU64(&header, o.id_bytes_.size());
-  AppendU64(&header, o.slots_.size());
+  AppendLe32(&header, kOrdinalsVersion);
+  AppendLe32(&header, 0);
+  AppendLe64(&header, n);
+  AppendLe64(&header, o.id_bytes_.size());
+  AppendLe64(&header, o.slots_.size());
   Encoder e(sink);
   OG_RETURN_IF_ERROR(e.Bytes(header));
   OG_RETURN_IF_ERROR(e.Array(std::span<const uint64_t>(o.id_offsets_)));
@@ -201,8 +189,8 @@ Result<std::shared_ptr<const TableOrdinals>> AdjacencyCodec::DecodeOrdinals(std:
   std::string_view bytes = object;
   OG_RETURN_IF_ERROR(
       CheckEnvelope(bytes, kOrdinalsMagic, kOrdinalsHeaderSize, kOrdinalsVersion, kWhat));
-  if (LoadU32(bytes, 12) != 0) return CorruptError("ordinals object has unknown flags");
-  const uint64_t n = LoadU64(bytes, 16), id_bytes = LoadU64(bytes, 24), slots = LoadU64(bytes, 32);
+  if (LoadLe32(bytes, 12) != 0) return CorruptError("ordinals object has unknown flags");
+  const uint64_t n = LoadLe64(bytes, 16), id_bytes = LoadLe64(bytes, 24), slots = LoadLe64(bytes, 32);
   if (n != rows) {
     return CorruptError("ordinals object holds " + std::to_string(n) +
                         " rows; the table version has " + std::to_string(rows));
@@ -260,12 +248,12 @@ Result<std::shared_ptr<const TableOrdinals>> AdjacencyCodec::DecodeOrdinals(std:
 
 Status AdjacencyCodec::EncodeCsr(const Csr& c, uint64_t edge_rows, const Sink& sink) {
   std::string header(kCsrMagic, 8);
-  AppendU32(&header, kCsrVersion);
-  AppendU32(&header, c.same_table_ ? kSameTableFlag : 0);
-  AppendU64(&header, c.num_src());
-  AppendU64(&header, c.num_dst());
-  AppendU64(&header, c.num_edges());
-  AppendU64(&header, edge_rows);
+  AppendLe32(&header, kCsrVersion);
+  AppendLe32(&header, c.same_table_ ? kSameTableFlag : 0);
+  AppendLe64(&header, c.num_src());
+  AppendLe64(&header, c.num_dst());
+  AppendLe64(&header, c.num_edges());
+  AppendLe64(&header, edge_rows);
   Encoder e(sink);
   OG_RETURN_IF_ERROR(e.Bytes(header));
   OG_RETURN_IF_ERROR(e.Array(std::span<const uint64_t>(c.out_offsets_)));
@@ -282,11 +270,11 @@ Result<std::shared_ptr<const Csr>> AdjacencyCodec::DecodeCsr(std::string object,
   constexpr std::string_view kWhat = "csr";
   std::string_view bytes = object;
   OG_RETURN_IF_ERROR(CheckEnvelope(bytes, kCsrMagic, kCsrHeaderSize, kCsrVersion, kWhat));
-  const uint32_t flags = LoadU32(bytes, 12);
+  const uint32_t flags = LoadLe32(bytes, 12);
   if ((flags & ~kSameTableFlag) != 0) return CorruptError("csr object has unknown flags");
   const bool same = (flags & kSameTableFlag) != 0;
-  const uint64_t ns = LoadU64(bytes, 16), nd = LoadU64(bytes, 24), m = LoadU64(bytes, 32),
-                 rows = LoadU64(bytes, 40);
+  const uint64_t ns = LoadLe64(bytes, 16), nd = LoadLe64(bytes, 24), m = LoadLe64(bytes, 32),
+                 rows = LoadLe64(bytes, 40);
   if (ns != shape.num_src || nd != shape.num_dst || rows != shape.edge_rows ||
       same != shape.same_table) {
     return CorruptError("csr object does not match its table versions (" + std::to_string(ns) +

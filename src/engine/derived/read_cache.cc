@@ -24,13 +24,13 @@ GraphReadCache::Counts GraphReadCache::counts() const {
 }
 
 Status GraphReadCache::first_write_error() const {
-  std::lock_guard lock(write_error_mu_);
+  MutexLock lock(&write_error_mu_);
   return first_write_error_;
 }
 
 void GraphReadCache::NoteWriteError(const std::string& object, const Status& s) {
   LogWarn("could not persist derived object " + object + ": " + s.ToString());
-  std::lock_guard lock(write_error_mu_);
+  MutexLock lock(&write_error_mu_);
   if (first_write_error_.ok()) first_write_error_ = s.WithContext("writing derived object " + object);
 }
 
@@ -95,7 +95,7 @@ std::shared_ptr<const format::Column> GraphReadCache::CachedColumn(const table::
 }
 
 bool GraphReadCache::AllowPointRead(const table::TableVersion& version, const std::string& column) {
-  std::lock_guard lock(point_mu_);
+  MutexLock lock(&point_mu_);
   if (point_reads_.size() > 4096) point_reads_.clear();  // bounded; forgetting only delays whole reads
   return ++point_reads_[Key(version) + "/" + column] <= kPointReadsBeforeWhole;
 }

@@ -6,12 +6,12 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <unordered_map>
 
 #include "common/lru_cache.h"
 #include "common/check.h"
+#include "common/mutex.h"
 #include "engine/derived/adjacency.h"
 #include "engine/graph/derived_store.h"
 #include "format/column.h"
@@ -75,11 +75,11 @@ class GraphReadCache {
   static std::string Key(const table::TableVersion& v) { return v.prefix() + "@" + v.version_id(); }
 
   ByteLruCache cache_;
-  std::mutex point_mu_;
-  std::unordered_map<std::string, uint32_t> point_reads_;  // "version/column" -> point reads
+  Mutex point_mu_;
+  std::unordered_map<std::string, uint32_t> point_reads_ OG_GUARDED_BY(point_mu_);  // "version/column" -> reads
   std::atomic<uint64_t> ordinals_built_{0}, ordinals_loaded_{0}, csrs_built_{0}, csrs_loaded_{0};
   std::atomic<uint64_t> written_{0}, rejected_{0};
-  mutable std::mutex write_error_mu_;
+  mutable Mutex write_error_mu_;
   Status first_write_error_ OG_GUARDED_BY(write_error_mu_);
 };
 

@@ -146,28 +146,6 @@ Result<Value> Context::Eval(const IrExpr& e, const int64_t* row) {
   }
 }
 
-bool CompareValues(const Value& l, CompareOp op, const Value& r) {
-  if (l.is_null() || r.is_null()) return false;
-  switch (op) {
-    case CompareOp::kEq: return l.Compare(r) == 0;
-    case CompareOp::kNe: return l.Compare(r) != 0;
-    case CompareOp::kLt: return l.Compare(r) < 0;
-    case CompareOp::kLe: return l.Compare(r) <= 0;
-    case CompareOp::kGt: return l.Compare(r) > 0;
-    case CompareOp::kGe: return l.Compare(r) >= 0;
-    case CompareOp::kContains:
-      if (l.kind() == TypeKind::kList) {
-        for (const Value& item : l.list_value()) {
-          if (item.Compare(r) == 0) return true;
-        }
-        return false;
-      }
-      return l.string_value().find(r.string_value()) != std::string::npos;
-    case CompareOp::kStartsWith: return l.string_value().rfind(r.string_value(), 0) == 0;
-  }
-  return false;
-}
-
 namespace {
 
 bool Holds(CompareOp op, std::weak_ordering c) {
@@ -282,43 +260,34 @@ void FilterByColumn(const format::Column* c, CompareOp op, const Value& v, bool 
 
 namespace {
 
-// The name of the first search or ranking function in `e`, or nullptr.
-const char* SearchFunction(const compiler::IrExpr& e) {
-  using compiler::IrExprKind;
-  switch (e.kind) {
-    case IrExprKind::kNearest: return "nearest";
-    case IrExprKind::kBm25: return "bm25";
-    case IrExprKind::kRrf: return "rrf";
-    case IrExprKind::kSearch: return "search";
-    case IrExprKind::kFuzzy: return "fuzzy";
-    case IrExprKind::kMatchText: return "match_text";
-    default: break;
-  }
+// The name of the first search or ranking function in `e`, or empty.
+std::string_view SearchFunction(const compiler::IrExpr& e) {
+  if (std::string_view f = compiler::SearchFunctionName(e.kind); !f.empty()) return f;
   for (const auto& a : e.args) {
-    if (const char* f = SearchFunction(a)) return f;
+    if (std::string_view f = SearchFunction(a); !f.empty()) return f;
   }
-  return nullptr;
+  return {};
 }
 
-const char* SearchFunction(const std::vector<compiler::IrClause>& clauses) {
+std::string_view SearchFunction(const std::vector<compiler::IrClause>& clauses) {
   for (const auto& c : clauses) {
-    const char* f = SearchFunction(c.lhs);
-    if (f == nullptr) f = SearchFunction(c.rhs);
-    if (f == nullptr) f = SearchFunction(c.call);
-    if (f == nullptr) f = SearchFunction(c.body);
-    for (size_t i = 0; f == nullptr && i < c.equalities.size(); ++i) f = SearchFunction(c.equalities[i].value);
-    if (f != nullptr) return f;
+    std::string_view f = SearchFunction(c.lhs);
+    if (f.empty()) f = SearchFunction(c.rhs);
+    if (f.empty()) f = SearchFunction(c.call);
+    if (f.empty()) f = SearchFunction(c.body);
+    for (size_t i = 0; f.empty() && i < c.equalities.size(); ++i) f = SearchFunction(c.equalities[i].value);
+    if (!f.empty()) return f;
   }
-  return nullptr;
+  return {};
 }
 
 }  // namespace
 
 Status CheckNoSearch(const compiler::IrQuery& q) {
-  const char* f = SearchFunction(q.clauses);
-  for (size_t i = 0; f == nullptr && i < q.projections.size(); ++i) f = SearchFunction(q.projections[i].expr);
-  for (size_t i = 0; f == nullptr && i < q.order.size(); ++i) f = SearchFunction(q.order[i].expr);
-  if (f == nullptr) return Status::Ok();
+  std::string_view f = SearchFunction(q.clauses);
+  for (size_t i = 0; f.empty() && i < q.projections.size(); ++i) f = SearchFunction(q.projections[i].expr);
+  for (size_t i = 0; f.empty() && i < q.order.size(); ++i) f = SearchFunction(q.order[i].expr);
+  if (f.empty()) return Status::Ok();
   return UnimplementedError(std::string(f) + "() is not implemented yet (search and ranking functions are later work)");
 }
 

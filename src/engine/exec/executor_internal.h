@@ -16,6 +16,7 @@
 #include "compiler/query_ir.h"
 #include "engine/derived/read_cache.h"
 #include "engine/exec/query_result.h"
+#include "engine/exec/value_compare.h"
 #include "engine/graph/snapshot.h"
 
 namespace omnigraph::engine::exec {
@@ -190,9 +191,6 @@ inline constexpr const char* kSearchUnimplemented =
 // `unimplemented` naming the first search or ranking function the query uses (later work),
 // checked before anything runs so that even an empty match reports it.
 Status CheckNoSearch(const compiler::IrQuery& q);
-
-// NULL never satisfies a comparison (same rules as the reference).
-bool CompareValues(const Value& l, compiler::CompareOp op, const Value& r);
 
 // Keeps the `ordinals` whose value in column `c` (by ordinal; nullptr = the property is absent,
 // null everywhere) satisfies `column op v`, or `v op column` when `constant_left`: exactly

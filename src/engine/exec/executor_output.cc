@@ -16,11 +16,6 @@ using compiler::IrExprKind;
 
 namespace {
 
-std::weak_ordering OrderValues(const Value& a, const Value& b, bool desc) {
-  auto c = a.Compare(b);  // nulls first; reversed (last) when descending
-  return desc ? 0 <=> c : c;
-}
-
 // Sorts `idx` by `less` and keeps the first `limit` (partial sort when a limit cuts).
 template <typename Less>
 void SortAndCut(std::vector<size_t>* idx, const std::optional<uint64_t>& limit, Less less) {
@@ -32,9 +27,6 @@ void SortAndCut(std::vector<size_t>* idx, const std::optional<uint64_t>& limit, 
   }
 }
 
-bool IsFloatKind(TypeKind k) { return k == TypeKind::kF32 || k == TypeKind::kF64; }
-bool IsUnsignedKind(TypeKind k) { return k == TypeKind::kU32 || k == TypeKind::kU64; }
-
 // One aggregate's running state. Integer sums are exact (128-bit, checked against the result
 // type at the end, so the outcome does not depend on the row order); float sums are doubles.
 struct Acc {
@@ -45,14 +37,6 @@ struct Acc {
   Value best;
   bool has_best = false;
 };
-
-// Value::Compare, with -0 below 0 so that min/max of a float column do not depend on row order.
-bool MinMaxLess(const Value& a, const Value& b) {
-  auto c = a.Compare(b);
-  if (c != 0) return c < 0;
-  return IsFloatKind(a.kind()) && IsFloatKind(b.kind()) && a.float_value() == 0 && b.float_value() == 0 &&
-         std::signbit(a.float_value()) && !std::signbit(b.float_value());
-}
 
 // Adds `weight` rows of value `v` (Rows::mult: one row standing for several matches).
 void Accumulate(const compiler::IrExpr& agg, Value v, uint64_t weight, Acc* acc) {

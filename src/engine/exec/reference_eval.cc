@@ -10,6 +10,7 @@
 
 #include "common/error_codes.h"
 #include "common/json.h"
+#include "engine/exec/value_compare.h"
 
 namespace omnigraph::engine {
 namespace {
@@ -55,7 +56,6 @@ class Evaluator {
   Result<std::vector<Binding>> Apply(const IrClause& c, std::vector<Binding> rows);
   Result<std::vector<Binding>> Traverse(const IrClause& c, std::vector<Binding> rows);
   Result<Value> Expr(const IrExpr& e, const Binding& b);
-  Result<bool> Compare(const Value& l, compiler::CompareOp op, const Value& r);
   // `agg` (kAggregate) over the rows `members` of `rows`.
   Result<Value> Aggregate(const IrExpr& agg, const std::vector<Binding>& rows, const std::vector<size_t>& members);
   const std::string& TypeOf(int var) const { return q_.variables[var].type_name; }
@@ -129,29 +129,6 @@ Result<Value> Evaluator::Expr(const IrExpr& e, const Binding& b) {
     default:
       return UnimplementedError("search and ranking functions (nearest, bm25, rrf, search, fuzzy, match_text) are not implemented yet");
   }
-}
-
-Result<bool> Evaluator::Compare(const Value& l, compiler::CompareOp op, const Value& r) {
-  using Op = compiler::CompareOp;
-  if (l.is_null() || r.is_null()) return false;  // NULL never satisfies a comparison
-  switch (op) {
-    case Op::kEq: return l.Compare(r) == 0;
-    case Op::kNe: return l.Compare(r) != 0;
-    case Op::kLt: return l.Compare(r) < 0;
-    case Op::kLe: return l.Compare(r) <= 0;
-    case Op::kGt: return l.Compare(r) > 0;
-    case Op::kGe: return l.Compare(r) >= 0;
-    case Op::kContains:
-      if (l.kind() == TypeKind::kList) {
-        for (const Value& item : l.list_value()) {
-          if (item.Compare(r) == 0) return true;
-        }
-        return false;
-      }
-      return l.string_value().find(r.string_value()) != std::string::npos;
-    case Op::kStartsWith: return l.string_value().rfind(r.string_value(), 0) == 0;
-  }
-  return false;
 }
 
 Result<std::vector<Binding>> Evaluator::Traverse(const IrClause& c, std::vector<Binding> rows) {
@@ -238,8 +215,7 @@ Result<std::vector<Binding>> Evaluator::Apply(const IrClause& c, std::vector<Bin
             OG_ASSIGN_OR_RETURN(Value want, Expr(eq.value, b));
             size_t f = t->Field(eq.property);
             Value have = f < t->fields.size() ? t->rows[r][f] : Value::Null();
-            OG_ASSIGN_OR_RETURN(bool same, Compare(have, compiler::CompareOp::kEq, want));
-            if (!same) {
+            if (!exec::CompareValues(have, compiler::CompareOp::kEq, want)) {
               ok = false;
               break;
             }
@@ -258,8 +234,7 @@ Result<std::vector<Binding>> Evaluator::Apply(const IrClause& c, std::vector<Bin
       for (Binding& b : rows) {
         OG_ASSIGN_OR_RETURN(Value l, Expr(c.lhs, b));
         OG_ASSIGN_OR_RETURN(Value r, Expr(c.rhs, b));
-        OG_ASSIGN_OR_RETURN(bool keep, Compare(l, c.op, r));
-        if (keep) out.push_back(std::move(b));
+        if (exec::CompareValues(l, c.op, r)) out.push_back(std::move(b));
       }
       return out;
     }
@@ -300,17 +275,12 @@ Result<Value> Evaluator::Aggregate(const IrExpr& agg, const std::vector<Binding>
   }
   if (agg.agg == AggFn::kCount) return Value::I64(static_cast<int64_t>(vals.size()));
   if (vals.empty()) return Value::Null(agg.type.data);
-  auto less = [](const Value& a, const Value& b) {  // -0 before 0: min/max independent of row order
-    if (a.Compare(b) != 0) return a.Compare(b) < 0;
-    bool fa = a.kind() == TypeKind::kF32 || a.kind() == TypeKind::kF64;
-    bool fb = b.kind() == TypeKind::kF32 || b.kind() == TypeKind::kF64;
-    return fa && fb && std::signbit(a.float_value()) && !std::signbit(b.float_value()) && a.float_value() == 0;
-  };
-  if (agg.agg == AggFn::kMin) return *std::min_element(vals.begin(), vals.end(), less);
-  if (agg.agg == AggFn::kMax) return *std::max_element(vals.begin(), vals.end(), less);
+  // -0 before 0: min/max independent of row order.
+  if (agg.agg == AggFn::kMin) return *std::min_element(vals.begin(), vals.end(), exec::MinMaxLess);
+  if (agg.agg == AggFn::kMax) return *std::max_element(vals.begin(), vals.end(), exec::MinMaxLess);
   const TypeKind in = agg.args.at(0).type.data.kind;
-  const bool is_float = in == TypeKind::kF32 || in == TypeKind::kF64;
-  const bool is_unsigned = in == TypeKind::kU32 || in == TypeKind::kU64;
+  const bool is_float = IsFloatKind(in);
+  const bool is_unsigned = IsUnsignedKind(in);
   double fsum = 0;
   __int128_t isum = 0;  // exact: |sum| < 2^64 * 2^64 for any possible row count
   for (const auto& v : vals) {
@@ -331,13 +301,6 @@ Result<Value> Evaluator::Aggregate(const IrExpr& agg, const std::vector<Binding>
     return Status(ErrorCode::kResourceExhausted, "sum() overflows I64");
   }
   return Value::I64(static_cast<int64_t>(isum));
-}
-
-std::weak_ordering OrderValues(const Value& a, const Value& b, bool desc) {
-  // NULLs first ascending, last descending: Value::Compare puts null first; reversing for desc
-  // puts it last.
-  auto c = a.Compare(b);
-  return desc ? 0 <=> c : c;
 }
 
 Result<QueryResult> Evaluator::Run() {
@@ -424,7 +387,7 @@ Result<QueryResult> Evaluator::Run() {
       std::vector<Value> key;
       for (int k : q_.group_keys) {
         OG_ASSIGN_OR_RETURN(Value v, Expr(q_.projections[k].expr, rows[i]));
-        if (!v.is_null() && (v.kind() == TypeKind::kF32 || v.kind() == TypeKind::kF64) && v.float_value() == 0) {
+        if (!v.is_null() && IsFloatKind(v.kind()) && v.float_value() == 0) {
           v = v.kind() == TypeKind::kF32 ? Value::F32(0.0f) : Value::F64(0.0);  // -0 and 0: one group, shown as 0
         }
         key.push_back(std::move(v));
@@ -461,7 +424,7 @@ Result<QueryResult> Evaluator::Run() {
   }
   std::stable_sort(outs.begin(), outs.end(), [&](const Out& a, const Out& b) {
     for (size_t i = 0; i < q_.order.size(); ++i) {
-      auto c = OrderValues(a.order[i], b.order[i], q_.order[i].descending);
+      auto c = exec::OrderValues(a.order[i], b.order[i], q_.order[i].descending);
       if (c != 0) return c < 0;
     }
     if (a.tie != b.tie) return a.tie < b.tie;

@@ -60,7 +60,7 @@ Result<RefEntry> Graph::PublishCreate(std::string_view name, const std::string& 
   for (int attempt = 0; attempt < 8; ++attempt) {
     Status s = refs_.Publish(name, head ? &*head : nullptr, &entry, /*update_hint=*/false);
     if (s.ok()) {
-      std::lock_guard lock(mu_);
+      MutexLock lock(&mu_);
       known_heads_[std::string(name)] = entry;
       return entry;
     }
@@ -89,7 +89,7 @@ Result<RefEntry> Graph::DeleteBranch(std::string_view name) {
   entry.actor = options_.actor;
   entry.time_us = NowMicros();
   OG_RETURN_IF_ERROR(refs_.Publish(name, &*head, &entry));
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   known_heads_[std::string(name)] = entry;
   return entry;
 }
@@ -113,7 +113,7 @@ Result<RefEntry> Graph::DeleteBranchIf(std::string_view name, const RefEntry& ex
                   "branch " + Quoted(name) + " moved past version " + std::to_string(expected.seq) +
                       " (the version that was merged); it was not deleted");
   }
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   known_heads_[std::string(name)] = entry;
   return entry;
 }
@@ -180,7 +180,7 @@ Result<RefEntry> Graph::AdvanceBranch(std::string_view branch, const RefEntry& e
   entry.actor = options_.actor;
   entry.time_us = NowMicros();
   OG_RETURN_IF_ERROR(refs_.Publish(branch, &expected, &entry));
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   known_heads_[std::string(branch)] = entry;
   return entry;
 }

@@ -119,7 +119,10 @@ Result<std::unique_ptr<Graph>> Graph::Init(std::shared_ptr<io::ObjectStore> stor
     return published;
   }
   std::unique_ptr<Graph> g(new Graph(std::move(store), std::move(options)));
-  g->known_heads_[std::string(kMainBranch)] = entry;
+  {
+    MutexLock lock(&g->mu_);  // not shared yet; taken so the lock discipline holds everywhere
+    g->known_heads_[std::string(kMainBranch)] = entry;
+  }
   const uint64_t charge = 512 + 160 * genesis.tables.size();
   const std::string genesis_id = genesis.id;
   g->commits_.Put(genesis_id, std::make_shared<const Commit>(std::move(genesis)), charge);
@@ -145,14 +148,17 @@ Result<std::unique_ptr<Graph>> Graph::Open(std::shared_ptr<io::ObjectStore> stor
                          " (initialization did not complete); run `omnigraph init` again");
   }
   std::unique_ptr<Graph> g(new Graph(std::move(store), std::move(options)));
-  g->known_heads_[std::string(kMainBranch)] = **head;
+  {
+    MutexLock lock(&g->mu_);
+    g->known_heads_[std::string(kMainBranch)] = **head;
+  }
   return g;
 }
 
-std::mutex& Graph::BranchMutex(const std::string& branch) {
-  std::lock_guard lock(mu_);
+Mutex& Graph::BranchMutex(const std::string& branch) {
+  MutexLock lock(&mu_);
   auto& m = branch_mutexes_[branch];
-  if (!m) m = std::make_unique<std::mutex>();
+  if (!m) m = std::make_unique<Mutex>();
   return *m;
 }
 
@@ -205,7 +211,7 @@ Result<std::optional<RefEntry>> Graph::ReadBranchHead(std::string_view branch) {
   OG_RETURN_IF_ERROR(ValidateBranchName(branch));
   std::optional<RefEntry> known;
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(&mu_);
     auto it = known_heads_.find(std::string(branch));
     if (it != known_heads_.end()) known = it->second;
   }
@@ -216,7 +222,7 @@ Result<std::optional<RefEntry>> Graph::ReadBranchHead(std::string_view branch) {
     OG_ASSIGN_OR_RETURN(head, refs_.ReadHead(branch));
   }
   if (head) {
-    std::lock_guard lock(mu_);
+    MutexLock lock(&mu_);
     known_heads_[std::string(branch)] = *head;
   }
   return head;
@@ -269,7 +275,7 @@ Result<Graph::Capture> Graph::CaptureWrite(const WriteRequest& req) {
 Result<WriteResult> Graph::Write(const WriteRequest& req) {
   if (options_.read_only) return PermissionDeniedError("the graph was opened read-only");
   if (!req.prepare) return InvalidArgumentError("a write needs a prepare step");
-  std::lock_guard branch_lock(BranchMutex(req.branch));
+  MutexLock branch_lock(&BranchMutex(req.branch));
   OG_ASSIGN_OR_RETURN(Capture cap, CaptureWrite(req));
   if (req.if_commit && cap.snap.commit().id != *req.if_commit) {
     return PreconditionFailedError("branch '" + req.branch + "' is at commit " + cap.snap.commit().id +
@@ -344,7 +350,7 @@ Result<WriteResult> Graph::Write(const WriteRequest& req) {
       if (changes) {
         commits_.Put(c.id, std::make_shared<const Commit>(c), 512 + 160 * c.tables.size() + 96 * c.summary.size());
       }
-      std::lock_guard lock(mu_);
+      MutexLock lock(&mu_);
       known_heads_[req.branch] = entry;
       return WriteResult{changes, std::move(c), entry.seq, attempt, cap.create};
     }

@@ -178,19 +178,20 @@ class Graph {
   Result<Snapshot> MakeSnapshot(std::shared_ptr<const Commit> commit, std::optional<RefEntry> ref,
                                 std::string branch);
   Result<std::shared_ptr<const compiler::Catalog>> LoadCatalog(const std::string& schema_id);
-  std::mutex& BranchMutex(const std::string& branch);
+  // Serializes this process's writers to one branch.
+  Mutex& BranchMutex(const std::string& branch);
 
   std::shared_ptr<io::ObjectStore> store_;
   GraphOptions options_;
   RefLog refs_;
   std::shared_ptr<table::TableCache> table_cache_;
   std::shared_ptr<ManifestCache> manifests_;
-  std::mutex mu_;  // guards the maps below
+  Mutex mu_;
   // Immutable commits and catalogs by id, bounded by estimated bytes (common/lru_cache.h).
   ByteLruCache commits_{uint64_t{16} << 20};
   ByteLruCache catalogs_{uint64_t{64} << 20};
-  std::map<std::string, RefEntry> known_heads_;  // warm head reads: one LIST
-  std::map<std::string, std::unique_ptr<std::mutex>> branch_mutexes_;
+  std::map<std::string, RefEntry> known_heads_ OG_GUARDED_BY(mu_);  // warm head reads: one LIST
+  std::map<std::string, std::unique_ptr<Mutex>> branch_mutexes_ OG_GUARDED_BY(mu_);
 };
 
 }  // namespace omnigraph::engine

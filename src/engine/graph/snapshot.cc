@@ -43,7 +43,7 @@ Result<table::TableVersion> Snapshot::Table(std::string_view type_name) const {
                          commit_->id);
   }
   {
-    std::lock_guard lock(tables_->mu);
+    MutexLock lock(&tables_->mu);
     auto open = tables_->open.find(type_name);
     if (open != tables_->open.end()) return open->second;
   }
@@ -64,7 +64,7 @@ Result<table::TableVersion> Snapshot::Table(std::string_view type_name) const {
     opened = std::move(fresh);
   }
   table::TableVersion v = std::move(*opened);
-  std::lock_guard lock(tables_->mu);
+  MutexLock lock(&tables_->mu);
   tables_->open.emplace(std::string(type_name), v);
   return v;
 }
@@ -80,7 +80,7 @@ Result<std::map<std::string, uint64_t>> Snapshot::RowCounts() const {
 
 std::set<std::string> Snapshot::TablesRead() const {
   std::set<std::string> out;
-  std::lock_guard lock(tables_->mu);
+  MutexLock lock(&tables_->mu);
   for (const auto& [name, v] : tables_->open) out.insert(name);
   return out;
 }

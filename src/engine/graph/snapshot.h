@@ -5,12 +5,12 @@
 
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
 
 #include "common/lru_cache.h"
+#include "common/mutex.h"
 #include "compiler/catalog.h"
 #include "engine/graph/commit.h"
 #include "engine/graph/derived_store.h"
@@ -68,8 +68,8 @@ class Snapshot {
 
  private:
   struct Tables {
-    std::mutex mu;
-    std::map<std::string, table::TableVersion, std::less<>> open;
+    Mutex mu;
+    std::map<std::string, table::TableVersion, std::less<>> open OG_GUARDED_BY(mu);
   };
   io::ObjectStore* store_;
   std::shared_ptr<const Commit> commit_;

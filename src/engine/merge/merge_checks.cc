@@ -28,22 +28,7 @@ namespace {
 
 std::string Quoted(std::string_view s) { return "'" + std::string(s) + "'"; }
 
-bool Ordered(TypeKind k) {
-  switch (k) {
-    case TypeKind::kBool:
-    case TypeKind::kI32:
-    case TypeKind::kI64:
-    case TypeKind::kU32:
-    case TypeKind::kU64:
-    case TypeKind::kF32:
-    case TypeKind::kF64:
-    case TypeKind::kDate:
-    case TypeKind::kDateTime:
-      return true;
-    default:
-      return false;
-  }
-}
+bool Ordered(TypeKind k) { return k == TypeKind::kBool || IsNumericOrTemporalKind(k); }
 
 double Numeric(const Value& v) {
   switch (v.kind()) {
