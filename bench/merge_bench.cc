@@ -1,6 +1,7 @@
-// Branch and merge costs (issue 7 "Bench"; ARCHITECTURE.md §7, §9), counted with CountingStore
-// (requests, bytes) and LatencyStore (sequential round trips: requests started while none was in
-// flight, with 20 ms per request) over the in-memory store:
+// Branch and merge costs (issue 7 "Bench"; docs/architecture.md, "Branches",
+// "Merges and change listing"), counted with CountingStore (requests, bytes) and LatencyStore
+// (sequential round trips: requests started while none was in flight, with 20 ms per request) over
+// the in-memory store:
 //   (a) branch create on graphs with 4 and 200 types (warm process);
 //   (b) the first one-row write on a new branch vs the same write on main (warm process);
 //   (c) a three-way merge of ~1k changed entities (inserts, updates, deletes of nodes and edges;

@@ -1,5 +1,5 @@
-# Every third-party dependency (ARCHITECTURE.md §2), all from Debian packages installed by
-# scripts/setup.sh. Nothing is vendored or downloaded.
+# Every third-party dependency (docs/architecture.md, "Code conventions"), all from Debian packages
+# installed by scripts/setup.sh. Nothing is vendored or downloaded.
 find_package(Threads REQUIRED)
 find_package(PkgConfig REQUIRED)
 

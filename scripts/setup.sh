@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Installs every build, library and test dependency of Omnigraph (ARCHITECTURE.md §2).
-# Idempotent; the only install step anywhere. Debian 12, as root or with sudo.
+# Installs every build, library and test dependency of Omnigraph (docs/architecture.md,
+# "Code conventions"). Idempotent; the only install step anywhere. Debian 12, as root or with sudo.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -1,4 +1,4 @@
-// Result<T>: a value or an error Status (CONVENTIONS.md "Errors").
+// Result<T>: a value or an error Status (docs/architecture.md, "Code conventions").
 #pragma once
 
 #include <cstdlib>

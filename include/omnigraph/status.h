@@ -1,4 +1,4 @@
-// Status: the error type of every Omnigraph API (CONVENTIONS.md "Errors").
+// Status: the error type of every Omnigraph API (docs/architecture.md, "Code conventions").
 // A Status is ok, or carries a user-facing error code (from src/common/error_codes.def), a category,
 // a message, an optional source span and optional structured details (a JSON text).
 #pragma once

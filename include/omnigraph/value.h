@@ -1,4 +1,4 @@
-// Typed values and data types shared by every layer (LANGUAGE.md §1 types): the property types
+// Typed values and data types shared by every layer (docs/language.md, "Types"): the property types
 // of the schema language, and a Value that holds one (possibly null) value of such a type.
 #pragma once
 
@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -95,7 +96,20 @@ class Value {
   TypeKind kind() const { return type_.kind; }
   bool is_null() const { return std::holds_alternative<std::monostate>(data_); }
 
-  // Accessors; precondition: not null and the matching representation.
+  // Checked accessors, for code that does not know the kind: nullopt (nullptr) when the value is
+  // null or cannot be read as asked. AsInt64: signed integers, Date (days), DateTime (ms), and
+  // unsigned integers up to INT64_MAX; AsUint64: unsigned integers and non-negative signed ones;
+  // AsDouble: any number (integers above 2^53 round); AsString: String and Blob bytes.
+  std::optional<bool> AsBool() const;
+  std::optional<int64_t> AsInt64() const;
+  std::optional<uint64_t> AsUint64() const;
+  std::optional<double> AsDouble() const;
+  const std::string* AsString() const;
+  const std::vector<float>* AsVector() const;
+  const std::vector<Value>* AsList() const;
+
+  // Direct accessors; precondition: not null and the matching representation (a mismatch is a
+  // programming error: std::get throws). Use the As* accessors when the kind is not known.
   bool bool_value() const { return std::get<bool>(data_); }
   int64_t int_value() const { return std::get<int64_t>(data_); }    // signed ints, Date, DateTime
   uint64_t uint_value() const { return std::get<uint64_t>(data_); }  // U32, U64
@@ -120,7 +134,7 @@ class Value {
       data_;
 };
 
-// The canonical string of a key value (LANGUAGE.md §1 "Node id derivation"): integers in decimal,
+// The canonical string of a key value (docs/language.md, "Keys and ids"): integers in decimal,
 // bools true/false, Date as epoch days, DateTime as epoch ms, finite floats in shortest round-trip
 // form with -0 as 0, strings as themselves. InvalidArgument for null, NaN/inf, Blob, Vector, List.
 Result<std::string> CanonicalKeyString(const Value& v);

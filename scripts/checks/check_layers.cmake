@@ -1,5 +1,5 @@
 # ctest check: every `#include "<layer>/..."` in src/<layer>/ must name an allowed layer
-# (ARCHITECTURE.md §1). Run: cmake -DSRC=<repo>/src -P check_layers.cmake
+# (docs/architecture.md, "Layers"). Run: cmake -DSRC=<repo>/src -P check_layers.cmake
 set(allowed_common "")
 set(allowed_io common)
 set(allowed_format common io)

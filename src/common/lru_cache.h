@@ -1,8 +1,8 @@
-// A byte-budgeted LRU cache of immutable shared objects (ARCHITECTURE.md §4 "Reads and caches"):
-// keys name immutable objects (a version id, an object key), so entries never need invalidation;
-// each entry is charged an estimate of its memory, and the least recently used entries are dropped
-// while the total exceeds the budget. An entry larger than the whole budget is not kept.
-// Thread-safe (one mutex; values are built by callers outside it).
+// A byte-budgeted LRU cache of immutable shared objects (docs/architecture.md,
+// "Derived structures and caches"): keys name immutable objects (a version id, an object key), so
+// entries never need invalidation; each entry is charged an estimate of its memory, and the least
+// recently used entries are dropped while the total exceeds the budget. An entry larger than the
+// whole budget is not kept. Thread-safe (one mutex; values are built by callers outside it).
 #pragma once
 
 #include <cstdint>

@@ -352,4 +352,40 @@ std::string FormatIsoDateTimeMillis(int64_t millis) {
   return buf;
 }
 
+std::optional<bool> Value::AsBool() const {
+  if (const bool* b = std::get_if<bool>(&data_)) return *b;
+  return std::nullopt;
+}
+
+std::optional<int64_t> Value::AsInt64() const {
+  if (const int64_t* i = std::get_if<int64_t>(&data_)) return *i;
+  if (const uint64_t* u = std::get_if<uint64_t>(&data_)) {
+    if (*u <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) return static_cast<int64_t>(*u);
+  }
+  return std::nullopt;
+}
+
+std::optional<uint64_t> Value::AsUint64() const {
+  if (const uint64_t* u = std::get_if<uint64_t>(&data_)) return *u;
+  if (const int64_t* i = std::get_if<int64_t>(&data_)) {
+    if (*i >= 0 && IsIntegerKind(kind())) return static_cast<uint64_t>(*i);
+  }
+  return std::nullopt;
+}
+
+std::optional<double> Value::AsDouble() const {
+  if (const double* d = std::get_if<double>(&data_)) return *d;
+  if (!IsIntegerKind(kind())) return std::nullopt;
+  if (const int64_t* i = std::get_if<int64_t>(&data_)) return static_cast<double>(*i);
+  if (const uint64_t* u = std::get_if<uint64_t>(&data_)) return static_cast<double>(*u);
+  return std::nullopt;
+}
+
+const std::string* Value::AsString() const { return std::get_if<std::string>(&data_); }
+const std::vector<float>* Value::AsVector() const { return std::get_if<std::vector<float>>(&data_); }
+const std::vector<Value>* Value::AsList() const {
+  const auto* l = std::get_if<std::shared_ptr<const std::vector<Value>>>(&data_);
+  return l != nullptr ? l->get() : nullptr;
+}
+
 }  // namespace omnigraph

@@ -71,5 +71,31 @@ TEST(ValueTest, DisplayAndTypes) {
   EXPECT_FALSE(ParseScalarTypeName("string", &k));
 }
 
+TEST(ValueTest, CheckedAccessorsNeverThrow) {
+  EXPECT_EQ(Value::I32(-5).AsInt64(), std::optional<int64_t>(-5));
+  EXPECT_EQ(Value::I32(-5).AsUint64(), std::nullopt);
+  EXPECT_EQ(Value::I32(7).AsUint64(), std::optional<uint64_t>(7));
+  EXPECT_EQ(Value::U64(std::numeric_limits<uint64_t>::max()).AsInt64(), std::nullopt);
+  EXPECT_EQ(Value::U64(9).AsInt64(), std::optional<int64_t>(9));
+  EXPECT_EQ(Value::Date(3).AsInt64(), std::optional<int64_t>(3));
+  EXPECT_EQ(Value::Date(3).AsUint64(), std::nullopt);  // a date is not an unsigned number
+  EXPECT_EQ(Value::Date(3).AsDouble(), std::nullopt);
+  EXPECT_EQ(Value::F64(2.5).AsDouble(), std::optional<double>(2.5));
+  EXPECT_EQ(Value::I64(4).AsDouble(), std::optional<double>(4.0));
+  EXPECT_EQ(Value::F64(2.5).AsInt64(), std::nullopt);
+  EXPECT_EQ(Value::Bool(true).AsBool(), std::optional<bool>(true));
+  EXPECT_EQ(Value::String("x").AsBool(), std::nullopt);
+  ASSERT_NE(Value::String("x").AsString(), nullptr);
+  EXPECT_EQ(*Value::String("x").AsString(), "x");
+  EXPECT_EQ(Value::I32(1).AsString(), nullptr);
+  EXPECT_EQ(Value::Null(DataType::Scalar(TypeKind::kI64)).AsInt64(), std::nullopt);
+  ASSERT_NE(Value::Vector({1.0f, 2.0f}).AsVector(), nullptr);
+  EXPECT_EQ(Value::Vector({1.0f, 2.0f}).AsVector()->size(), 2u);
+  auto list = Value::List(TypeKind::kI32, {Value::I32(1), Value::I32(2)});
+  ASSERT_NE(list.AsList(), nullptr);
+  EXPECT_EQ(list.AsList()->size(), 2u);
+  EXPECT_EQ(Value::I32(1).AsList(), nullptr);
+}
+
 }  // namespace
 }  // namespace omnigraph

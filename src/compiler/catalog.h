@@ -1,8 +1,9 @@
-// The catalog: the compiled schema IR (LANGUAGE.md §1). Node and edge types with stable ids,
-// properties with stable field ids, DataTypes, nullability, normalized enums, constraints (@key,
-// @unique, @range, @check, @card), the index kind chosen per property, @embed and metadata, and
-// interfaces expanded into the implementing nodes. Canonical JSON round-trips exactly; the schema
-// id is the SHA-256 of that JSON. Built by catalog_builder.h from a parsed .pg file.
+// The catalog: the compiled schema IR (docs/language.md, "Schemas"). Node and edge types with
+// stable ids, properties with stable field ids, DataTypes, nullability, normalized enums,
+// constraints (@key, @unique, @range, @check, @card), the index kind chosen per property, @embed
+// and metadata, and interfaces expanded into the implementing nodes. Canonical JSON round-trips
+// exactly; the schema id is the SHA-256 of that JSON. Built by catalog_builder.h from a parsed .pg
+// file.
 #pragma once
 
 #include <cstdint>
@@ -18,7 +19,8 @@
 
 namespace omnigraph::compiler {
 
-// Index kind chosen from the property type (LANGUAGE.md §1 "@index"):
+// Index kind chosen from the property type (docs/language.md, "Constraints and annotations",
+// @index):
 //   enum and orderable scalars (Bool, ints, floats, Date, DateTime) -> kSorted;
 //   non-enum String -> kFullText, which ALWAYS includes an exact-match (sorted) index as well, so
 //     `=` / starts_with on an indexed String is fast;

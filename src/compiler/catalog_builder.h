@@ -1,6 +1,6 @@
 // Turns a parsed schema (schema_ast.h) into a validated Catalog (catalog.h): resolves interfaces
 // and endpoints, normalizes enums, picks index kinds, assigns ids, and reports every error of
-// LANGUAGE.md §1 "Errors to report" with its code (S001..., error_codes.def "schema") and span.
+// docs/language.md, "Schema errors" with its code (S001..., error_codes.def "schema") and span.
 #pragma once
 
 #include <string_view>

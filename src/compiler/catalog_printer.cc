@@ -1,5 +1,5 @@
 // Catalog::ToSource: prints a catalog back to .pg source that compiles to an identical catalog
-// (the round-trip property of LANGUAGE.md §1 tests). Types print in id order so ids re-derive.
+// (the round-trip property schema_golden_test.cc checks). Types print in id order so ids re-derive.
 #include <string>
 
 #include "compiler/catalog.h"

@@ -1,5 +1,6 @@
 // Renders an error Status that carries a SourceSpan the way the CLI prints compile errors
-// (LANGUAGE.md preamble): the code and message, the offending source line, and a caret line.
+// (docs/language.md, "Lexical rules"): the code and message, the offending source line, and a caret
+// line.
 #pragma once
 
 #include <string>

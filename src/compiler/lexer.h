@@ -1,4 +1,4 @@
-// The one lexer of the .pg schema and .gq query languages (LANGUAGE.md, preamble and §1/§2):
+// The one lexer of the .pg schema and .gq query languages (docs/language.md, "Lexical rules"):
 // identifiers, TypeNames, $variables, numbers, strings with escapes, punctuation, comments, and
 // exact 1-based line:column spans. Keywords are not special here: they arrive as kIdent / kTypeName
 // tokens and each parser matches their text.

@@ -1,7 +1,8 @@
-// Offline lint of .gq files against a .pg schema (LANGUAGE.md §2 "Errors and codes", reference
-// `omnigraph lint --json`): per query kind, status, error, warnings (L202) and the operation
-// descriptor (result columns with kinds, node/edge types read and written), plus cross-query
-// findings (L201). The CLI's `omnigraph lint --schema S.pg --query Q.gq [--json]` calls this.
+// Offline lint of .gq files against a .pg schema (docs/language.md, "Error code families";
+// reference `omnigraph lint --json`): per query kind, status, error, warnings (L202) and the
+// operation descriptor (result columns with kinds, node/edge types read and written), plus
+// cross-query findings (L201). The CLI's `omnigraph lint --schema S.pg --query Q.gq [--json]` calls
+// this.
 #pragma once
 
 #include <cstdint>

@@ -1,6 +1,7 @@
-// Schema migration planner (issue 4; RUST_SURFACE.md §5.6): compares the accepted catalog with a
-// new one and produces ordered steps, or `unsupported_change` steps with stable OG-... codes.
-// Pure: row counts per (old) type name are an input for the "populated type" rules.
+// Schema migration planner (issue 4; as the existing implementation does; docs/decisions.md):
+// compares the accepted catalog with a new one and produces ordered steps, or `unsupported_change`
+// steps with stable OG-... codes. Pure: row counts per (old) type name are an input for the
+// "populated type" rules.
 #pragma once
 
 #include <cstdint>

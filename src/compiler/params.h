@@ -1,5 +1,5 @@
-// Query parameter binding (LANGUAGE.md §2 "Types"): JSON parameters -> typed Values per the
-// query's declared parameter types. Deviation from the reference (RUST_SURFACE.md §9): undeclared
+// Query parameter binding (docs/language.md, "Parameters"): JSON parameters -> typed Values per the
+// query's declared parameter types. Deviation from the reference: undeclared
 // parameters are an error, and Date/DateTime accept ISO strings and integers alike.
 #pragma once
 

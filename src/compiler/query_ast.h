@@ -1,6 +1,7 @@
-// The syntax tree of .gq query files (LANGUAGE.md §2), as written by the user: names are not yet
-// resolved and values not yet typed (the type checker turns this into query_ir.h). Every node keeps
-// the 1-based source span it came from so later errors can point at it.
+// The syntax tree of .gq query files (docs/language.md, "Read queries", "Mutations"), as written by
+// the user: names are not yet resolved and values not yet typed (the type checker turns this into
+// query_ir.h). Every node keeps the 1-based source span it came from so later errors can point at
+// it.
 #pragma once
 
 #include <cstdint>

@@ -1,6 +1,7 @@
 // Internal to the type checker (type_checker.h): the per-query checking state and the shared
-// helpers for typing values, literals and comparisons (LANGUAGE.md §2 "Types"). Split over
-// type_checker.cc (match/return/order) and query_checker_values.cc (values, mutations).
+// helpers for typing values, literals and comparisons (docs/language.md, "Match clauses",
+// "Mutations"). Split over type_checker.cc (match/return/order) and query_checker_values.cc
+// (values, mutations).
 #pragma once
 
 #include <map>

@@ -1,5 +1,5 @@
-// Type checker, part 2: literals, parameters, comparisons and mutations (LANGUAGE.md §2 "Types"
-// and "Mutation semantics"). See query_checker.h.
+// Type checker, part 2: literals, parameters, comparisons and mutations (docs/language.md,
+// "Parameters", "Match clauses" and "Mutations"). See query_checker.h.
 #include <charconv>
 #include <cmath>
 #include <cstdlib>

@@ -1,7 +1,7 @@
-// The typed, resolved form of one .gq query (LANGUAGE.md §2) that the engine plans from: every
-// variable has a kind and a type, every edge is resolved to its schema name with hop bounds and
-// direction, every expression is typed, literals are converted to Values of the type they are
-// compared with or assigned to, projections have their result column names.
+// The typed, resolved form of one .gq query (docs/language.md, "Read queries", "Mutations") that
+// the engine plans from: every variable has a kind and a type, every edge is resolved to its schema
+// name with hop bounds and direction, every expression is typed, literals are converted to Values
+// of the type they are compared with or assigned to, projections have their result column names.
 #pragma once
 
 #include <cstdint>
@@ -126,7 +126,8 @@ struct IrMutation {
   std::optional<IrExpr> where_value;
 };
 
-// A graph type a query reads or writes (LANGUAGE.md §2 lint operation descriptor).
+// A graph type a query reads or writes (the operation descriptor of `omnigraph lint`; docs/cli.md,
+// "Commands").
 struct IrTypeRef {
   VarKind kind = VarKind::kNode;
   std::string type_name;

@@ -1,4 +1,5 @@
-// Recursive-descent parser for .gq files; see query_parser.h and LANGUAGE.md §2.
+// Recursive-descent parser for .gq files; see query_parser.h and docs/language.md, "Read queries"
+// and "Mutations".
 #include "compiler/query_parser.h"
 
 #include <charconv>

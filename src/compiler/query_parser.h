@@ -1,6 +1,7 @@
-// Recursive-descent parser for .gq query files (LANGUAGE.md §2 grammar) on top of the shared
-// lexer (lexer.h). Produces the syntax tree of query_ast.h; every syntax error is code Q000 with
-// the exact 1-based span of the offending token and the list of tokens that were expected.
+// Recursive-descent parser for .gq query files (grammar: docs/language.md, "Read queries",
+// "Mutations") on top of the shared lexer (lexer.h). Produces the syntax tree of query_ast.h; every
+// syntax error is code Q000 with the exact 1-based span of the offending token and the list of
+// tokens that were expected.
 #pragma once
 
 #include <cstddef>

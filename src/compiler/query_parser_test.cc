@@ -1,6 +1,6 @@
 // Tests for the .gq parser (query_parser.h) and printer (query_printer.h): every construct of
-// LANGUAGE.md §2, Q000 errors with expected tokens and exact spans, limits, and the
-// print -> parse round trip.
+// docs/language.md, "Read queries" and "Mutations", Q000 errors with expected tokens and exact
+// spans, limits, and the print -> parse round trip.
 #include "compiler/query_parser.h"
 
 #include <gtest/gtest.h>

@@ -1,6 +1,6 @@
-// Prints a .gq syntax tree (query_ast.h) back as source in one canonical layout (LANGUAGE.md §2).
-// Used by the round-trip property test and by tools that rewrite queries; parsing the output
-// yields a tree that prints identically.
+// Prints a .gq syntax tree (query_ast.h) back as source in one canonical layout (docs/language.md,
+// "Read queries", "Mutations"). Used by the round-trip property test and by tools that rewrite
+// queries; parsing the output yields a tree that prints identically.
 #pragma once
 
 #include <string>

@@ -1,6 +1,6 @@
-// The syntax tree of a .pg schema file (LANGUAGE.md §1), as written: nothing resolved or validated
-// beyond the grammar. Produced by schema_parser.h, consumed by catalog_builder.h. Every node keeps
-// its 1-based source span for diagnostics.
+// The syntax tree of a .pg schema file (docs/language.md, "Schemas"), as written: nothing resolved
+// or validated beyond the grammar. Produced by schema_parser.h, consumed by catalog_builder.h.
+// Every node keeps its 1-based source span for diagnostics.
 #pragma once
 
 #include <cstdint>

@@ -1,4 +1,4 @@
-// Golden corpus of .pg schemas under tests/compiler/schema/ (LANGUAGE.md §1):
+// Golden corpus of .pg schemas under tests/compiler/schema/ (docs/language.md, "Schemas"):
 //   valid/NAME.pg + valid/NAME.ir.json  -> compiles; IR equals the expected JSON; the IR survives
 //                                         ToJson/FromJson and ToSource/re-parse unchanged.
 //   invalid/NAME.pg (first line `// error: <code> <line>:<col>`) -> fails with that code and span.

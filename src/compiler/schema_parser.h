@@ -1,6 +1,7 @@
-// Recursive-descent parser for .pg schema files (LANGUAGE.md §1 grammar). Syntax errors are code
-// S000 with a message "expected X, found Y" and the span of the offending token. The grammar has
-// no recursion, so input depth is bounded by construction; the limits below bound counts.
+// Recursive-descent parser for .pg schema files (grammar: docs/language.md, "Schemas"). Syntax
+// errors are code S000 with a message "expected X, found Y" and the span of the offending token.
+// The grammar has no recursion, so input depth is bounded by construction; the limits below bound
+// counts.
 #pragma once
 
 #include <cstddef>

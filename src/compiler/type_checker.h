@@ -1,6 +1,7 @@
-// The .gq type checker (LANGUAGE.md §2 "Types", reference codes T1..T24 and our T25..): resolves
-// a parsed query (query_ast.h) against a schema (catalog.h) and produces the typed IR
-// (query_ir.h), or the first error with its code, message and the span of the offending token.
+// The .gq type checker (docs/language.md, "Read queries", "Error code families": reference codes
+// T1..T24, our T25..): resolves a parsed query (query_ast.h) against a schema (catalog.h) and
+// produces the typed IR (query_ir.h), or the first error with its code, message and the span of the
+// offending token.
 #pragma once
 
 #include <string_view>

@@ -1,5 +1,6 @@
 // What the front door's files (database.cc, database_history.cc) share: the Database's state and
 // the conversions from engine values to the public records. Internal to src/engine.
+// Impl is shared by every thread using a Database: its mutable members are guarded (OG_GUARDED_BY).
 #pragma once
 
 #include <map>

@@ -1,6 +1,7 @@
-// A batch of rows in columnar form (ARCHITECTURE.md §5): a Schema plus one Column per field, all of
-// the same length. Batches own their (shared, immutable) buffers, so copies and slices are cheap.
-// Scans, writes and query operators all exchange Batches.
+// A batch of rows in columnar form (docs/architecture.md,
+// "Tables, fragments, manifests, versions"): a Schema plus one Column per field, all of the same
+// length. Batches own their (shared, immutable) buffers, so copies and slices are cheap. Scans,
+// writes and query operators all exchange Batches.
 #pragma once
 
 #include <cstddef>

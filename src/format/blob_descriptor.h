@@ -1,6 +1,7 @@
-// The cell of a Blob column (ARCHITECTURE.md §4 "blob/<ulid>.blob"): where a payload lives — the
-// object key of a blob file, the payload's byte offset and length inside it. A Blob column stores
-// each descriptor as an opaque byte string (Encode/Decode below); docs/format/blob.md.
+// The cell of a Blob column (docs/architecture.md, "Tables, fragments, manifests, versions"): where
+// a payload lives — the object key of a blob file, the payload's byte offset and length inside it.
+// A Blob column stores each descriptor as an opaque byte string (Encode/Decode below);
+// docs/format/blob.md.
 #pragma once
 
 #include <cstdint>

@@ -1,6 +1,7 @@
-// Blob files (ARCHITECTURE.md §4 "blob/<ulid>.blob"): large binary payloads of Blob columns, stored
-// outside fragments and read back by range. Each payload is followed by its xxhash64, so a single
-// ranged read both fetches and verifies it (docs/format/blob.md). Columns hold BlobDescriptors.
+// Blob files (docs/architecture.md, "Tables, fragments, manifests, versions"): large binary
+// payloads of Blob columns, stored outside fragments and read back by range. Each payload is
+// followed by its xxhash64, so a single ranged read both fetches and verifies it
+// (docs/format/blob.md). Columns hold BlobDescriptors.
 #pragma once
 
 #include <cstdint>

@@ -1,7 +1,8 @@
-// In-memory column vectors (ARCHITECTURE.md §5): one immutable, nullable column of any DataType
-// with shared buffers, so copies and slices are O(1). Build with ColumnBuilder
-// (format/column_builder.h); group into batches with format/batch.h (schema in format/schema.h).
-// Layout: fixed-width values in typed arrays (null slots hold 0), strings/blobs/lists as offsets.
+// In-memory column vectors (docs/architecture.md, "Tables, fragments, manifests, versions"): one
+// immutable, nullable column of any DataType with shared buffers, so copies and slices are O(1).
+// Build with ColumnBuilder (format/column_builder.h); group into batches with format/batch.h
+// (schema in format/schema.h). Layout: fixed-width values in typed arrays (null slots hold 0),
+// strings/blobs/lists as offsets.
 #pragma once
 
 #include <cstddef>

@@ -1,5 +1,6 @@
 // Builds a Column (format/column.h) row by row, from Values or through typed fast paths.
-// ARCHITECTURE.md §5. Not thread-safe (one builder per thread).
+// See docs/architecture.md, "Tables, fragments, manifests, versions". Not thread-safe (one builder
+// per thread).
 #pragma once
 
 #include <cstdint>

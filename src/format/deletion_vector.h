@@ -1,6 +1,7 @@
-// Deletion vectors (ARCHITECTURE.md §4 "del/<ulid>.del", §5): the set of deleted row offsets of one
-// fragment, a CRoaring bitmap, stored in its own immutable file with magic, version and an xxhash64
-// checksum (docs/format/deletion_vector.md). A delete writes a new vector; files are never modified.
+// Deletion vectors (docs/architecture.md, "Tables, fragments, manifests, versions"): the set of
+// deleted row offsets of one fragment, a CRoaring bitmap, stored in its own immutable file with
+// magic, version and an xxhash64 checksum (docs/format/deletion_vector.md). A delete writes a new
+// vector; files are never modified.
 #pragma once
 
 #include <cstdint>

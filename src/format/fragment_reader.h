@@ -2,7 +2,7 @@
 // ranged read of the file tail (a second only if the footer is larger than the first guess, plus a
 // Head when the file size is not given); reads then fetch only the pages of the requested columns
 // and rows (adjacent pages of a column coalesced into one GetRange; Take of a few rows of a large
-// page fetches just their bytes). ARCHITECTURE.md §5.
+// page fetches just their bytes). docs/architecture.md, "Tables, fragments, manifests, versions".
 #pragma once
 
 #include <cstddef>

@@ -1,7 +1,8 @@
 // Writes one immutable fragment file (.ogf, docs/format/fragment.md): rows appended as Batches are
 // cut into pages per column, each page encoded (plain / dictionary / bit-packed / RLE / fixed-size),
 // optionally compressed, checksummed, and described in a footer with statistics.
-// ARCHITECTURE.md §5. The caller chooses the (ULID) key; objects are created with PutIfAbsent.
+// docs/architecture.md, "Tables, fragments, manifests, versions". The caller chooses the (ULID)
+// key; objects are created with PutIfAbsent.
 #pragma once
 
 #include <cstddef>

@@ -1,6 +1,7 @@
-// Fields and schemas of columnar batches and fragment files (ARCHITECTURE.md §5): every field has a
-// stable uint32 id that survives renames, a name, a DataType and a nullability flag.
-// Byte layout of a schema inside a fragment footer: docs/format/fragment.md "Schema".
+// Fields and schemas of columnar batches and fragment files (docs/architecture.md,
+// "Tables, fragments, manifests, versions"): every field has a stable uint32 id that survives
+// renames, a name, a DataType and a nullability flag. Byte layout of a schema inside a fragment
+// footer: docs/format/fragment.md "Schema".
 #pragma once
 
 #include <cstdint>

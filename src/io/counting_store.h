@@ -1,5 +1,6 @@
 // CountingStore: forwards to a base store and counts requests and bytes per operation class — the
-// instrument for the storage-request budgets of ARCHITECTURE.md §9. Thread-safe (atomic counters).
+// instrument for the storage-request budgets (docs/architecture.md,
+// "Commits, ref logs and the write protocol"). Thread-safe (atomic counters).
 #pragma once
 
 #include <atomic>

@@ -1,8 +1,9 @@
 // FaultStore: forwards to a base store and injects failures — the instrument for crash-consistency
-// tests (ARCHITECTURE.md §10). A rule fires at the Nth request matching an operation mask and a key
-// substring. kFail returns an error (the request does not happen); kCrashBefore / kCrashAfter
-// simulate a process crash before / after the request reaches the base store, and from then on
-// every request fails, so a test "reopens" by using the base store directly. Thread-safe.
+// tests (docs/architecture.md, "The object store"). A rule fires at the Nth request matching an
+// operation mask and a key substring. kFail returns an error (the request does not happen);
+// kCrashBefore / kCrashAfter simulate a process crash before / after the request reaches the base
+// store, and from then on every request fails, so a test "reopens" by using the base store
+// directly. Thread-safe.
 #pragma once
 
 #include <memory>

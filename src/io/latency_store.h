@@ -1,5 +1,6 @@
 // LatencyStore: adds a fixed delay to every request and caps how many run at once, so that wall
-// time exposes the number of sequential round trips (ARCHITECTURE.md §9). Thread-safe.
+// time exposes the number of sequential round trips (docs/architecture.md, "The object store").
+// Thread-safe.
 #pragma once
 
 #include <condition_variable>
@@ -30,7 +31,7 @@ class LatencyStore : public ObjectStore {
 
   // Requests that started while no other request was in flight: with a delay longer than the
   // time it takes to start a batch of parallel requests, this is the number of sequential round
-  // trips (ARCHITECTURE.md §9).
+  // trips (docs/architecture.md, "Commits, ref logs and the write protocol").
   uint64_t sequential_rounds() const;
   void ResetRounds();
 

@@ -1,8 +1,8 @@
-// LocalStore: objects as files under a root directory (ARCHITECTURE.md §3). Put writes a temp file
-// in the target's directory, fsyncs it, renames it over the target and fsyncs the directory;
-// PutIfAbsent links the temp file to the target (link fails if the target exists: exactly one
-// winner across threads and processes). Temp names start with ".og-" and are invisible to List.
-// Thread-safe; safe across processes.
+// LocalStore: objects as files under a root directory (docs/architecture.md, "The object store").
+// Put writes a temp file in the target's directory, fsyncs it, renames it over the target and
+// fsyncs the directory; PutIfAbsent links the temp file to the target (link fails if the target
+// exists: exactly one winner across threads and processes). Temp names start with ".og-" and are
+// invisible to List. Thread-safe; safe across processes.
 #pragma once
 
 #include <string>

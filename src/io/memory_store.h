@@ -1,6 +1,6 @@
-// MemoryStore: the full ObjectStore contract in process memory (ARCHITECTURE.md §3). Used by most
-// tests and by `memory://name` URIs. Thread-safe (a shared mutex; objects are immutable shared
-// buffers, so readers never see a partial object).
+// MemoryStore: the full ObjectStore contract in process memory (docs/architecture.md,
+// "The object store"). Used by most tests and by `memory://name` URIs. Thread-safe (a shared mutex;
+// objects are immutable shared buffers, so readers never see a partial object).
 #pragma once
 
 #include <map>

@@ -1,7 +1,7 @@
-// The object-store interface (ARCHITECTURE.md §3): every byte Omnigraph persists goes through it.
-// Keys are '/'-separated relative paths (no leading '/', no empty, '.' or '..' segments, no segment
-// starting with ".og-"; at most 1,024 bytes). Objects are immutable blobs of bytes, except that Put
-// atomically replaces. Implementations are thread-safe.
+// The object-store interface (docs/architecture.md, "The object store"): every byte Omnigraph
+// persists goes through it. Keys are '/'-separated relative paths (no leading '/', no empty, '.' or
+// '..' segments, no segment starting with ".og-"; at most 1,024 bytes). Objects are immutable blobs
+// of bytes, except that Put atomically replaces. Implementations are thread-safe.
 #pragma once
 
 #include <cstdint>
@@ -20,10 +20,10 @@ struct ObjectMeta {
   bool operator==(const ObjectMeta&) const = default;
 };
 
-// Writes one new object in pieces (ARCHITECTURE.md §3, for objects too large to assemble in
-// memory first): nothing is visible until Commit, which has PutIfAbsent's semantics (atomic
-// create; AlreadyExists if the key exists). Destroying an uncommitted writer discards it. Not
-// thread-safe; one writer per object.
+// Writes one new object in pieces (docs/architecture.md, "The object store"; for objects too large
+// to assemble in memory first): nothing is visible until Commit, which has PutIfAbsent's semantics
+// (atomic create; AlreadyExists if the key exists). Destroying an uncommitted writer discards it.
+// Not thread-safe; one writer per object.
 class ObjectWriter {
  public:
   virtual ~ObjectWriter() = default;

@@ -1,4 +1,5 @@
-// The object-store contract (ARCHITECTURE.md §3), run on every backend and wrapper stack.
+// The object-store contract (docs/architecture.md, "The object store"), run on every backend and
+// wrapper stack.
 #include <unistd.h>
 
 #include <atomic>

@@ -1,8 +1,9 @@
 // StagingStore: buffers the writes made during a write's prepare step so that its effects can be
-// written in parallel, in one round trip, right before the publish (ARCHITECTURE.md §4 "Effects",
-// §9 budgets). Reads see buffered objects first, then the base store. Buffered writes are flushed
-// early once they exceed a byte threshold (bounded memory for bulk loads); flushed or not, nothing
-// is visible to readers of the graph until the ref is published. Thread-safe.
+// written in parallel, in one round trip, right before the publish (docs/architecture.md,
+// "Commits, ref logs and the write protocol"). Reads see buffered objects first, then the base
+// store. Buffered writes are flushed early once they exceed a byte threshold (bounded memory for
+// bulk loads); flushed or not, nothing is visible to readers of the graph until the ref is
+// published. Thread-safe.
 #pragma once
 
 #include <map>

@@ -1,6 +1,7 @@
-// Storage URIs (ARCHITECTURE.md §3): bare paths and file:// (made absolute, dot segments
-// resolved), memory://name (one shared in-process MemoryStore per name), s3://bucket/prefix
-// (recognized; the S3 backend is not implemented yet and opening one is a kUnimplemented error).
+// Storage URIs (docs/architecture.md, "The object store"): bare paths and file:// (made absolute,
+// dot segments resolved), memory://name (one shared in-process MemoryStore per name),
+// s3://bucket/prefix (recognized; the S3 backend is not implemented yet and opening one is a
+// kUnimplemented error).
 #pragma once
 
 #include <memory>

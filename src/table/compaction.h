@@ -1,7 +1,7 @@
-// Compaction (ARCHITECTURE.md §5; docs/format/table.md "Compaction"): rewrites small or
-// deletion-heavy fragments into few large ones as a new staged version with the same logical
-// rows (operation "compact"). Rewritten rows get new row addresses; untouched fragments, their
-// deletion vectors and id segments are reused as they are.
+// Compaction (docs/architecture.md, "Tables, fragments, manifests, versions"; docs/format/table.md
+// "Writes"): rewrites small or deletion-heavy fragments into few large ones as a new staged version
+// with the same logical rows (operation "compact"). Rewritten rows get new row addresses; untouched
+// fragments, their deletion vectors and id segments are reused as they are.
 #pragma once
 
 #include <cstdint>

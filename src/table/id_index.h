@@ -1,9 +1,9 @@
-// The id index (ARCHITECTURE.md §5; docs/format/table.md "Id index segments"): key column value
-// -> row address of the live row, for one table version. Persisted as immutable segments
-// (idx/<ulid>/id.seg, each covering the fragments of one write), so opening a large table reads
-// the segments instead of the key column; a new version reuses the segments of unchanged
-// fragments, and fragments no segment covers are indexed in memory from their key column, so
-// lookups are correct at any coverage.
+// The id index (docs/architecture.md, "Id and value indexes"; docs/format/table.md
+// "Id-index segment"): key column value -> row address of the live row, for one table version.
+// Persisted as immutable segments (idx/<ulid>/id.seg, each covering the fragments of one write), so
+// opening a large table reads the segments instead of the key column; a new version reuses the
+// segments of unchanged fragments, and fragments no segment covers are indexed in memory from their
+// key column, so lookups are correct at any coverage.
 #pragma once
 
 #include <cstdint>

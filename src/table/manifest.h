@@ -1,7 +1,8 @@
 // The table-version manifest (docs/format/table.md): the one immutable object that describes a
 // table version completely — schema with stable field ids, fragments with their deletion vectors
-// and per-column statistics, index segments, row count, parent and operation (ARCHITECTURE.md §4,
-// §5). Plain data plus a JSON codec; no I/O here.
+// and per-column statistics, index segments, row count, parent and operation
+// (docs/architecture.md, "Tables, fragments, manifests, versions"). Plain data plus a JSON codec;
+// no I/O here.
 #pragma once
 
 #include <cstdint>

@@ -1,8 +1,9 @@
-// Scan predicates (ARCHITECTURE.md §5 "scans", docs/format/table.md "Predicates"): a small
-// expression tree over columns and literal Values — comparisons, IN, IS [NOT] NULL, starts_with /
-// contains on strings, contains on lists, AND / OR / NOT — with SQL three-valued logic (a row is
-// kept only when the predicate is TRUE). Values compare as Value::Compare does (numbers across
-// kinds, NaN above every number). Immutable value type; safe to share across threads.
+// Scan predicates (docs/architecture.md, "Tables, fragments, manifests, versions";
+// docs/format/table.md "Scans"): a small expression tree over columns and literal Values —
+// comparisons, IN, IS [NOT] NULL, starts_with / contains on strings, contains on lists, AND / OR /
+// NOT — with SQL three-valued logic (a row is kept only when the predicate is TRUE). Values compare
+// as Value::Compare does (numbers across kinds, NaN above every number). Immutable value type; safe
+// to share across threads.
 #pragma once
 
 #include <cstdint>

@@ -1,8 +1,9 @@
-// Streaming scan over one table version (ARCHITECTURE.md §5, docs/format/table.md "Scans"):
-// fragment pruning by manifest statistics, page-range pruning by the fragment footer's page
-// statistics, reading only projected + filter columns of surviving ranges, dropping deleted rows,
-// evaluating the predicate, and emitting format Batches (plus `_row_address` on request).
-// Columns added after a fragment was written read as nulls.
+// Streaming scan over one table version (docs/architecture.md,
+// "Tables, fragments, manifests, versions"; docs/format/table.md "Scans"): fragment pruning by
+// manifest statistics, page-range pruning by the fragment footer's page statistics, reading only
+// projected + filter columns of surviving ranges, dropping deleted rows, evaluating the predicate,
+// and emitting format Batches (plus `_row_address` on request). Columns added after a fragment was
+// written read as nulls.
 #pragma once
 
 #include <cstdint>

@@ -1,9 +1,9 @@
-// Caches of decoded immutable objects (ARCHITECTURE.md §4 "Reads and caches"), keyed by their
-// table-relative object key (ULID-named, so one cache may serve many tables). Objects never change,
-// so entries never need invalidation; each cache is bounded by the estimated bytes of its entries
-// (least recently used dropped first, common/lru_cache.h). TableCache holds store-independent data
-// (deletion vectors, id segments) and may be shared across stores; ReaderCache holds open fragment
-// readers (their footers), which are bound to one store.
+// Caches of decoded immutable objects (docs/architecture.md, "Derived structures and caches"),
+// keyed by their table-relative object key (ULID-named, so one cache may serve many tables).
+// Objects never change, so entries never need invalidation; each cache is bounded by the estimated
+// bytes of its entries (least recently used dropped first, common/lru_cache.h). TableCache holds
+// store-independent data (deletion vectors, id segments) and may be shared across stores;
+// ReaderCache holds open fragment readers (their footers), which are bound to one store.
 #pragma once
 
 #include <cstddef>

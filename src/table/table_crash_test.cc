@@ -1,6 +1,7 @@
-// Crash consistency (ARCHITECTURE.md §10): every write path runs under FaultStore failing (or
-// "crashing" before/after the request) at request k = 1..n; each failed attempt returns an error,
-// and the previous version stays intact and readable with exactly its old contents.
+// Crash consistency (docs/architecture.md, "Tables, fragments, manifests, versions"): every write
+// path runs under FaultStore failing (or "crashing" before/after the request) at request k = 1..n;
+// each failed attempt returns an error, and the previous version stays intact and readable with
+// exactly its old contents.
 #include <gtest/gtest.h>
 
 #include <functional>

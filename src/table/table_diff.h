@@ -1,8 +1,9 @@
-// Structural diff between two versions of one table (ARCHITECTURE.md §5 "Diff"; docs/format/
-// table.md "Diff"): the exact row addresses inserted and deleted, computed from the fragment lists
-// and deletion vectors alone. A fragment is the same in both versions when its id and file key
-// match; identical deletion-vector keys cost nothing, so the work (and the reads: at most one Get
-// per changed deletion vector) is proportional to the change, not to the table.
+// Structural diff between two versions of one table (docs/architecture.md,
+// "Tables, fragments, manifests, versions"; docs/format/table.md "Diff"): the exact row addresses
+// inserted and deleted, computed from the fragment lists and deletion vectors alone. A fragment is
+// the same in both versions when its id and file key match; identical deletion-vector keys cost
+// nothing, so the work (and the reads: at most one Get per changed deletion vector) is proportional
+// to the change, not to the table.
 #pragma once
 
 #include <cstdint>

@@ -1,6 +1,7 @@
-// Object keys inside one table's prefix (ARCHITECTURE.md §4, docs/format/table.md "Layout").
-// Every key a manifest stores is relative to the table prefix, so a table can be addressed under
-// any root. Only src/table/ knows this layout.
+// Object keys inside one table's prefix (docs/architecture.md,
+// "Tables, fragments, manifests, versions"; docs/format/table.md "Layout"). Every key a manifest
+// stores is relative to the table prefix, so a table can be addressed under any root. Only
+// src/table/ knows this layout.
 #pragma once
 
 #include <string>

@@ -1,8 +1,8 @@
-// A table version handle (ARCHITECTURE.md §4, §5; docs/format/table.md): one immutable manifest
-// plus where the table lives. Opening is one Get of versions/<version_id>; scans, takes and blob
-// reads go through the format layer. New versions come from table_writer.h (staged: written, but
-// visible to nobody until the graph layer's commit names them). Row addresses are
-// (fragment id << 32) | row offset within the fragment file.
+// A table version handle (docs/architecture.md, "Tables, fragments, manifests, versions";
+// docs/format/table.md): one immutable manifest plus where the table lives. Opening is one Get of
+// versions/<version_id>; scans, takes and blob reads go through the format layer. New versions come
+// from table_writer.h (staged: written, but visible to nobody until the graph layer's commit names
+// them). Row addresses are (fragment id << 32) | row offset within the fragment file.
 #pragma once
 
 #include <cstdint>

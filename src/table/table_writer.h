@@ -1,9 +1,10 @@
-// Writes that stage new table versions (ARCHITECTURE.md §4 "Effects", §5; docs/format/table.md
-// "Writes"): append, delete by row address or predicate, upsert by key, overwrite, and
-// metadata-only column changes. Every write creates only new objects (fragments, deletion vectors,
-// id segments, then the manifest with PutIfAbsent under versions/); nothing existing is modified,
-// so a failure at any request leaves every earlier version intact. The result is staged: no
-// reader sees it until the graph layer's commit names it.
+// Writes that stage new table versions (docs/architecture.md,
+// "Tables, fragments, manifests, versions"; docs/format/table.md "Writes"): append, delete by row
+// address or predicate, upsert by key, overwrite, and metadata-only column changes. Every write
+// creates only new objects (fragments, deletion vectors, id segments, then the manifest with
+// PutIfAbsent under versions/); nothing existing is modified, so a failure at any request leaves
+// every earlier version intact. The result is staged: no reader sees it until the graph layer's
+// commit names it.
 #pragma once
 
 #include <cstdint>

@@ -1,10 +1,11 @@
-// Read-side acceleration structures of the query executor (issue 6, ARCHITECTURE.md engine):
-// dense per-table-version row ordinals (id <-> ordinal, row address -> ordinal), column vectors
-// indexed by ordinal, and CSR adjacency of an edge table version in both directions. All are
-// derived from immutable table versions, so they are cached in-process by version id and never
-// invalidated (GraphReadCache, read_cache.h), and persisted as derived objects of the graph root
-// keyed by those versions (adjacency_store.h, docs/format/adjacency.md), so a cold process loads
-// them. This header holds the data structures only.
+// Read-side acceleration structures of the query executor (issue 6; docs/architecture.md,
+// "Derived structures and caches"): dense per-table-version row ordinals (id <-> ordinal, row
+// address -> ordinal), column vectors indexed by ordinal, and CSR adjacency of an edge table
+// version in both directions. All are derived from immutable table versions, so they are cached
+// in-process by version id and never invalidated (GraphReadCache, read_cache.h), and persisted as
+// derived objects of the graph root keyed by those versions (adjacency_store.h,
+// docs/format/adjacency.md), so a cold process loads them. This header holds the data structures
+// only.
 #pragma once
 
 #include <cstdint>

@@ -4,6 +4,7 @@
 // never write (the CLI opens read-only), so this is how a graph gets them; a writable embedded
 // handle also writes them on its first traversal. Objects already present are left as they are.
 // Compaction is not part of it yet (docs/status.md).
+// Thread-safe: concurrent runs on one snapshot write the same immutable objects.
 #pragma once
 
 #include <cstdint>

@@ -1,10 +1,11 @@
-// Change listing (ARCHITECTURE.md §7 "Changes"; RUST_SURFACE.md §8.4): the exact entity changes of
+// Change listing (docs/architecture.md, "Merges and change listing"): the exact entity changes of
 // one commit against its first parent, and a change feed along a branch's history (Graph::
 // BranchHistory: its ref moves, then inherited commits) in one block per step, with an opaque
 // cursor bound to graph, branch incarnation and filters. A step's block lists the changes from the
 // previous ref position to the new one, so a fast-forward is one block holding everything it
 // brought in (docs/decisions.md "Branch history"). Cursors are handed out only after complete
 // steps; delivery is at-least-once (dedupe by commit id).
+// Thread-safe: reads immutable commits and snapshots.
 #pragma once
 
 #include <memory>

@@ -1,8 +1,9 @@
-// Entity-level diffs between two graph snapshots (ARCHITECTURE.md §7 "Changes"): for every type,
-// the exact inserted, updated and deleted entities with their before/after images. Built on the
-// structural table diff (table/table_diff.h), so the work is proportional to the change, not to
-// the graph: only the rows whose addresses differ are read. Used by `commit changes`, `diff`, the
-// change feed and three-way merge. Thread-safe (pure reads).
+// Entity-level diffs between two graph snapshots (docs/architecture.md,
+// "Merges and change listing"): for every type, the exact inserted, updated and deleted entities
+// with their before/after images. Built on the structural table diff (table/table_diff.h), so the
+// work is proportional to the change, not to the graph: only the rows whose addresses differ are
+// read. Used by `commit changes`, `diff`, the change feed and three-way merge. Thread-safe (pure
+// reads).
 #pragma once
 
 #include <map>

@@ -356,7 +356,7 @@ Result<Rows> Pipeline::Expand(const Rows& rows, const IrClause& t) {
   OG_ASSIGN_OR_RETURN(const Csr* csr, ctx_.CsrFor(t.edge_type));
   const bool both = t.direction == compiler::Direction::kBoth;
   // One directed hop: y is produced iff it is a neighbour (a self loop produces the node itself),
-  // each once (LANGUAGE.md §2), so no breadth-first state is needed.
+  // each once (docs/language.md, "Match clauses"), so no breadth-first state is needed.
   const bool one_hop = !both && t.min_hops == 1 && t.max_hops && *t.max_hops == 1;
   Rows out;
   out.width = rows.width;

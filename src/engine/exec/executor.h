@@ -1,5 +1,5 @@
-// The read-query executor (issue 6, LANGUAGE.md §2): plans a checked compiler::IrQuery over
-// columnar table versions and runs it on row ordinals —
+// The read-query executor (issue 6; docs/language.md, "Read queries"): plans a checked
+// compiler::IrQuery over columnar table versions and runs it on row ordinals —
 //   * each variable's inline `{prop: value}` and property-versus-constant filters filter its
 //     ordinals over cached columns (typed, no Value per row) when it seeds the plan; `id` equality
 //     is a dictionary lookup;
@@ -18,6 +18,7 @@
 //     total-order id tie-break; only projected values of the result rows are materialized.
 // Results equal engine::EvaluateReference (reference_eval.h) exactly: differential_test.cc.
 // Search and ranking functions are `unimplemented`, naming the function.
+// Thread-safe: any number of queries may run at once on shared snapshots and one GraphReadCache.
 #pragma once
 
 #include "compiler/params.h"

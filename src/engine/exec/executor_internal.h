@@ -205,8 +205,8 @@ struct PathLink {
   bool forward;  // from t->src to t->dst
 };
 
-// Breadth-first reach with the reference's distance semantics (LANGUAGE.md §2), with its scratch
-// reused across calls (executor_paths.cc). Not thread-safe.
+// Breadth-first reach with the reference's distance semantics (docs/language.md, "Match clauses"),
+// with its scratch reused across calls (executor_paths.cc). Not thread-safe.
 class Reacher {
  public:
   // The nodes traversal `t` produces from `x` (its source when `forward`, else its destination),

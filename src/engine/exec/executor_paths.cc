@@ -14,10 +14,11 @@ using compiler::IrClause;
 using compiler::IrExpr;
 using compiler::IrExprKind;
 
-// Breadth-first distance semantics (LANGUAGE.md §2, as reference_eval.cc): from `x`, node y is
-// produced iff dist(x, y) is within the bounds, or y has a self loop and dist(x, y) + 1 is (the
-// self loop is taken while y is on the frontier). Backwards (x is the destination), a source s is
-// produced iff dist(s, x) is within the bounds, or x has a self loop and dist(s, x) + 1 is.
+// Breadth-first distance semantics (docs/language.md, "Match clauses"; as reference_eval.cc): from
+// `x`, node y is produced iff dist(x, y) is within the bounds, or y has a self loop and
+// dist(x, y) + 1 is (the self loop is taken while y is on the frontier). Backwards (x is the
+// destination), a source s is produced iff dist(s, x) is within the bounds, or x has a self loop
+// and dist(s, x) + 1 is.
 Result<std::vector<uint32_t>> Reacher::Reach(const Csr& csr, uint32_t x, bool forward, const IrClause& t) {
   const bool hetero = !csr.same_table();
   auto in_range = [&](uint64_t k) { return k >= t.min_hops && (!t.max_hops || k <= *t.max_hops); };

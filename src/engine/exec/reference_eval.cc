@@ -160,7 +160,7 @@ Result<std::vector<Binding>> Evaluator::Traverse(const IrClause& c, std::vector<
         }
         continue;
       }
-      // Breadth-first distance semantics (LANGUAGE.md §2).
+      // Breadth-first distance semantics (docs/language.md, "Match clauses").
       auto neighbours = [&](size_t n) {
         std::vector<size_t> ns;
         for (auto [d, er] : adj->out[n]) ns.push_back(d);

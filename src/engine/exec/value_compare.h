@@ -1,5 +1,7 @@
 // Value comparisons shared by the executor and its reference evaluator (reference_eval.h), so that
-// both apply the same typed rules (LANGUAGE.md §2): filters, ORDER BY and min/max.
+// both apply the same typed rules (docs/language.md, "Read queries"): filters, ORDER BY and
+// min/max.
+// Thread-safe: pure functions.
 #pragma once
 
 #include <compare>

@@ -1,5 +1,6 @@
-// Branches, merge and change listing (issue 7): request budgets (ARCHITECTURE.md §9), concurrent
-// creates, merge with --delete-branch, incarnations, and a property test of change listing.
+// Branches, merge and change listing (issue 7): request budgets (docs/architecture.md, "Branches"),
+// concurrent creates, merge with --delete-branch, incarnations, and a property test of change
+// listing.
 #include <gtest/gtest.h>
 
 #include <chrono>

@@ -1,5 +1,5 @@
-// Branch create / delete / fast-forward, branch history and snapshot ids (ARCHITECTURE.md §4
-// "Storage layout"). A branch is a ref log; each operation here is one put_if_absent of the next
+// Branch create / delete / fast-forward, branch history and snapshot ids (docs/architecture.md,
+// "Branches"). A branch is a ref log; each operation here is one put_if_absent of the next
 // entry, and a branch's history is its ref log (docs/decisions.md "Branch history").
 #include <charconv>
 

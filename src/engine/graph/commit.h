@@ -1,6 +1,8 @@
-// Graph commits (ARCHITECTURE.md §4): an immutable object naming, for every node and edge type,
-// the table and table version visible in the commit, plus schema id, parents, branch, actor,
-// timestamp, operation and per-type change counts. A commit *is* a graph snapshot.
+// Graph commits (docs/architecture.md, "Commits, ref logs and the write protocol"): an immutable
+// object naming, for every node and edge type, the table and table version visible in the commit,
+// plus schema id, parents, branch, actor, timestamp, operation and per-type change counts. A commit
+// *is* a graph snapshot.
+// Commit is a value (thread-compatible); the functions are stateless and thread-safe.
 #pragma once
 
 #include <cstdint>

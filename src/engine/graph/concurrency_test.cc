@@ -1,6 +1,7 @@
-// Concurrent writers on one branch (ARCHITECTURE.md §10): every acknowledged write is present and
-// the history is one linear chain containing every acknowledged commit. (The multi-process
-// version runs the real binary: tests/concurrency/multiprocess_load.sh.)
+// Concurrent writers on one branch (docs/architecture.md,
+// "Commits, ref logs and the write protocol"): every acknowledged write is present and the history
+// is one linear chain containing every acknowledged commit. (The multi-process version runs the
+// real binary: tests/concurrency/multiprocess_load.sh.)
 #include <filesystem>
 #include <set>
 #include <thread>

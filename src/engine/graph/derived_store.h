@@ -1,6 +1,7 @@
 // Where the derived objects of a graph (docs/format/adjacency.md: persisted row ordinals and CSR
 // adjacency under `derived/`) are read and written, and whether this handle may write them. A
 // snapshot carries one (Snapshot::derived()); the executor hands it to GraphReadCache.
+// Thread-compatible value; the store it names is thread-safe.
 #pragma once
 
 #include "io/object_store.h"

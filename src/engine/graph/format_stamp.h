@@ -1,5 +1,6 @@
-// The format stamp `_omnigraph.json` (ARCHITECTURE.md §4): written once at init with PutIfAbsent,
-// read at every open to refuse graphs of a newer or unknown storage format.
+// The format stamp `_omnigraph.json` (docs/architecture.md, "A graph root"): written once at init
+// with PutIfAbsent, read at every open to refuse graphs of a newer or unknown storage format.
+// Thread-safe: stateless functions over a thread-safe store.
 #pragma once
 
 #include <cstdint>

@@ -1,5 +1,6 @@
-// A graph opened on an object store (ARCHITECTURE.md §4): init, open, snapshot resolution, commit
-// history, and the one write path every writer uses:
+// A graph opened on an object store (docs/architecture.md,
+// "Commits, ref logs and the write protocol"): init, open, snapshot resolution, commit history, and
+// the one write path every writer uses:
 //   capture (branch head) -> prepare + effects (the caller stages new table versions, invisible)
 //   -> commit object -> publish (put_if_absent of the next ref entry: the commit point).
 // Thread-safe: writers to one branch serialize on an in-process mutex; other processes are fenced
@@ -29,7 +30,7 @@ struct GraphOptions {
   // exponential backoff) until this deadline, then fails with `resource_limit`.
   int64_t constructive_retry_deadline_us = int64_t{30} * 1000000;
   // An attempt whose first effect is older than half of this is re-prepared, never published
-  // (cleanup's grace period; ARCHITECTURE.md §4 "Garbage collection").
+  // (cleanup's grace period; docs/architecture.md, "Commits, ref logs and the write protocol").
   int64_t cleanup_grace_us = int64_t{3600} * 1000000;
 };
 
@@ -132,10 +133,10 @@ class Graph {
   Result<RefEntry> RefEntryAt(std::string_view branch, uint64_t seq);
   Result<std::vector<std::string>> Branches();
 
-  // Branches (ARCHITECTURE.md §4, branches.cc). Create writes one ref entry naming the head commit
-  // of `from`: `already_exists` if `name` is live (also for the loser of a concurrent create),
-  // `invalid_argument` for `main` or a bad name, NotFound for a missing `from`. A deleted name
-  // starts a new incarnation.
+  // Branches (docs/architecture.md, "Branches"; branches.cc). Create writes one ref entry naming
+  // the head commit of `from`: `already_exists` if `name` is live (also for the loser of a
+  // concurrent create), `invalid_argument` for `main` or a bad name, NotFound for a missing `from`.
+  // A deleted name starts a new incarnation.
   Result<RefEntry> CreateBranch(std::string_view name, std::string_view from = "main");
   // The same at commit `commit_id` (any commit of the graph; NotFound if there is none).
   Result<RefEntry> CreateBranchAtCommit(std::string_view name, std::string_view commit_id);
@@ -148,8 +149,8 @@ class Graph {
   // `read_set_conflict` if the branch moved.
   Result<RefEntry> AdvanceBranch(std::string_view branch, const RefEntry& expected, std::string commit_id);
 
-  // Snapshot ids `<branch>@<seq>@<incarnation>` (ARCHITECTURE.md §4): the id of a branch snapshot,
-  // or the commit id for a bare commit snapshot.
+  // Snapshot ids `<branch>@<seq>@<incarnation>` (docs/architecture.md, "Branches"): the id of a
+  // branch snapshot, or the commit id for a bare commit snapshot.
   static std::string SnapshotId(const Snapshot& snap);
   // Resolves a snapshot id or a commit id. `stale_incarnation` when the branch was deleted and
   // re-created since the id was made; NotFound for unknown ids.

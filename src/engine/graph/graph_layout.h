@@ -1,5 +1,6 @@
-// Object keys of a graph root (ARCHITECTURE.md §4 "Storage layout"). The only place that spells
+// Object keys of a graph root (docs/architecture.md, "A graph root"). The only place that spells
 // them; everything else asks here.
+// Thread-safe: constants and pure functions.
 #pragma once
 
 #include <cstdint>

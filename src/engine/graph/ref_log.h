@@ -1,10 +1,11 @@
-// Branch refs as ref logs (ARCHITECTURE.md §4, docs/format/commits_and_refs.md): a branch is a
-// sequence of immutable entries refs/<branch-hex>/<seq>, each created with PutIfAbsent; the head is
-// the highest sequence number. Creating entry N+1 is the commit point of every write. Every entry is
-// checksummed and names the digest of entry N (its predecessor), so a missing or replaced entry is
-// `corrupt`, never read past or written over. A HEAD hint object speeds up head reads but is never
-// trusted alone: the entry it names is read, and a request for the next one confirms that nothing
-// newer exists. Thread-safe (stateless apart from the store).
+// Branch refs as ref logs (docs/architecture.md, "Commits, ref logs and the write protocol";
+// docs/format/commits_and_refs.md): a branch is a sequence of immutable entries
+// refs/<branch-hex>/<seq>, each created with PutIfAbsent; the head is the highest sequence number.
+// Creating entry N+1 is the commit point of every write. Every entry is checksummed and names the
+// digest of entry N (its predecessor), so a missing or replaced entry is `corrupt`, never read past
+// or written over. A HEAD hint object speeds up head reads but is never trusted alone: the entry it
+// names is read, and a request for the next one confirms that nothing newer exists. Thread-safe
+// (stateless apart from the store).
 #pragma once
 
 #include <cstdint>

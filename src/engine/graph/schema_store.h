@@ -1,5 +1,7 @@
-// Accepted schemas, content-addressed (ARCHITECTURE.md §4): schemas/<schema_id>.json holds the
-// catalog IR and the .pg source it was compiled from. Also maps catalog types to table schemas.
+// Accepted schemas, content-addressed (docs/architecture.md, "A graph root"):
+// schemas/<schema_id>.json holds the catalog IR and the .pg source it was compiled from. Also maps
+// catalog types to table schemas.
+// Thread-safe: stateless functions over a thread-safe store; schema objects are immutable.
 #pragma once
 
 #include <memory>
@@ -25,8 +27,8 @@ Result<std::string> WriteSchema(io::ObjectStore& store, const compiler::Catalog&
 // NotFound if absent; Corrupt if malformed or if its content does not hash to `schema_id`.
 Result<StoredSchema> ReadSchema(io::ObjectStore& store, std::string_view schema_id);
 
-// Physical table schemas (LANGUAGE.md §1): a node table is `id: String` (the key) + properties;
-// an edge table is `id`, `src`, `dst` (String) + properties. Enums are Strings.
+// Physical table schemas (docs/language.md, "Types"): a node table is `id: String` (the key) +
+// properties; an edge table is `id`, `src`, `dst` (String) + properties. Enums are Strings.
 Result<table::TableSchema> NodeTableSchema(const compiler::NodeType& node);
 Result<table::TableSchema> EdgeTableSchema(const compiler::EdgeType& edge);
 

@@ -1,6 +1,7 @@
-// A graph snapshot (ARCHITECTURE.md §4): one commit, with its schema and the table version of
-// every type, resolved from a branch head, a commit id, or a (branch, seq) pair. Immutable; cheap
-// to copy; tables open lazily and are cached per snapshot. Thread-safe.
+// A graph snapshot (docs/architecture.md, "Commits, ref logs and the write protocol"): one commit,
+// with its schema and the table version of every type, resolved from a branch head, a commit id, or
+// a (branch, seq) pair. Immutable; cheap to copy; tables open lazily and are cached per snapshot.
+// Thread-safe.
 #pragma once
 
 #include <map>

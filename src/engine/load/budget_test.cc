@@ -1,6 +1,7 @@
-// Storage-request budgets of ARCHITECTURE.md §9, as deterministic counts: a warm one-row load
-// costs the same number of requests (<= 8) and sequential round trips (<= 4) whatever the commit
-// history depth (1, 100, 1,000) and the number of types (4, 200).
+// Storage-request budgets (docs/architecture.md, "Commits, ref logs and the write protocol"), as
+// deterministic counts: a warm one-row load costs the same number of requests (<= 8) and sequential
+// round trips (<= 4) whatever the commit history depth (1, 100, 1,000) and the number of types (4,
+// 200).
 #include <gtest/gtest.h>
 
 #include "engine/load/loader.h"

@@ -1,7 +1,8 @@
-// Export (RUST_SURFACE.md §8.2): NDJSON that `load --mode overwrite` into a fresh graph with the same
-// schema reproduces exactly. Types in sorted order with edges before nodes (as the reference),
-// rows by id; `data` holds `id` and every property (nulls included); Date as epoch days, DateTime as
-// epoch ms, Blob as "base64:...".
+// Export (docs/language.md, "Load data"; docs/decisions.md, "Bulk load"): NDJSON that
+// `load --mode overwrite` into a fresh graph with the same schema reproduces exactly. Types in
+// sorted order with edges before nodes (as the reference), rows by id; `data` holds `id` and every
+// property (nulls included); Date as epoch days, DateTime as epoch ms, Blob as "base64:...".
+// Thread-safe: reads an immutable snapshot.
 #pragma once
 
 #include <functional>

@@ -1,6 +1,6 @@
-// The input of a bulk load (LANGUAGE.md §3), read front to back in chunks of whole lines so that a
-// load never holds the whole file in memory: a source (a string, a file, a pipe) and the chunker
-// that cuts it at line ends (a line never straddles two chunks).
+// The input of a bulk load (docs/language.md, "Load data"), read front to back in chunks of whole
+// lines so that a load never holds the whole file in memory: a source (a string, a file, a pipe)
+// and the chunker that cuts it at line ends (a line never straddles two chunks).
 #pragma once
 
 #include <cstdint>

@@ -1,6 +1,6 @@
-// One NDJSON load record (LANGUAGE.md §3) -> cells of its type's columns, with every per-record
-// check (envelope, types, enums, nullability, @range, @check, ids) done here. load_parser.h runs it
-// over chunks of lines in parallel. Private to the engine (exposes simdjson).
+// One NDJSON load record (docs/language.md, "Load data") -> cells of its type's columns, with every
+// per-record check (envelope, types, enums, nullability, @range, @check, ids) done here.
+// load_parser.h runs it over chunks of lines in parallel. Private to the engine (exposes simdjson).
 #pragma once
 
 #include <array>

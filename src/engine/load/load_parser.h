@@ -1,7 +1,7 @@
-// Bulk-load parsing (LANGUAGE.md §3): NDJSON text, one chunk of whole lines at a time, parsed in
-// parallel across cores (load_json.h per record) into columns per type (load_group.h), one segment
-// per piece of input (never joined: the table writer pages each as it is). A chunk's text can be
-// dropped once parsed: memory holds the parsed columns.
+// Bulk-load parsing (docs/language.md, "Load data"): NDJSON text, one chunk of whole lines at a
+// time, parsed in parallel across cores (load_json.h per record) into columns per type
+// (load_group.h), one segment per piece of input (never joined: the table writer pages each as it
+// is). A chunk's text can be dropped once parsed: memory holds the parsed columns.
 #pragma once
 
 #include <cstdint>

@@ -1,9 +1,10 @@
-// Bulk load (LANGUAGE.md §3, RUST_SURFACE.md §8.1): one NDJSON document = one atomic commit.
+// Bulk load (docs/language.md, "Load data"): one NDJSON document = one atomic commit.
 // Everything is validated before anything is written — per record (load_record.h), then across
 // records and against the snapshot (ids, @unique, referential integrity, @card, key conflicts) —
 // and every rejected line is reported with its number, code and reason. The input is streamed: read
 // and parsed a chunk at a time into columns per type (load_input.h, load_parser.h), so memory holds
 // the parsed columns and one chunk of text, never the whole file.
+// Thread-safe as Graph::Write (loads to one branch are serialized); a LoadSource is not.
 #pragma once
 
 #include <functional>

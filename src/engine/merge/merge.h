@@ -1,9 +1,11 @@
-// Three-way branch merge (ARCHITECTURE.md §7): merge base from the commit DAG; fast-forward when
-// the target is an ancestor of the source; otherwise entity-level, property-level three-way merge
-// per type (base->source and base->target entity diffs), validation of the merged result, and one
-// commit with two parents through the shared write path (a strict write: the target moving is a
-// `read_set_conflict`). Any conflict publishes nothing; the conflicts are returned as data in the
-// error's details: {"merge_conflicts":[{entity_kind, type_name, entity_id, kind, message}...]}.
+// Three-way branch merge (docs/architecture.md, "Merges and change listing"): merge base from the
+// commit DAG; fast-forward when the target is an ancestor of the source; otherwise entity-level,
+// property-level three-way merge per type (base->source and base->target entity diffs), validation
+// of the merged result, and one commit with two parents through the shared write path (a strict
+// write: the target moving is a `read_set_conflict`). Any conflict publishes nothing; the conflicts
+// are returned as data in the error's details:
+// {"merge_conflicts":[{entity_kind, type_name, entity_id, kind, message}...]}.
+// Thread-safe as Graph::Write: merges into one branch are serialized, a lost race is an error.
 #pragma once
 
 #include <optional>

@@ -1,4 +1,5 @@
 // Internals shared by merge.cc and merge_checks.cc (not a public interface).
+// Thread-safe: pure functions over immutable snapshots.
 #pragma once
 
 #include <map>

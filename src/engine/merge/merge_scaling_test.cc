@@ -1,9 +1,9 @@
-// Merge cost follows the change, not the graph (issue 7, ARCHITECTURE.md §7), as deterministic
-// counts: the same 70 changes, spread over the whole id range, merged three-way from a cold handle
-// into graphs of 20k and 200k entities. The bytes read may not grow with the graph: rows are
-// found through the id, src/dst and @unique hash indexes (ranged reads of their buckets) and read
-// by row (ranged Take), never by scanning a column. Before value indexes and ranged reads the
-// larger graph read about 10x the bytes.
+// Merge cost follows the change, not the graph (issue 7; docs/architecture.md,
+// "Merges and change listing"), as deterministic counts: the same 70 changes, spread over the whole
+// id range, merged three-way from a cold handle into graphs of 20k and 200k entities. The bytes
+// read may not grow with the graph: rows are found through the id, src/dst and @unique hash indexes
+// (ranged reads of their buckets) and read by row (ranged Take), never by scanning a column. Before
+// value indexes and ranged reads the larger graph read about 10x the bytes.
 #include <gtest/gtest.h>
 
 #include <cstdio>

@@ -1,4 +1,4 @@
-// Mutation queries (LANGUAGE.md §2 "Mutation semantics", RUST_SURFACE.md §5.4): every statement of
+// Mutation queries (docs/language.md, "Mutations"): every statement of
 // one query lands in ONE atomic commit through Graph::Write. Statements run in order over an
 // in-memory overlay (per-type upserted rows and deleted ids over the snapshot), so later
 // statements see earlier ones (an edge may name a node inserted above; an update matches rows

@@ -1,6 +1,7 @@
-// Cross-record and against-the-snapshot checks of a bulk load (LANGUAGE.md §3): duplicate ids in
-// one load, key conflicts (append), @unique, referential integrity of edges (incl. edges left
-// dangling by an overwrite), and @card. Pure reads of the snapshot; writes nothing.
+// Cross-record and against-the-snapshot checks of a bulk load (docs/language.md, "Load data"):
+// duplicate ids in one load, key conflicts (append), @unique, referential integrity of edges (incl.
+// edges left dangling by an overwrite), and @card. Pure reads of the snapshot; writes nothing.
+// Thread-safe: pure reads of an immutable snapshot.
 #pragma once
 
 #include <map>

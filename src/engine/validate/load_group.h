@@ -1,8 +1,9 @@
-// The records of a bulk load grouped by type, column by column (LANGUAGE.md §3): what the parser
-// accumulates chunk by chunk (load_parser.h), what the cross-record checks read (load_checks.h) and
-// what the loader stages as table rows, without a per-record or per-value object. The parser adds a
-// segment per piece of input (no copy, no reallocation as a load grows); the segments go to the
-// table writer as they are (its pages do not span them), never joined into one copy.
+// The records of a bulk load grouped by type, column by column (docs/language.md, "Load data"):
+// what the parser accumulates chunk by chunk (load_parser.h), what the cross-record checks read
+// (load_checks.h) and what the loader stages as table rows, without a per-record or per-value
+// object. The parser adds a segment per piece of input (no copy, no reallocation as a load grows);
+// the segments go to the table writer as they are (its pages do not span them), never joined into
+// one copy.
 #pragma once
 
 #include <cstdint>

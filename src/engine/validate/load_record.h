@@ -1,6 +1,7 @@
-// The per-record rules of bulk loads and mutations (LANGUAGE.md §1, §3): value conformance (types,
-// enums, nullability) and the per-record constraints (@range, @check). The NDJSON parser that
-// applies them to load lines is load_json.h / load_parser.h; cross-record checks are load_checks.h.
+// The per-record rules of bulk loads and mutations (docs/language.md, "Schemas" and "Load data"):
+// value conformance (types, enums, nullability) and the per-record constraints (@range, @check).
+// The NDJSON parser that applies them to load lines is load_json.h / load_parser.h; cross-record
+// checks are load_checks.h.
 #pragma once
 
 #include <cstdint>
@@ -38,12 +39,12 @@ struct LoadRecord {
   const std::string& type_name() const { return is_edge ? edge->name : node->name; }
 };
 
-// The per-value rules shared by load and mutation (LANGUAGE.md §1): converts an already typed
-// value (a query literal or bound parameter, of the property's type or one that widens to it:
-// I32/U32 -> I64/U64/F64, F32 -> F64, Date <-> DateTime) to the property's type, and checks
-// non-null (`load_missing_property`), enum values (`load_enum_value`), vector dimensions,
-// integer ranges and finite F32 values and vector elements (FitsF32; `load_type_mismatch`).
-// Pure; thread-safe.
+// The per-value rules shared by load and mutation (docs/language.md, "Types" and "Mutations"):
+// converts an already typed value (a query literal or bound parameter, of the property's type or
+// one that widens to it: I32/U32 -> I64/U64/F64, F32 -> F64, Date <-> DateTime) to the property's
+// type, and checks non-null (`load_missing_property`), enum values (`load_enum_value`), vector
+// dimensions, integer ranges and finite F32 values and vector elements (FitsF32;
+// `load_type_mismatch`). Pure; thread-safe.
 Result<Value> ConformValue(const Value& value, const compiler::Property& property);
 
 // The per-record constraints of a catalog (@range, @check), compiled once. Thread-safe.

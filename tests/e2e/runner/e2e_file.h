@@ -1,6 +1,6 @@
-// The end-to-end test file format (CONVENTIONS.md "Tests"): records separated by blank lines; the
-// first line of a record is its directive, then its body, then optionally `----` and the expected
-// output. Lines starting with `#` are comments.
+// The end-to-end test file format (tests/e2e/README.md; docs/architecture.md, "Code conventions"):
+// records separated by blank lines; the first line of a record is its directive, then its body,
+// then optionally `----` and the expected output. Lines starting with `#` are comments.
 #pragma once
 
 #include <optional>

@@ -1,4 +1,5 @@
-// Runs one end-to-end test file under one configuration (CONVENTIONS.md "Tests"):
+// Runs one end-to-end test file under one configuration (tests/e2e/README.md; docs/architecture.md,
+// "Code conventions"):
 //   memory        a MemoryStore
 //   local         a LocalStore in a fresh temporary folder
 //   restart-each  memory, reopening the graph from storage after every record
