@@ -22,7 +22,8 @@ edge Knows: Person -> Person
   std::string src;
   int lines = 0;
   for (int i = 0; lines < 2000; ++i) {
-    src += "query q" + std::to_string(i) + "($name: String, $min: I32) {\n"
+    src += "query q" + std::to_string(i) +
+           "($name: String, $min: I32) {\n"
            "  match {\n"
            "    $p: Person { name: $name }\n"
            "    $p knows{1,3} $f\n"
@@ -49,7 +50,7 @@ edge Knows: Person -> Person
     count = q->size();
   }
   std::sort(ms.begin(), ms.end());
-  std::printf("compile %d-line query file (%zu queries): median %.2f ms (min %.2f, max %.2f, 7 runs)\n", lines,
-              count, ms[3], ms.front(), ms.back());
+  std::printf("compile %d-line query file (%zu queries): median %.2f ms (min %.2f, max %.2f, 7 runs)\n", lines, count,
+              ms[3], ms.front(), ms.back());
   return 0;
 }

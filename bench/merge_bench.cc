@@ -91,12 +91,12 @@ class ReadBreakdownStore : public io::ObjectStore {
 
  private:
   void Add(std::string_view key, uint64_t n) {
-    const char* kind = key.find("/idx/") != std::string_view::npos       ? "id segments"
-                       : key.find("/data/") != std::string_view::npos    ? "fragments"
-                       : key.find("/del/") != std::string_view::npos     ? "deletion vectors"
+    const char* kind = key.find("/idx/") != std::string_view::npos        ? "id segments"
+                       : key.find("/data/") != std::string_view::npos     ? "fragments"
+                       : key.find("/del/") != std::string_view::npos      ? "deletion vectors"
                        : key.find("/versions/") != std::string_view::npos ? "manifests"
-                       : key.find("commits/") != std::string_view::npos  ? "commits"
-                                                                         : "other";
+                       : key.find("commits/") != std::string_view::npos   ? "commits"
+                                                                          : "other";
     std::lock_guard<std::mutex> l(mu_);
     bytes_[kind] += n;
   }
@@ -282,8 +282,7 @@ void MakeChanges(Graph& g, const Plan& p, int rep, const std::string& branch) {
   mo.branch = branch;
   mo.now_ms = 0;
   const std::string mark = std::to_string(1000 + rep);
-  auto del = RunMutation(g,
-                         "query d() { delete Person where age = " + mark + " delete Knows where w = " + mark + " }",
+  auto del = RunMutation(g, "query d() { delete Person where age = " + mark + " delete Knows where w = " + mark + " }",
                          "{}", mo);
   Check(del.status(), "deletes");
   std::string main_side;
@@ -300,7 +299,8 @@ void MakeChanges(Graph& g, const Plan& p, int rep, const std::string& branch) {
   // The main-side edges start at main-only persons (so no @card bound is reached).
   std::string main_persons;
   for (uint64_t k = 0; k < 50; ++k) {
-    main_persons += PersonJson("n" + r + "_" + std::to_string(k + 200) + "x", "me" + r + "_" + std::to_string(k) + "@x.org", 8);
+    main_persons +=
+        PersonJson("n" + r + "_" + std::to_string(k + 200) + "x", "me" + r + "_" + std::to_string(k) + "@x.org", 8);
   }
   Load(g, main_persons + main_side, "main", LoadMode::kMerge);
 }
@@ -343,7 +343,8 @@ void MergeSize(uint64_t entities, int reps, bool clustered) {
     c.bytes_written = counts.bytes_written;
     c.detail = counts.ToString() + "; read: " + breakdown->ToString();
     if (res.outcome != engine::MergeOutcome::kMerged) {
-      std::fprintf(stderr, "expected a three-way merge, got %s\n", std::string(engine::MergeOutcomeName(res.outcome)).c_str());
+      std::fprintf(stderr, "expected a three-way merge, got %s\n",
+                   std::string(engine::MergeOutcomeName(res.outcome)).c_str());
       std::exit(1);
     }
     for (const auto& [type, n] : res.summary) c.changed += n.inserted + n.updated + n.deleted;
@@ -360,10 +361,11 @@ void MergeSize(uint64_t entities, int reps, bool clustered) {
     rd.push_back(c.bytes_read);
     wr.push_back(c.bytes_written);
   }
-  std::printf("merge of %zu changed entities into %llu entities (%s changes), median of %d: %.1f ms, %llu requests, "
-              "%.2f MB read, %.2f MB written\n",
-              costs.front().changed, static_cast<ull>(entities), clustered ? "clustered" : "spread", reps,
-              Median(ms), static_cast<ull>(Median(req)), Median(rd) / 1e6, Median(wr) / 1e6);
+  std::printf(
+      "merge of %zu changed entities into %llu entities (%s changes), median of %d: %.1f ms, %llu requests, "
+      "%.2f MB read, %.2f MB written\n",
+      costs.front().changed, static_cast<ull>(entities), clustered ? "clustered" : "spread", reps, Median(ms),
+      static_cast<ull>(Median(req)), Median(rd) / 1e6, Median(wr) / 1e6);
   std::fflush(stdout);
 }
 
@@ -399,10 +401,11 @@ int main(int argc, char** argv) {
   for (int types : {4, 200}) {
     Cost b = Measure(types, Step::kFirstBranchWrite);
     Cost m = Measure(types, Step::kMainWrite);
-    std::printf("one-row write, %d types: first on a new branch %llu requests, %llu round trips (%s); on main %llu "
-                "requests, %llu round trips (%s)\n",
-                types, static_cast<ull>(b.requests), static_cast<ull>(b.rounds), b.detail.c_str(),
-                static_cast<ull>(m.requests), static_cast<ull>(m.rounds), m.detail.c_str());
+    std::printf(
+        "one-row write, %d types: first on a new branch %llu requests, %llu round trips (%s); on main %llu "
+        "requests, %llu round trips (%s)\n",
+        types, static_cast<ull>(b.requests), static_cast<ull>(b.rounds), b.detail.c_str(), static_cast<ull>(m.requests),
+        static_cast<ull>(m.rounds), m.detail.c_str());
   }
   std::fflush(stdout);
   for (bool clustered : layouts) {

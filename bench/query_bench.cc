@@ -80,8 +80,7 @@ struct BenchQuery {
 };
 
 const BenchQuery kQueries[] = {
-    {"q_key", "query q($k: String) { match { $p: Person { pid: $k } } return { $p.name } }",
-     BenchQuery::kFirstString},
+    {"q_key", "query q($k: String) { match { $p: Person { pid: $k } } return { $p.name } }", BenchQuery::kFirstString},
     {"q_1hop", "query q($k: String) { match { $a: Person { pid: $k } $a knows $b } return { $b.pid } }",
      BenchQuery::kRowCount},
     {"q_2hop",
@@ -96,11 +95,9 @@ const BenchQuery kQueries[] = {
      BenchQuery::kCountAvg},
     {"q_global2hop", "query q() { match { $a: Person $a knows $b $b knows $c } return { count($c) as paths } }",
      BenchQuery::kFirstInt},
-    {"q_reach13",
-     "query q($k: String) { match { $a: Person { pid: $k } $a knows{1,3} $b } return { count($b) as n } }",
+    {"q_reach13", "query q($k: String) { match { $a: Person { pid: $k } $a knows{1,3} $b } return { count($b) as n } }",
      BenchQuery::kFirstInt},
-    {"q_filter",
-     "query q() { match { $p: Person { city: \"city7\" } $p.age > 80 } return { count($p) as n } }",
+    {"q_filter", "query q() { match { $p: Person { city: \"city7\" } $p.age > 80 } return { count($p) as n } }",
      BenchQuery::kFirstInt},
 };
 
@@ -136,22 +133,31 @@ int main(int argc, char** argv) {
   int reps = 5;
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string k = argv[i];
-    if (k == "--data") data = argv[i + 1];
-    else if (k == "--reps") reps = std::max(1, std::atoi(argv[i + 1]));
-    else if (k == "--peers") peers_file = argv[i + 1];
-    else if (k == "--out") out_file = argv[i + 1];
-    else if (k == "--dir") dir = argv[i + 1];
-    else if (k == "--source") source = argv[i + 1];
-    else if (k == "--graph") graph = argv[i + 1];
-    else if (k == "--only") only = argv[i + 1];
+    if (k == "--data")
+      data = argv[i + 1];
+    else if (k == "--reps")
+      reps = std::max(1, std::atoi(argv[i + 1]));
+    else if (k == "--peers")
+      peers_file = argv[i + 1];
+    else if (k == "--out")
+      out_file = argv[i + 1];
+    else if (k == "--dir")
+      dir = argv[i + 1];
+    else if (k == "--source")
+      source = argv[i + 1];
+    else if (k == "--graph")
+      graph = argv[i + 1];
+    else if (k == "--only")
+      only = argv[i + 1];
     else {
       std::fprintf(stderr, "query_bench: unknown argument %s\n", k.c_str());
       return 2;
     }
   }
   if (data.empty() && graph.empty()) {
-    std::fprintf(stderr, "usage: query_bench --data DIR | --graph ROOT [--reps N] [--peers results.json] [--out F] "
-                         "[--dir D] [--source K] [--only q_name]\n");
+    std::fprintf(stderr,
+                 "usage: query_bench --data DIR | --graph ROOT [--reps N] [--peers results.json] [--out F] "
+                 "[--dir D] [--source K] [--only q_name]\n");
     return 2;
   }
   const std::string root =
@@ -166,12 +172,13 @@ int main(int argc, char** argv) {
     double t = NowMs();
     auto loaded = Take(db->Load(ndjson, omnigraph::LoadMode::kAppend), "load");
     double ms = NowMs() - t;
-    out["load"] = {{"ms", ms}, {"records", loaded.records},
+    out["load"] = {{"ms", ms},
+                   {"records", loaded.records},
                    {"records_per_s", static_cast<double>(loaded.records) / (ms / 1000)},
                    {"peak_rss_mb", PeakRssMb()}};
     std::printf("load: %llu records in %.0f ms (%.0f records/s), peak RSS %.0f MB (graph %s)\n",
-                static_cast<unsigned long long>(loaded.records), ms,
-                static_cast<double>(loaded.records) / (ms / 1000), PeakRssMb(), root.c_str());
+                static_cast<unsigned long long>(loaded.records), ms, static_cast<double>(loaded.records) / (ms / 1000),
+                PeakRssMb(), root.c_str());
   }
 
   // 2. Queries: cold = first run on a freshly opened handle (OS page cache warm); warm = median.
@@ -255,8 +262,8 @@ int main(int argc, char** argv) {
   std::printf("  ratio to fastest peer  answer\n");
   for (const BenchQuery& q : kQueries) {
     if (!only.empty() && only != q.name) continue;
-    std::printf("%-14s %10.3f %10.3f %10.3f", q.name, cold[q.name].get<double>(),
-                cold2[q.name].get<double>(), warm[q.name].get<double>());
+    std::printf("%-14s %10.3f %10.3f %10.3f", q.name, cold[q.name].get<double>(), cold2[q.name].get<double>(),
+                warm[q.name].get<double>());
     double best = INFINITY;
     for (const auto& [name, p] : peer_rows) {
       double ms = NAN;
@@ -271,8 +278,8 @@ int main(int argc, char** argv) {
     std::string verdict = "-";
     if (peers.contains("answers") && peers["answers"].contains(q.name)) {
       bool same = SameAnswer(answers[q.name], peers["answers"][q.name]);
-      verdict = same ? "agrees" : "DIFFERS (ours " + answers[q.name].dump() + ", peers " +
-                                      peers["answers"][q.name].dump() + ")";
+      verdict = same ? "agrees"
+                     : "DIFFERS (ours " + answers[q.name].dump() + ", peers " + peers["answers"][q.name].dump() + ")";
       if (!same) status = 1;
     }
     std::printf("  %8.2fx  %s\n", std::isinf(best) ? NAN : ratio, verdict.c_str());

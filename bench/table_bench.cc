@@ -96,13 +96,17 @@ int main(int argc, char** argv) {
   Args a;
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string k = argv[i];
-    if (k == "--rows") a.rows = std::stoull(argv[i + 1]);
-    else if (k == "--dim") a.dim = static_cast<uint32_t>(std::stoul(argv[i + 1]));
-    else if (k == "--reps") a.reps = std::stoi(argv[i + 1]);
-    else if (k == "--dir") a.dir = argv[i + 1];
+    if (k == "--rows")
+      a.rows = std::stoull(argv[i + 1]);
+    else if (k == "--dim")
+      a.dim = static_cast<uint32_t>(std::stoul(argv[i + 1]));
+    else if (k == "--reps")
+      a.reps = std::stoi(argv[i + 1]);
+    else if (k == "--dir")
+      a.dir = argv[i + 1];
     else if (k == "--compression") {
       std::string c = argv[i + 1];
-      a.compression = c == "zstd" ? format::Compression::kZstd
+      a.compression = c == "zstd"  ? format::Compression::kZstd
                       : c == "lz4" ? format::Compression::kLz4
                                    : format::Compression::kNone;
     }
@@ -115,12 +119,9 @@ int main(int argc, char** argv) {
   auto store = std::make_shared<io::CountingStore>(local);
 
   std::vector<table::Field> fields = {
-      {0, "id", DataType::Scalar(TypeKind::kString), false},
-      {0, "age", DataType::Scalar(TypeKind::kI64), false},
-      {0, "score", DataType::Scalar(TypeKind::kF64), false},
-      {0, "name", DataType::Scalar(TypeKind::kString), false},
-      {0, "tags", DataType::List(TypeKind::kString), true},
-      {0, "vec", DataType::Vector(a.dim), false}};
+      {0, "id", DataType::Scalar(TypeKind::kString), false}, {0, "age", DataType::Scalar(TypeKind::kI64), false},
+      {0, "score", DataType::Scalar(TypeKind::kF64), false}, {0, "name", DataType::Scalar(TypeKind::kString), false},
+      {0, "tags", DataType::List(TypeKind::kString), true},  {0, "vec", DataType::Vector(a.dim), false}};
   auto schema = Take(table::TableSchema::Make(fields, "id"), "schema");
   auto base = Take(table::TableVersion::Create(*store, "tables/bench", schema), "create");
   std::printf("table_bench: %llu rows, Vector(%u), %d reps, compression %s, %s\n",
@@ -148,10 +149,11 @@ int main(int argc, char** argv) {
     append_runs.push_back(s);
   }
   io::StoreCounts wrote = store->counts();
-  std::printf("write: %.0f rows/s, %.0f MB/s of files (%.2f s total); first 1M-row append %.3f s, "
-              "median append %.3f s\n",
-              static_cast<double>(a.rows) / write_secs, static_cast<double>(wrote.bytes_written) / 1e6 / write_secs,
-              write_secs, first_append_secs, Median(append_runs));
+  std::printf(
+      "write: %.0f rows/s, %.0f MB/s of files (%.2f s total); first 1M-row append %.3f s, "
+      "median append %.3f s\n",
+      static_cast<double>(a.rows) / write_secs, static_cast<double>(wrote.bytes_written) / 1e6 / write_secs, write_secs,
+      first_append_secs, Median(append_runs));
   {
     // The store's own floor for such an append: one PutIfAbsent of an object the size of the first
     // fragment, its bytes already in memory (a fresh file, like every fragment).
@@ -163,8 +165,8 @@ int main(int argc, char** argv) {
     Check(local->Delete("tables/bench/floor.bin"), "floor delete");
     std::printf("store floor: one PutIfAbsent of %.1f MB (bytes ready in memory): %.3f s\n", size / 1e6, s);
   }
-  std::printf("size: %.1f MB on disk vs ~%.1f MB raw values (%.2fx)\n", wrote.bytes_written / 1e6,
-              raw_bytes / 1e6, static_cast<double>(raw_bytes) / static_cast<double>(wrote.bytes_written));
+  std::printf("size: %.1f MB on disk vs ~%.1f MB raw values (%.2fx)\n", wrote.bytes_written / 1e6, raw_bytes / 1e6,
+              static_cast<double>(raw_bytes) / static_cast<double>(wrote.bytes_written));
 
   // 2. Raw sequential read bandwidth of the table's files (the physical limit), then a full scan
   //    of `age` (8-byte fixed width).
@@ -203,8 +205,9 @@ int main(int argc, char** argv) {
     table::ScanOptions f;
     f.columns = std::vector<std::string>{"id", "score"};
     int64_t lo = static_cast<int64_t>(a.rows / 2);
-    f.filter = table::Predicate::And({table::Predicate::Ge("age", Value::I64(lo)),
-                                      table::Predicate::Lt("age", Value::I64(lo + static_cast<int64_t>(a.rows / 1000)))});
+    f.filter =
+        table::Predicate::And({table::Predicate::Ge("age", Value::I64(lo)),
+                               table::Predicate::Lt("age", Value::I64(lo + static_cast<int64_t>(a.rows / 1000)))});
     auto fs = Take(current.Scan(f), "filtered scan");
     t = MonotonicNanos();
     uint64_t hits = 0;
@@ -224,11 +227,13 @@ int main(int argc, char** argv) {
   }
   double raw_bw = Median(raw_runs), scan_rps = Median(scan_runs);
   std::printf("raw sequential read: %.0f MB/s over %.1f MB of files\n", raw_bw / 1e6, file_bytes / 1e6);
-  std::printf("full scan of age (I64, increasing): %.0f rows/s = %.0f MB/s of column data = %.0f%% of raw read bandwidth\n",
-              scan_rps, scan_rps * 8 / 1e6, 100.0 * scan_rps * 8 / raw_bw);
+  std::printf(
+      "full scan of age (I64, increasing): %.0f rows/s = %.0f MB/s of column data = %.0f%% of raw read bandwidth\n",
+      scan_rps, scan_rps * 8 / 1e6, 100.0 * scan_rps * 8 / raw_bw);
   double score_rps = Median(score_runs);
-  std::printf("full scan of score (F64, random): %.0f rows/s = %.0f MB/s of column data = %.0f%% of raw read bandwidth\n",
-              score_rps, score_rps * 8 / 1e6, 100.0 * score_rps * 8 / raw_bw);
+  std::printf(
+      "full scan of score (F64, random): %.0f rows/s = %.0f MB/s of column data = %.0f%% of raw read bandwidth\n",
+      score_rps, score_rps * 8 / 1e6, 100.0 * score_rps * 8 / raw_bw);
   std::printf("filtered scan (0.1%% by age range): %.4f s (median)\n", Median(filter_runs));
 
   // 3. Id lookups: open the index, then 1 and 1M random ids.
@@ -251,8 +256,8 @@ int main(int argc, char** argv) {
     if (!one || hits != ids.size()) std::fprintf(stderr, "lookup misses: %zu of %zu\n", ids.size() - hits, ids.size());
   }
   std::printf("id index: open %.3f s (%zu segments); 1 lookup %.1f us; 1M lookups %.3f s (%.0f lookups/s)\n",
-              Median(open_runs), Take(table::IdIndex::Open(current), "idx").segment_count(),
-              Median(one_runs) * 1e6, Median(many_runs), 1e6 / Median(many_runs));
+              Median(open_runs), Take(table::IdIndex::Open(current), "idx").segment_count(), Median(one_runs) * 1e6,
+              Median(many_runs), 1e6 / Median(many_runs));
 
   std::error_code ec;
   std::filesystem::remove_all(root, ec);

@@ -31,13 +31,15 @@ int main() {
   auto opened = Database::Init("memory://branch_merge_example", R"(
     node Person { name: String @key, team: String?, age: I32? }
     edge Knows: Person -> Person
-  )", OpenOptions{.actor = "example"});
+  )",
+                               OpenOptions{.actor = "example"});
   if (!opened.ok()) return Fail("init", opened.status());
   Database& db = **opened;
 
   auto base = db.Load(R"({"type":"Person","data":{"name":"Ada","team":"core","age":36}}
 {"type":"Person","data":{"name":"Grace","team":"core","age":45}}
-{"edge":"Knows","from":"Ada","to":"Grace"})", LoadMode::kAppend);
+{"edge":"Knows","from":"Ada","to":"Grace"})",
+                      LoadMode::kAppend);
   if (!base.ok()) return Fail("load", base.status());
   std::printf("main: loaded %llu records, commit %s\n", static_cast<unsigned long long>(base->records),
               base->commit_id.c_str());
@@ -45,8 +47,9 @@ int main() {
   // A branch, and one prepared mutation run with typed parameters on both sides.
   auto branch = db.CreateBranch("feature", "main");
   if (!branch.ok()) return Fail("branch", branch.status());
-  auto set_team = db.Prepare("query set_team($name: String, $team: String) {"
-                             "  update Person set { team: $team } where name = $name }");
+  auto set_team = db.Prepare(
+      "query set_team($name: String, $team: String) {"
+      "  update Person set { team: $team } where name = $name }");
   if (!set_team.ok()) return Fail("prepare", set_team.status());
   auto on_feature = db.Apply(*set_team, {{"name", Value::String("Ada")}, {"team", Value::String("search")}},
                              WriteOptions{.branch = "feature"});

@@ -10,21 +10,22 @@ int main() {
   auto db = Database::Init("memory://example", R"(
     node Person { name: String @key, age: I32? }
     edge Knows: Person -> Person { since: I32? }
-  )", OpenOptions{.actor = "example"});
+  )",
+                           OpenOptions{.actor = "example"});
   if (!db.ok()) {
     std::fprintf(stderr, "init: %s\n", db.status().ToString().c_str());
     return 1;
   }
   auto loaded = (*db)->Load(R"({"type":"Person","data":{"name":"Ada","age":36}}
 {"type":"Person","data":{"name":"Grace","age":45}}
-{"edge":"Knows","from":"Ada","to":"Grace","data":{"since":1843}})", LoadMode::kAppend);
+{"edge":"Knows","from":"Ada","to":"Grace","data":{"since":1843}})",
+                            LoadMode::kAppend);
   if (!loaded.ok()) {
     std::fprintf(stderr, "load: %s\n%s\n", loaded.status().ToString().c_str(), loaded.status().details().c_str());
     return 1;
   }
-  std::printf("loaded %llu records: commit %s (version %llu)\n",
-              static_cast<unsigned long long>(loaded->records), loaded->commit_id.c_str(),
-              static_cast<unsigned long long>(loaded->version));
+  std::printf("loaded %llu records: commit %s (version %llu)\n", static_cast<unsigned long long>(loaded->records),
+              loaded->commit_id.c_str(), static_cast<unsigned long long>(loaded->version));
 
   // A rejected load changes nothing and says why, line by line.
   auto bad = (*db)->Load(R"({"type":"Person","data":{"name":"Ada"}})", LoadMode::kAppend);

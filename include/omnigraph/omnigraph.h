@@ -34,7 +34,7 @@ namespace omnigraph {
 
 struct OpenOptions {
   std::optional<std::string> actor{};  // recorded on every commit this handle makes
-  bool read_only = false;            // refuse writes (an open never writes in any case)
+  bool read_only = false;              // refuse writes (an open never writes in any case)
   // Memory budget of this handle's query structures (row ordinals, columns and CSR adjacency per
   // table version; least recently used dropped first). 0 keeps none (every query rebuilds).
   uint64_t cache_bytes = uint64_t{1} << 30;
@@ -55,10 +55,10 @@ class ReadTarget {
     kSnapshotId,  // BRANCH@VERSION@INCARNATION, as `snapshot --json` prints it
     kAny,         // a snapshot id (has '@'), else a commit id, else a branch head
   };
-  ReadTarget() = default;                                                    // head of main
-  ReadTarget(std::string_view branch) : text_(branch) {}                     // NOLINT(runtime/explicit)
-  ReadTarget(const char* branch) : text_(branch) {}                          // NOLINT(runtime/explicit)
-  ReadTarget(const std::string& branch) : text_(branch) {}                   // NOLINT(runtime/explicit)
+  ReadTarget() = default;                                   // head of main
+  ReadTarget(std::string_view branch) : text_(branch) {}    // NOLINT(runtime/explicit)
+  ReadTarget(const char* branch) : text_(branch) {}         // NOLINT(runtime/explicit)
+  ReadTarget(const std::string& branch) : text_(branch) {}  // NOLINT(runtime/explicit)
   static ReadTarget Head(std::string_view branch) { return ReadTarget(Kind::kHead, branch, 0); }
   static ReadTarget Version(std::string_view branch, uint64_t version) {
     return ReadTarget(Kind::kVersion, branch, version);
@@ -101,8 +101,8 @@ class PreparedQuery {
   bool empty() const { return impl_ == nullptr; }
   const std::string& name() const;
   bool is_mutation() const;
-  const std::string& schema_id() const;          // the schema it was compiled against
-  const std::vector<ParamInfo>& params() const;  // in declaration order
+  const std::string& schema_id() const;             // the schema it was compiled against
+  const std::vector<ParamInfo>& params() const;     // in declaration order
   const std::vector<std::string>& columns() const;  // read queries: the result's column names
 
   // The opaque compiled form, for the implementation.
@@ -164,8 +164,8 @@ struct LoadOptions {
   // (an invalid load never creates it). Ignored when `branch` exists.
   std::optional<std::string> create_branch_from{};
   std::optional<std::string> if_commit{};
-  size_t max_errors = 100;         // errors listed before giving up
-  uint64_t max_memory_bytes = 0;   // 0 = half of the process's memory; past it: resource_limit
+  size_t max_errors = 100;                     // errors listed before giving up
+  uint64_t max_memory_bytes = 0;               // 0 = half of the process's memory; past it: resource_limit
   size_t chunk_bytes = size_t{32} << 20;       // read and parse this much at a time
   size_t max_record_bytes = size_t{64} << 20;  // a longer line is resource_limit
   // Called with the phase ("parsing", "parsed", "validated", "staging", "staged"), the records and
@@ -211,13 +211,13 @@ class Database {
   Result<PreparedQuery> Prepare(std::string_view source, std::optional<std::string> query_name = {},
                                 const ReadTarget& schema_at = {});
   // Runs a prepared read query at `at` (recompiled from its source if `at` has another schema, so
-  // compile errors are possible then). Errors: `invalid_argument` for a mutation or a parameter of the wrong type, missing or
-  // undeclared; `unimplemented` for search functions; `resource_limit` past the query budget.
+  // compile errors are possible then). Errors: `invalid_argument` for a mutation or a parameter of the wrong type,
+  // missing or undeclared; `unimplemented` for search functions; `resource_limit` past the query budget.
   Result<QueryRows> Execute(const PreparedQuery& query, const Params& params = {}, const ReadTarget& at = {},
                             const QueryOptions& options = {});
   // The same rows as Execute, handed out in batches.
-  Result<RowCursor> OpenCursor(const PreparedQuery& query, const Params& params = {},
-                               const ReadTarget& at = {}, const QueryOptions& options = {});
+  Result<RowCursor> OpenCursor(const PreparedQuery& query, const Params& params = {}, const ReadTarget& at = {},
+                               const QueryOptions& options = {});
   // Runs a prepared mutation (insert/update/delete) as one atomic commit on options.branch.
   // Errors: `invalid_argument` for a read query; parameter errors; `key_immutable`; the load_*
   // validation codes (Status::errors() lists every error with its statement); `read_set_conflict`

@@ -35,9 +35,9 @@ struct TypeInfo {
 };
 
 struct SnapshotInfo {
-  std::string branch{};           // empty for a snapshot read at a commit id
-  uint64_t version = 0;         // the branch's ref sequence number (0 at a bare commit)
-  std::string snapshot_id{};      // BRANCH@VERSION@INCARNATION (the commit id at a bare commit)
+  std::string branch{};       // empty for a snapshot read at a commit id
+  uint64_t version = 0;       // the branch's ref sequence number (0 at a bare commit)
+  std::string snapshot_id{};  // BRANCH@VERSION@INCARNATION (the commit id at a bare commit)
   std::string commit_id{};
   std::string schema_id{};
   std::vector<TypeInfo> types{};  // sorted by name
@@ -61,14 +61,14 @@ struct CommitInfo {
   };
   std::map<std::string, Table> tables{};          // every type, by name
   std::map<std::string, ChangeCounts> summary{};  // per changed type
-  using Counts = ChangeCounts;                  // (earlier spelling)
+  using Counts = ChangeCounts;                    // (earlier spelling)
 };
 
 // A branch's ref entry after a branch operation.
 struct BranchInfo {
   std::string name{};
   std::string commit_id{};  // the head (empty for the entry a delete writes)
-  uint64_t version = 0;   // the entry's sequence number
+  uint64_t version = 0;     // the entry's sequence number
 };
 
 struct LoadSummary {
@@ -88,11 +88,11 @@ struct LoadSummary {
 struct MutationSummary {
   std::string query_name{};
   std::string branch{};
-  uint64_t affected_nodes = 0;  // node rows inserted + updated + deleted
-  uint64_t affected_edges = 0;  // edge rows inserted + updated + deleted
-  bool committed = false;       // false when the mutation changed nothing (no commit)
-  std::string commit_id{};        // the new commit; empty when nothing changed
-  uint64_t version = 0;         // the branch version after the mutation
+  uint64_t affected_nodes = 0;                    // node rows inserted + updated + deleted
+  uint64_t affected_edges = 0;                    // edge rows inserted + updated + deleted
+  bool committed = false;                         // false when the mutation changed nothing (no commit)
+  std::string commit_id{};                        // the new commit; empty when nothing changed
+  uint64_t version = 0;                           // the branch version after the mutation
   std::map<std::string, ChangeCounts> changes{};  // per changed type
   std::optional<CommitInfo> commit{};             // the new commit, when committed
 };
@@ -177,7 +177,7 @@ struct ChangePollRequest {
 struct ChangePage {
   std::vector<ChangeBlock> blocks{};  // oldest first; a block's commit.version is set for ref moves
   std::string cursor{};               // resumes after the last block
-  bool caught_up = true;            // false: more blocks remain, poll again
+  bool caught_up = true;              // false: more blocks remain, poll again
 };
 
 struct DiffResult {
@@ -190,7 +190,7 @@ struct OptimizeSummary {
   std::string commit_id{};
   struct Object {
     std::string type_name;
-    std::string kind;  // "ordinals" (node types) or "adjacency" (edge types)
+    std::string kind;    // "ordinals" (node types) or "adjacency" (edge types)
     bool built = false;  // false: it was already stored
   };
   std::vector<Object> objects{};

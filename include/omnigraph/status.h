@@ -71,7 +71,7 @@ class [[nodiscard]] Status {
 
   bool ok() const { return state_ == nullptr; }
   StatusCode category() const;
-  ErrorCode code() const;               // precondition: !ok()
+  ErrorCode code() const;                // precondition: !ok()
   std::string_view code_string() const;  // "ok" when ok
   const std::string& message() const;    // empty when ok
   const std::optional<SourceSpan>& span() const;

@@ -42,9 +42,7 @@ constexpr bool IsFloatKind(TypeKind k) { return k == TypeKind::kF32 || k == Type
 constexpr bool IsNumericKind(TypeKind k) { return IsIntegerKind(k) || IsFloatKind(k); }
 constexpr bool IsTemporalKind(TypeKind k) { return k == TypeKind::kDate || k == TypeKind::kDateTime; }
 // The kinds a Value holds as int64: I32, I64, Date, DateTime.
-constexpr bool IsInt64HeldKind(TypeKind k) {
-  return k == TypeKind::kI32 || k == TypeKind::kI64 || IsTemporalKind(k);
-}
+constexpr bool IsInt64HeldKind(TypeKind k) { return k == TypeKind::kI32 || k == TypeKind::kI64 || IsTemporalKind(k); }
 // The kinds a Value holds as a number: numeric and temporal.
 constexpr bool IsNumericOrTemporalKind(TypeKind k) { return IsNumericKind(k) || IsTemporalKind(k); }
 
@@ -52,8 +50,8 @@ constexpr bool IsNumericOrTemporalKind(TypeKind k) { return IsNumericKind(k) || 
 // the field, not the type.
 struct DataType {
   TypeKind kind = TypeKind::kString;
-  uint32_t dimension = 0;                 // kVector only: 1..65536
-  TypeKind element = TypeKind::kString;   // kList only: a scalar kind (not Vector/List)
+  uint32_t dimension = 0;                // kVector only: 1..65536
+  TypeKind element = TypeKind::kString;  // kList only: a scalar kind (not Vector/List)
 
   static DataType Scalar(TypeKind k) { return DataType{k, 0, TypeKind::kString}; }
   static DataType Vector(uint32_t dim) { return DataType{TypeKind::kVector, dim, TypeKind::kString}; }
@@ -76,7 +74,11 @@ bool ParseScalarTypeName(std::string_view name, TypeKind* out);
 class Value {
  public:
   Value() = default;  // null of type String
-  static Value Null(DataType type = DataType{}) { Value v; v.type_ = type; return v; }
+  static Value Null(DataType type = DataType{}) {
+    Value v;
+    v.type_ = type;
+    return v;
+  }
   static Value Bool(bool b);
   static Value I32(int32_t v);
   static Value I64(int64_t v);
@@ -111,9 +113,9 @@ class Value {
   // Direct accessors; precondition: not null and the matching representation (a mismatch is a
   // programming error: std::get throws). Use the As* accessors when the kind is not known.
   bool bool_value() const { return std::get<bool>(data_); }
-  int64_t int_value() const { return std::get<int64_t>(data_); }    // signed ints, Date, DateTime
-  uint64_t uint_value() const { return std::get<uint64_t>(data_); }  // U32, U64
-  double float_value() const { return std::get<double>(data_); }     // F32, F64
+  int64_t int_value() const { return std::get<int64_t>(data_); }                    // signed ints, Date, DateTime
+  uint64_t uint_value() const { return std::get<uint64_t>(data_); }                 // U32, U64
+  double float_value() const { return std::get<double>(data_); }                    // F32, F64
   const std::string& string_value() const { return std::get<std::string>(data_); }  // String, Blob
   const std::vector<float>& vector_value() const { return std::get<std::vector<float>>(data_); }
   const std::vector<Value>& list_value() const { return *std::get<std::shared_ptr<const std::vector<Value>>>(data_); }

@@ -40,8 +40,6 @@ Result<std::unique_ptr<Database>> OpenGraph(const GraphFlags& flags, bool writab
 
 Json ActorJson(const Database& db) { return db.actor() ? Json(*db.actor()) : Json(nullptr); }
 
-Result<std::string> ReadFile(const std::string& path, std::string_view what) {
-  return ReadSourceFile(path, what);
-}
+Result<std::string> ReadFile(const std::string& path, std::string_view what) { return ReadSourceFile(path, what); }
 
 }  // namespace omnigraph::cli

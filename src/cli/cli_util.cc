@@ -37,17 +37,24 @@ Result<uint64_t> ParseSize(std::string_view text) {
   if (ec != std::errc() || p != t.data() + digits) return bad("too large");
   std::string unit;
   for (char c : t.substr(digits)) {
-    if (!std::isspace(static_cast<unsigned char>(c))) unit.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+    if (!std::isspace(static_cast<unsigned char>(c)))
+      unit.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
   }
-  if (!unit.empty() && unit.back() == 'b') unit.pop_back();              // "kb", "b"
-  if (unit.size() == 2 && unit.back() == 'i') unit.pop_back();           // "kib" -> "k"
+  if (!unit.empty() && unit.back() == 'b') unit.pop_back();     // "kb", "b"
+  if (unit.size() == 2 && unit.back() == 'i') unit.pop_back();  // "kib" -> "k"
   int shift = 0;
-  if (unit.empty()) shift = 0;
-  else if (unit == "k") shift = 10;
-  else if (unit == "m") shift = 20;
-  else if (unit == "g") shift = 30;
-  else if (unit == "t") shift = 40;
-  else return bad("unknown unit '" + std::string(t.substr(digits)) + "'");
+  if (unit.empty())
+    shift = 0;
+  else if (unit == "k")
+    shift = 10;
+  else if (unit == "m")
+    shift = 20;
+  else if (unit == "g")
+    shift = 30;
+  else if (unit == "t")
+    shift = 40;
+  else
+    return bad("unknown unit '" + std::string(t.substr(digits)) + "'");
   if (n == 0) return bad("zero");
   if (shift > 0 && n > (UINT64_MAX >> shift)) return bad("too large");
   return n << shift;
@@ -75,13 +82,13 @@ int ReportError(const Status& status, bool json) {
   if (status.ok()) return kExitOk;
   if (json) {
     Json j = {{"ok", false},
-              {"error", {{"code", std::string(status.code_string())},
-                         {"category", std::string(StatusCodeName(status.category()))},
-                         {"message", status.message()}}}};
+              {"error",
+               {{"code", std::string(status.code_string())},
+                {"category", std::string(StatusCodeName(status.category()))},
+                {"message", status.message()}}}};
     if (status.span()) {
-      j["error"]["span"] = {{"file", status.span()->file},
-                            {"line", status.span()->line},
-                            {"column", status.span()->column}};
+      j["error"]["span"] = {
+          {"file", status.span()->file}, {"line", status.span()->line}, {"column", status.span()->column}};
     }
     if (!status.details().empty()) {  // structured data of the error, e.g. merge_conflicts
       auto d = ParseJson(status.details(), "error details");
@@ -94,9 +101,8 @@ int ReportError(const Status& status, bool json) {
     std::fprintf(stderr, "error[%.*s]: %s\n", static_cast<int>(status.code_string().size()),
                  status.code_string().data(), status.message().c_str());
     if (status.span()) {
-      std::fprintf(stderr, "  --> %s%s%u:%u\n", status.span()->file.c_str(),
-                   status.span()->file.empty() ? "" : ":", status.span()->line,
-                   status.span()->column);
+      std::fprintf(stderr, "  --> %s%s%u:%u\n", status.span()->file.c_str(), status.span()->file.empty() ? "" : ":",
+                   status.span()->line, status.span()->column);
     }
   }
   return ExitCodeFor(status);

@@ -30,8 +30,8 @@ TEST(CliUtil, ParseSize) {
   EXPECT_EQ(*ParseSize("4kib"), 4096u);
   EXPECT_EQ(*ParseSize(" 1t "), uint64_t{1} << 40);
   EXPECT_EQ(*ParseSize("100b"), 100u);
-  for (const char* bad : {"0", "0k", "-5", "-1g", "", "k", "1.5g", "12x", "0x10", "99999999999999999999",
-                          "17179869184g", "1 2"}) {
+  for (const char* bad :
+       {"0", "0k", "-5", "-1g", "", "k", "1.5g", "12x", "0x10", "99999999999999999999", "17179869184g", "1 2"}) {
     auto r = ParseSize(bad);
     ASSERT_FALSE(r.ok()) << bad;
     EXPECT_EQ(ExitCodeFor(r.status()), kExitUsage) << bad;

@@ -16,8 +16,11 @@ int RunCreate(const GraphFlags& flags, const std::string& name, const std::strin
   auto e = (*g)->CreateBranch(name, from);
   if (!e.ok()) return ReportError(e.status(), flags.json);
   if (flags.json) {
-    std::printf("%s\n", CanonicalJson(Json{{"uri", (*g)->uri()}, {"name", name}, {"from", from},
-                                           {"commit", e->commit_id}, {"actor_id", ActorJson(**g)}})
+    std::printf("%s\n", CanonicalJson(Json{{"uri", (*g)->uri()},
+                                           {"name", name},
+                                           {"from", from},
+                                           {"commit", e->commit_id},
+                                           {"actor_id", ActorJson(**g)}})
                             .c_str());
   } else {
     std::printf("created branch %s from %s at commit %s\n", name.c_str(), from.c_str(), e->commit_id.c_str());
@@ -44,7 +47,8 @@ int RunDelete(const GraphFlags& flags, const std::string& name) {
   auto e = (*g)->DeleteBranch(name);
   if (!e.ok()) return ReportError(e.status(), flags.json);
   if (flags.json) {
-    std::printf("%s\n", CanonicalJson(Json{{"uri", (*g)->uri()}, {"name", name}, {"actor_id", ActorJson(**g)}}).c_str());
+    std::printf("%s\n",
+                CanonicalJson(Json{{"uri", (*g)->uri()}, {"name", name}, {"actor_id", ActorJson(**g)}}).c_str());
   } else {
     std::printf("deleted branch %s\n", name.c_str());
   }
@@ -61,11 +65,12 @@ int ReportConflicts(const MergeFlags& m, const MergeResult& r, bool json) {
   const MergeConflict& first = r.conflicts.front();
   Json list = Json::array();
   for (const auto& c : r.conflicts) list.push_back(MergeConflictJson(c));
-  Status s = Status(ErrorCode::kMergeConflict,
-                    "merge of '" + m.source + "' into '" + m.options.target + "' has " +
-                        std::to_string(r.conflicts.size()) + " conflict(s), nothing was published; first: " +
-                        first.kind + " on " + first.type_name + " '" + first.entity_id + "': " + first.message)
-                 .WithDetails(CanonicalJson(Json{{"merge_conflicts", list}}));
+  Status s =
+      Status(ErrorCode::kMergeConflict, "merge of '" + m.source + "' into '" + m.options.target + "' has " +
+                                            std::to_string(r.conflicts.size()) +
+                                            " conflict(s), nothing was published; first: " + first.kind + " on " +
+                                            first.type_name + " '" + first.entity_id + "': " + first.message)
+          .WithDetails(CanonicalJson(Json{{"merge_conflicts", list}}));
   if (json) return ReportError(s, json);
   std::fprintf(stderr, "error[merge_conflict]: %s\n", s.message().c_str());
   for (const auto& c : r.conflicts) {
@@ -83,7 +88,7 @@ int RunMerge(const GraphFlags& flags, const MergeFlags& m) {
   if (r->outcome == MergeOutcome::kConflicts) return ReportConflicts(m, *r, flags.json);
   const std::string& target = m.options.target;
   if (flags.json) {
-    Json j = {{"source", m.source}, {"target", target}, {"outcome", std::string(MergeOutcomeName(r->outcome))},
+    Json j = {{"source", m.source},     {"target", target},      {"outcome", std::string(MergeOutcomeName(r->outcome))},
               {"commit", r->commit_id}, {"version", r->version}, {"actor_id", ActorJson(**g)}};
     if (m.options.delete_source) j["branch_deleted"] = r->branch_deleted;
     if (r->branch_delete_error) j["branch_delete_error"] = *r->branch_delete_error;

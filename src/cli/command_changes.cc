@@ -16,8 +16,12 @@ struct FilterFlags {
   std::vector<std::string> types;
   Result<ChangeFilter> Build() const {
     ChangeFilter f;
-    if (!kind.empty()) { OG_ASSIGN_OR_RETURN(f.kind, ParseEntityKind(kind)); }
-    if (!op.empty()) { OG_ASSIGN_OR_RETURN(f.op, ParseChangeOp(op)); }
+    if (!kind.empty()) {
+      OG_ASSIGN_OR_RETURN(f.kind, ParseEntityKind(kind));
+    }
+    if (!op.empty()) {
+      OG_ASSIGN_OR_RETURN(f.op, ParseChangeOp(op));
+    }
     f.types = types;
     return f;
   }
@@ -54,7 +58,9 @@ int RunCommitChanges(const GraphFlags& flags, const std::string& id, const Filte
   auto block = (*g)->CommitChanges(id, *filter);
   if (!block.ok()) return ReportError(block.status(), flags.json);
   if (flags.json) {
-    std::printf("%s\n", CanonicalJson(Json{{"cause", CauseJson(block->commit)}, {"changes", ChangesJson(block->changes)}}).c_str());
+    std::printf(
+        "%s\n",
+        CanonicalJson(Json{{"cause", CauseJson(block->commit)}, {"changes", ChangesJson(block->changes)}}).c_str());
   } else {
     std::printf("commit %s (%s), %zu change(s)\n", id.c_str(), block->commit.operation.c_str(), block->changes.size());
     PrintChangesText(block->changes);
@@ -79,7 +85,8 @@ int RunPoll(const GraphFlags& flags, ChangePollRequest o, const std::string& cur
                         {"version", b.commit.version ? Json(*b.commit.version) : Json(nullptr)},
                         {"changes", ChangesJson(b.changes)}});
     }
-    std::printf("%s\n", CanonicalJson(Json{{"blocks", blocks}, {"cursor", r->cursor}, {"caught_up", r->caught_up}}).c_str());
+    std::printf("%s\n",
+                CanonicalJson(Json{{"blocks", blocks}, {"cursor", r->cursor}, {"caught_up", r->caught_up}}).c_str());
   } else {
     for (const auto& b : r->blocks) {
       std::printf("commit %s (%s", b.commit.id.c_str(), b.commit.operation.c_str());
@@ -104,7 +111,8 @@ int RunDiff(const GraphFlags& flags, const std::string& from, const std::string&
   auto d = (*g)->Diff(ReadTarget::Any(from), ReadTarget::Any(to), *filter);
   if (!d.ok()) return ReportError(d.status(), flags.json);
   if (flags.json) {
-    std::printf("%s\n", CanonicalJson(Json{{"from_commit_id", d->from_commit_id}, {"to_commit_id", d->to_commit_id},
+    std::printf("%s\n", CanonicalJson(Json{{"from_commit_id", d->from_commit_id},
+                                           {"to_commit_id", d->to_commit_id},
                                            {"changes", ChangesJson(d->changes)}})
                             .c_str());
   } else {

@@ -60,12 +60,8 @@ void AddInitCommand(CLI::App& app, CommandAction* run) {
                      (*db)->uri().c_str());
       }
       if (flags->json) {
-        Json j = {{"uri", (*db)->uri()},
-                  {"branch", "main"},
-                  {"commit", head->commit_id},
-                  {"schema_id", head->schema_id},
-                  {"node_types", node_types},
-                  {"edge_types", edge_types},
+        Json j = {{"uri", (*db)->uri()},          {"branch", "main"},         {"commit", head->commit_id},
+                  {"schema_id", head->schema_id}, {"node_types", node_types}, {"edge_types", edge_types},
                   {"persistent", !in_process}};
         std::printf("%s\n", CanonicalJson(j).c_str());
       } else {

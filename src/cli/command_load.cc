@@ -19,9 +19,9 @@
 #include "cli/cli_util.h"
 #include "common/check.h"
 #include "common/clock.h"
-#include "common/mutex.h"
-#include "common/json.h"
 #include "common/error_codes.h"
+#include "common/json.h"
+#include "common/mutex.h"
 
 namespace omnigraph::cli {
 namespace {
@@ -85,8 +85,8 @@ class LoadProgress {
 
 int PrintLoadErrors(const Status& s, bool json) {
   if (json || s.errors().empty()) return ReportError(s, json);
-  std::fprintf(stderr, "error[%.*s]: %s\n", static_cast<int>(s.code_string().size()),
-               s.code_string().data(), s.message().c_str());
+  std::fprintf(stderr, "error[%.*s]: %s\n", static_cast<int>(s.code_string().size()), s.code_string().data(),
+               s.message().c_str());
   for (const ErrorItem& e : s.errors()) {
     const uint64_t line = e.line.value_or(0);
     std::string where = line > 0 ? "line " + std::to_string(line) : "load";
@@ -111,11 +111,11 @@ void AddLoadCommand(CLI::App& app, CommandAction* run) {
   auto* branch_opt = cmd->add_option("--branch", *branch, "Branch to load into (default main)");
   cmd->add_option("--if-commit", *if_commit, "Only load if the branch head is this commit");
   auto from = std::make_shared<std::string>();
-  cmd->add_option("--from", *from, "Create --branch from this branch first when it does not exist")
-      ->needs(branch_opt);
+  cmd->add_option("--from", *from, "Create --branch from this branch first when it does not exist")->needs(branch_opt);
   auto limits = std::make_shared<LoadOptions>();
   cmd->add_option("--max-memory", limits->max_memory_bytes,
-                  "Fail (resource_limit) when the load would need more memory than this: the parsed records, then those plus staging (default: half of physical memory)")
+                  "Fail (resource_limit) when the load would need more memory than this: the parsed records, then "
+                  "those plus staging (default: half of physical memory)")
       ->transform(SizeValue());
   cmd->add_option("--max-record-size", limits->max_record_bytes,
                   "Reject (resource_limit) a line longer than this (default 64M)")
@@ -160,30 +160,38 @@ void AddLoadCommand(CLI::App& app, CommandAction* run) {
       if (flags->json) {
         Json nodes = Json::array(), edges = Json::array();
         for (const auto& [name, st] : r->types) {
-          Json t = {{"name", name}, {"entities_loaded", st.loaded}, {"inserted", st.changes.inserted},
-                    {"updated", st.changes.updated}, {"deleted", st.changes.deleted}};
+          Json t = {{"name", name},
+                    {"entities_loaded", st.loaded},
+                    {"inserted", st.changes.inserted},
+                    {"updated", st.changes.updated},
+                    {"deleted", st.changes.deleted}};
           (st.kind == EntityKind::kNode ? nodes : edges).push_back(t);
         }
-        Json j = {{"uri", (*g)->uri()}, {"branch", *branch}, {"mode", *mode},
-                  {"nodes", nodes}, {"edges", edges}, {"total_entities", r->records},
-                  {"committed", r->committed}, {"commit", r->commit_id},
-                  {"version", r->version}, {"branch_created", created},
+        Json j = {{"uri", (*g)->uri()},
+                  {"branch", *branch},
+                  {"mode", *mode},
+                  {"nodes", nodes},
+                  {"edges", edges},
+                  {"total_entities", r->records},
+                  {"committed", r->committed},
+                  {"commit", r->commit_id},
+                  {"version", r->version},
+                  {"branch_created", created},
                   {"base_branch", from->empty() ? Json(nullptr) : Json(*from)},
                   {"actor_id", ActorJson(**g)}};
         std::printf("%s\n", CanonicalJson(j).c_str());
       } else {
         for (const auto& [name, st] : r->types) {
           std::printf("  %-24s %s %8llu loaded (+%llu ~%llu -%llu)\n", name.c_str(),
-                      st.kind == EntityKind::kNode ? "node" : "edge",
-                      static_cast<unsigned long long>(st.loaded),
+                      st.kind == EntityKind::kNode ? "node" : "edge", static_cast<unsigned long long>(st.loaded),
                       static_cast<unsigned long long>(st.changes.inserted),
                       static_cast<unsigned long long>(st.changes.updated),
                       static_cast<unsigned long long>(st.changes.deleted));
         }
         if (r->committed) {
           std::printf("loaded %llu record(s) into %s in %.2fs: commit %s (version %llu)\n",
-                      static_cast<unsigned long long>(r->records), branch->c_str(), secs,
-                      r->commit_id.c_str(), static_cast<unsigned long long>(r->version));
+                      static_cast<unsigned long long>(r->records), branch->c_str(), secs, r->commit_id.c_str(),
+                      static_cast<unsigned long long>(r->version));
         } else {
           std::printf("nothing to load: no commit\n");
         }

@@ -8,8 +8,8 @@
 #include "cli/cli_util.h"
 #include "common/error_codes.h"
 #include "common/json.h"
-#include "compiler/diagnostic.h"
 #include "common/output_json.h"
+#include "compiler/diagnostic.h"
 
 namespace omnigraph::cli {
 namespace {
@@ -76,12 +76,10 @@ int RunMutate(MutateFlags f) {
   auto r = (*g)->Mutate(source, params, f.branch, query_name, if_commit);
   if (!r.ok()) return PrintMutationError(r.status(), json, source, f.file);
   if (json) {
-    Json j = {{"query_name", r->query_name},
-              {"branch", f.branch},
-              {"affected_nodes", r->affected_nodes},
-              {"affected_edges", r->affected_edges},
-              {"actor_id", ActorJson(**g)},
-              {"commit", r->commit ? CommitOutputJson(*r->commit) : Json(nullptr)}};
+    Json j = {
+        {"query_name", r->query_name},         {"branch", f.branch},
+        {"affected_nodes", r->affected_nodes}, {"affected_edges", r->affected_edges},
+        {"actor_id", ActorJson(**g)},          {"commit", r->commit ? CommitOutputJson(*r->commit) : Json(nullptr)}};
     std::printf("%s\n", CanonicalJson(j).c_str());
     return kExitOk;
   }
@@ -90,10 +88,9 @@ int RunMutate(MutateFlags f) {
                 static_cast<unsigned long long>(c.updated), static_cast<unsigned long long>(c.deleted));
   }
   if (r->committed) {
-    std::printf("%s: %llu node(s), %llu edge(s) affected on %s: commit %s (version %llu)\n",
-                r->query_name.c_str(), static_cast<unsigned long long>(r->affected_nodes),
-                static_cast<unsigned long long>(r->affected_edges), f.branch.c_str(),
-                r->commit_id.c_str(), static_cast<unsigned long long>(r->version));
+    std::printf("%s: %llu node(s), %llu edge(s) affected on %s: commit %s (version %llu)\n", r->query_name.c_str(),
+                static_cast<unsigned long long>(r->affected_nodes), static_cast<unsigned long long>(r->affected_edges),
+                f.branch.c_str(), r->commit_id.c_str(), static_cast<unsigned long long>(r->version));
   } else {
     std::printf("%s: nothing changed on %s: no commit\n", r->query_name.c_str(), f.branch.c_str());
   }

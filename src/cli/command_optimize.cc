@@ -22,9 +22,8 @@ int RunOptimize(const GraphFlags& flags, const std::string& branch) {
     for (const auto& o : r->objects) {
       objects.push_back({{"type_name", o.type_name}, {"kind", o.kind}, {"status", o.built ? "built" : "present"}});
     }
-    Json j = {{"uri", (*g)->uri()}, {"graph_branch", branch},
-              {"graph_commit_id", r->commit_id}, {"derived", objects},
-              {"built", r->built}, {"present", r->present}};
+    Json j = {{"uri", (*g)->uri()}, {"graph_branch", branch}, {"graph_commit_id", r->commit_id},
+              {"derived", objects}, {"built", r->built},      {"present", r->present}};
     std::printf("%s\n", CanonicalJson(j).c_str());
   } else {
     for (const auto& o : r->objects) {
@@ -40,8 +39,8 @@ int RunOptimize(const GraphFlags& flags, const std::string& branch) {
 }  // namespace
 
 void AddOptimizeCommand(CLI::App& app, CommandAction* run) {
-  auto* cmd = app.add_subcommand(
-      "optimize", "Build and store the read structures (row ordinals, adjacency) of a branch head");
+  auto* cmd =
+      app.add_subcommand("optimize", "Build and store the read structures (row ordinals, adjacency) of a branch head");
   auto flags = std::make_shared<GraphFlags>();
   auto branch = std::make_shared<std::string>("main");
   cmd->add_option("--branch", *branch, "Branch (default main)");

@@ -10,8 +10,8 @@
 #include "common/clock.h"
 #include "common/error_codes.h"
 #include "common/json.h"
-#include "compiler/diagnostic.h"
 #include "common/output_json.h"
+#include "compiler/diagnostic.h"
 
 namespace omnigraph::cli {
 namespace {
@@ -131,7 +131,9 @@ int RunQuery(const QueryFlags& f) {
     return ReportError(result.status(), json_errors);
   }
   Json target = f.snapshot.empty() ? Json{{"branch", branch}} : Json{{"snapshot", f.snapshot}};
-  Json meta = {{"query_name", result->query_name}, {"target", target}, {"row_count", result->rows.size()},
+  Json meta = {{"query_name", result->query_name},
+               {"target", target},
+               {"row_count", result->rows.size()},
                {"graph_commit_id", result->commit_id}};
   Print(*result, format, meta);
   return kExitOk;
@@ -148,7 +150,8 @@ void AddQueryCommand(CLI::App& app, CommandAction* run) {
   cmd->add_option("--params", f->params, "Parameters as a JSON object");
   cmd->add_option("--params-file", f->params_file, "Parameters from a JSON file");
   cmd->add_option("--branch", f->branch, "Branch (default main)");
-  cmd->add_option("--snapshot,--commit", f->snapshot, "Snapshot id (BRANCH@VERSION@INCARNATION) or commit id to read at");
+  cmd->add_option("--snapshot,--commit", f->snapshot,
+                  "Snapshot id (BRANCH@VERSION@INCARNATION) or commit id to read at");
   cmd->add_option("--format", f->format, "table | json | jsonl | csv | kv");
   cmd->add_option("--max-memory", f->max_memory,
                   "Fail (resource_limit) when the query would hold more than this: rows in flight and kept for "

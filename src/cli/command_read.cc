@@ -68,11 +68,13 @@ Status ExportToStdout(Database& db, const ReadTarget& at, const std::vector<std:
   char buf[1 << 16];
   for (;;) {
     const size_t n = std::fread(buf, 1, sizeof(buf), spill.get());
-    if (n > 0 && std::fwrite(buf, 1, n, stdout) != n) return ErrnoError("writing standard output", errno != 0 ? errno : EIO);
+    if (n > 0 && std::fwrite(buf, 1, n, stdout) != n)
+      return ErrnoError("writing standard output", errno != 0 ? errno : EIO);
     if (n < sizeof(buf)) break;
   }
   if (std::ferror(spill.get())) return ErrnoError("reading " + what, errno != 0 ? errno : EIO);
-  if (std::fflush(stdout) != 0 || std::ferror(stdout)) return ErrnoError("writing standard output", errno != 0 ? errno : EIO);
+  if (std::fflush(stdout) != 0 || std::ferror(stdout))
+    return ErrnoError("writing standard output", errno != 0 ? errno : EIO);
   return Status::Ok();
 }
 
@@ -92,11 +94,17 @@ int RunSnapshot(const GraphFlags& flags, const std::string& branch) {
   if (flags.json) {
     Json types = Json::array();
     for (const auto& t : snap->types) {
-      types.push_back({{"type_name", t.name}, {"entity_kind", t.is_edge ? "edge" : "node"},
-                       {"table_id", t.table_id}, {"table_version", t.table_version}, {"entity_count", t.rows}});
+      types.push_back({{"type_name", t.name},
+                       {"entity_kind", t.is_edge ? "edge" : "node"},
+                       {"table_id", t.table_id},
+                       {"table_version", t.table_version},
+                       {"entity_count", t.rows}});
     }
-    Json j = {{"graph_branch", branch}, {"graph_manifest_version", snap->version},
-              {"graph_commit_id", snap->commit_id}, {"schema_id", snap->schema_id}, {"datasets", types},
+    Json j = {{"graph_branch", branch},
+              {"graph_manifest_version", snap->version},
+              {"graph_commit_id", snap->commit_id},
+              {"schema_id", snap->schema_id},
+              {"datasets", types},
               {"snapshot_id", snap->snapshot_id}};
     std::printf("%s\n", CanonicalJson(j).c_str());
   } else {
@@ -140,8 +148,8 @@ int RunCommitShow(const GraphFlags& flags, const std::string& id) {
     std::printf("%s\n", CanonicalJson(CommitObjectJson(*c)).c_str());
   } else {
     const CommitInfo& k = *c;
-    std::printf("commit %s\nbranch %s\noperation %s\ncreated %s\n", k.id.c_str(), k.branch.c_str(),
-                k.operation.c_str(), FormatMicrosIso(k.timestamp_us).c_str());
+    std::printf("commit %s\nbranch %s\noperation %s\ncreated %s\n", k.id.c_str(), k.branch.c_str(), k.operation.c_str(),
+                FormatMicrosIso(k.timestamp_us).c_str());
     if (k.actor) std::printf("actor %s\n", k.actor->c_str());
     for (const auto& p : k.parents) std::printf("parent %s\n", p.c_str());
     std::printf("schema %s\n", k.schema_id.c_str());

@@ -20,9 +20,7 @@ struct Step {
   int64_t micros = 0;
 };
 
-Status Expect(bool cond, const std::string& what) {
-  return cond ? Status::Ok() : InternalError("self-check: " + what);
-}
+Status Expect(bool cond, const std::string& what) { return cond ? Status::Ok() : InternalError("self-check: " + what); }
 
 int RunSelfCheck(const std::string& uri, bool json) {
   io::OpenStoreOptions opts;

@@ -25,9 +25,9 @@ omnigraph::Status CheckCommandWords(CLI::App& app, int argc, char** argv) {
     if (found.empty()) {
       std::string names;
       for (CLI::App* a : all) names += (names.empty() ? "" : ", ") + a->get_name();
-      return omnigraph::cli::UsageError("unknown command `" + path + std::string(word) +
-                                        "` (commands" + (path.empty() ? "" : " of `" + path.substr(0, path.size() - 1) + "`") +
-                                        ": " + names + "; see --help)");
+      return omnigraph::cli::UsageError("unknown command `" + path + std::string(word) + "` (commands" +
+                                        (path.empty() ? "" : " of `" + path.substr(0, path.size() - 1) + "`") + ": " +
+                                        names + "; see --help)");
     }
     path += std::string(word) + " ";
     at = found.front();

@@ -86,8 +86,8 @@ size_t OutputWidth() {
   return 0;
 }
 
-std::string RenderTable(const std::vector<std::string>& columns,
-                        const std::vector<std::vector<std::string>>& cells, size_t max_width) {
+std::string RenderTable(const std::vector<std::string>& columns, const std::vector<std::vector<std::string>>& cells,
+                        size_t max_width) {
   std::vector<size_t> natural(columns.size());
   for (size_t c = 0; c < columns.size(); ++c) natural[c] = DisplayWidth(Flatten(columns[c]));
   for (const auto& row : cells) {

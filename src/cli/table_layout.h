@@ -30,7 +30,7 @@ std::vector<size_t> FitColumns(const std::vector<size_t>& natural, size_t max_wi
 size_t OutputWidth();
 
 // The table: header, dashes, rows, "(N rows)". `cells` are the rows' display texts.
-std::string RenderTable(const std::vector<std::string>& columns,
-                        const std::vector<std::vector<std::string>>& cells, size_t max_width);
+std::string RenderTable(const std::vector<std::string>& columns, const std::vector<std::vector<std::string>>& cells,
+                        size_t max_width);
 
 }  // namespace omnigraph::cli

@@ -9,8 +9,8 @@ namespace omnigraph::internal {
 [[noreturn]] void CheckFailed(const char* file, int line, const char* expr);
 }  // namespace omnigraph::internal
 
-#define OG_CHECK(cond)                                                     \
-  do {                                                                     \
+#define OG_CHECK(cond)                                                          \
+  do {                                                                          \
     if (!(cond)) ::omnigraph::internal::CheckFailed(__FILE__, __LINE__, #cond); \
   } while (0)
 

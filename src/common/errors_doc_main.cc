@@ -13,8 +13,8 @@ int main() {
   for (const ErrorCodeInfo& info : AllErrorCodes()) {
     std::string meaning(info.meaning);
     std::printf("| `%.*s` | %.*s | %d | %s |\n", static_cast<int>(info.name.size()), info.name.data(),
-                static_cast<int>(StatusCodeName(info.category).size()),
-                StatusCodeName(info.category).data(), info.http_status, meaning.c_str());
+                static_cast<int>(StatusCodeName(info.category).size()), StatusCodeName(info.category).data(),
+                info.http_status, meaning.c_str());
   }
   return 0;
 }

@@ -26,7 +26,10 @@ TEST(FailpointTest, CallbackAndDisarm) {
   ScopedFailpoints scope;
   int calls = 0;
   FailpointRegistry::Action a;
-  a.fn = [&] { ++calls; return Status::Ok(); };
+  a.fn = [&] {
+    ++calls;
+    return Status::Ok();
+  };
   ASSERT_TRUE(FailpointRegistry::Global().Arm("common.test_point", a).ok());
   EXPECT_TRUE(Guarded().ok());
   FailpointRegistry::Global().Disarm("common.test_point");

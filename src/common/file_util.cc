@@ -52,12 +52,10 @@ Result<InputFile> OpenInputFile(const std::string& path, std::string_view what) 
   return InputFile(file.release(), file.name(), size);
 }
 
-Result<std::string> ReadSourceFile(const std::string& path, std::string_view what,
-                                   uint64_t max_bytes) {
+Result<std::string> ReadSourceFile(const std::string& path, std::string_view what, uint64_t max_bytes) {
   OG_ASSIGN_OR_RETURN(InputFile file, OpenInputFile(path, what));
   auto too_large = [&] {
-    return ResourceExhaustedError(file.name() + " is larger than the limit of " +
-                                  std::to_string(max_bytes) + " bytes");
+    return ResourceExhaustedError(file.name() + " is larger than the limit of " + std::to_string(max_bytes) + " bytes");
   };
   if (file.size() && *file.size() > max_bytes) return too_large();
   // One read into a buffer of the file's size when it has one; streams are read in pieces.

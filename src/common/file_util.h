@@ -19,8 +19,7 @@ constexpr uint64_t kMaxSourceFileBytes = uint64_t{64} << 20;  // 64 MiB
 // An input file opened for reading. Owns `fd` (closed by the destructor). Not thread-safe.
 class InputFile {
  public:
-  InputFile(int fd, std::string name, std::optional<uint64_t> size)
-      : fd_(fd), name_(std::move(name)), size_(size) {}
+  InputFile(int fd, std::string name, std::optional<uint64_t> size) : fd_(fd), name_(std::move(name)), size_(size) {}
   ~InputFile();
   InputFile(InputFile&& other) noexcept;
   InputFile& operator=(InputFile&& other) noexcept;

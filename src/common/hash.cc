@@ -7,9 +7,7 @@
 
 namespace omnigraph {
 
-uint64_t XxHash64(std::string_view data, uint64_t seed) {
-  return XXH64(data.data(), data.size(), seed);
-}
+uint64_t XxHash64(std::string_view data, uint64_t seed) { return XXH64(data.data(), data.size(), seed); }
 uint64_t XxHash64Bytes(const void* data, size_t len, uint64_t seed) { return XXH64(data, len, seed); }
 
 struct XxHash64Stream::State {

@@ -48,8 +48,8 @@ TEST(HashTest, HexRoundTrip) {
 namespace omnigraph {
 namespace {
 TEST(Base64Test, RoundTripAndRejects) {
-  for (std::string s : {std::string(""), std::string("f"), std::string("fo"), std::string("foo"),
-                        std::string("foob"), std::string("\x00\xff\x10", 3)}) {
+  for (std::string s : {std::string(""), std::string("f"), std::string("fo"), std::string("foo"), std::string("foob"),
+                        std::string("\x00\xff\x10", 3)}) {
     std::string back;
     ASSERT_TRUE(Base64Decode(Base64Encode(s), &back)) << s;
     EXPECT_EQ(back, s);

@@ -8,8 +8,7 @@
 
 namespace omnigraph {
 namespace {
-Status FieldError(std::string_view what, std::string_view field, std::string_view problem,
-                  bool corrupt) {
+Status FieldError(std::string_view what, std::string_view field, std::string_view problem, bool corrupt) {
   std::string m = std::string(what) + ": field '" + std::string(field) + "' " + std::string(problem);
   return corrupt ? CorruptError(std::move(m)) : InvalidArgumentError(std::move(m));
 }

@@ -37,8 +37,7 @@ TEST(JsonTest, UniqueParsingRejectsRepeatedMembersAtAnyDepth) {
 }
 
 TEST(JsonTest, TypedFields) {
-  auto j = ParseJson(R"({"s":"x","i":-3,"u":5,"b":true,"o":{},"a":[1],"big":18446744073709551615})",
-                     "doc");
+  auto j = ParseJson(R"({"s":"x","i":-3,"u":5,"b":true,"o":{},"a":[1],"big":18446744073709551615})", "doc");
   ASSERT_TRUE(j.ok());
   EXPECT_EQ(*GetString(*j, "s", "doc"), "x");
   EXPECT_EQ(*GetInt(*j, "i", "doc"), -3);

@@ -19,8 +19,7 @@ Result<LoadMode> ParseLoadMode(std::string_view name) {
   if (name == "append") return LoadMode::kAppend;
   if (name == "merge") return LoadMode::kMerge;
   if (name == "overwrite") return LoadMode::kOverwrite;
-  return InvalidArgumentError("unknown load mode '" + std::string(name) +
-                              "' (use append, merge or overwrite)");
+  return InvalidArgumentError("unknown load mode '" + std::string(name) + "' (use append, merge or overwrite)");
 }
 
 }  // namespace omnigraph

@@ -39,8 +39,6 @@ spdlog::logger& Logger() {
 
 void SetLogLevel(LogLevel level) { Logger().set_level(ToSpd(level)); }
 
-void Log(LogLevel level, std::string_view message) {
-  Logger().log(ToSpd(level), "{}", message);
-}
+void Log(LogLevel level, std::string_view message) { Logger().log(ToSpd(level), "{}", message); }
 
 }  // namespace omnigraph

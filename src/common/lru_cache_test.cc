@@ -17,7 +17,7 @@ TEST(ByteLruCacheTest, EvictsLeastRecentlyUsedOverBudget) {
   c.Put("a", S("A"), 40);
   c.Put("b", S("B"), 40);
   ASSERT_NE(c.Get<std::string>("a"), nullptr);  // a is now more recent than b
-  c.Put("c", S("C"), 40);                          // 120 > 100: b goes
+  c.Put("c", S("C"), 40);                       // 120 > 100: b goes
   EXPECT_EQ(c.Get<std::string>("b"), nullptr);
   EXPECT_EQ(*c.Get<std::string>("a"), "A");
   EXPECT_EQ(*c.Get<std::string>("c"), "C");

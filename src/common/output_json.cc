@@ -61,7 +61,9 @@ Json ChangeToJson(const EntityChange& c) {
 }
 
 Json CauseJson(const CommitInfo& c) {
-  Json j = {{"graph_commit_id", c.id}, {"authored_branch", c.branch}, {"authored_at", c.timestamp_us},
+  Json j = {{"graph_commit_id", c.id},
+            {"authored_branch", c.branch},
+            {"authored_at", c.timestamp_us},
             {"operation", c.operation}};
   if (!c.parents.empty()) j["parent_commit_id"] = c.parents[0];
   if (c.parents.size() > 1) j["merged_parent_commit_id"] = c.parents[1];
@@ -84,7 +86,8 @@ Json CommitOutputJson(const CommitInfo& c) {
 Json CommitObjectJson(const CommitInfo& c) {
   Json tables = Json::object();
   for (const auto& [name, t] : c.tables) {
-    tables[name] = {{"kind", std::string(EntityKindName(t.kind))}, {"table_id", t.table_id}, {"version", t.table_version}};
+    tables[name] = {
+        {"kind", std::string(EntityKindName(t.kind))}, {"table_id", t.table_id}, {"version", t.table_version}};
   }
   Json summary = Json::object();
   for (const auto& [name, n] : c.summary) {

@@ -18,8 +18,7 @@ struct Status::State {
 
 namespace {
 constexpr ErrorCodeInfo kCodes[] = {
-#define OG_ERROR(name, str, category, http, meaning) \
-  {ErrorCode::name, str, StatusCode::category, http, meaning},
+#define OG_ERROR(name, str, category, http, meaning) {ErrorCode::name, str, StatusCode::category, http, meaning},
 #include "common/error_codes.def"
 #undef OG_ERROR
 };
@@ -59,8 +58,7 @@ std::string_view StatusCodeName(StatusCode code) {
 Status::Status(ErrorCode code, std::string message)
     : state_(new State{code, std::move(message), std::nullopt, {}, {}, false}) {}
 
-Status::Status(const Status& other)
-    : state_(other.state_ ? new State(*other.state_) : nullptr) {}
+Status::Status(const Status& other) : state_(other.state_ ? new State(*other.state_) : nullptr) {}
 
 Status& Status::operator=(const Status& other) {
   if (this != &other) state_.reset(other.state_ ? new State(*other.state_) : nullptr);
@@ -69,16 +67,12 @@ Status& Status::operator=(const Status& other) {
 
 void Status::StateDeleter::operator()(State* s) const { delete s; }
 
-StatusCode Status::category() const {
-  return ok() ? StatusCode::kOk : InfoFor(state_->code).category;
-}
+StatusCode Status::category() const { return ok() ? StatusCode::kOk : InfoFor(state_->code).category; }
 ErrorCode Status::code() const {
   OG_CHECK(!ok());
   return state_->code;
 }
-std::string_view Status::code_string() const {
-  return ok() ? std::string_view("ok") : InfoFor(state_->code).name;
-}
+std::string_view Status::code_string() const { return ok() ? std::string_view("ok") : InfoFor(state_->code).name; }
 const std::string& Status::message() const { return ok() ? kEmpty : state_->message; }
 const std::optional<SourceSpan>& Status::span() const { return ok() ? kNoSpan : state_->span; }
 const std::string& Status::details() const { return ok() ? kEmpty : state_->details; }
@@ -137,8 +131,7 @@ std::string Status::ToString() const {
 }
 
 Status ErrnoError(std::string_view what, int err) {
-  std::string msg = std::string(what) + ": " + std::strerror(err) + " (errno " +
-                    std::to_string(err) + ")";
+  std::string msg = std::string(what) + ": " + std::strerror(err) + " (errno " + std::to_string(err) + ")";
   switch (err) {
     case ENOENT: return Status(ErrorCode::kNotFound, std::move(msg));
     case EACCES:

@@ -113,9 +113,9 @@ TEST(UlidTest, ForkedChildDoesNotRepeatTheParentsIds) {
 
 TEST(UlidTest, ParseRejectsBadInput) {
   EXPECT_FALSE(Ulid::Parse("").ok());
-  EXPECT_FALSE(Ulid::Parse("01ARZ3NDEKTSV4RRFFQ69G5FA").ok());    // 25 chars
-  EXPECT_FALSE(Ulid::Parse("01ARZ3NDEKTSV4RRFFQ69G5FAU").ok());   // U is not in the alphabet
-  EXPECT_FALSE(Ulid::Parse("81ARZ3NDEKTSV4RRFFQ69G5FAV").ok());   // overflows 128 bits
+  EXPECT_FALSE(Ulid::Parse("01ARZ3NDEKTSV4RRFFQ69G5FA").ok());   // 25 chars
+  EXPECT_FALSE(Ulid::Parse("01ARZ3NDEKTSV4RRFFQ69G5FAU").ok());  // U is not in the alphabet
+  EXPECT_FALSE(Ulid::Parse("81ARZ3NDEKTSV4RRFFQ69G5FAV").ok());  // overflows 128 bits
   auto ok = Ulid::Parse("01arz3ndektsv4rrffq69g5fav");
   ASSERT_TRUE(ok.ok());
   EXPECT_EQ(ok->ToString(), "01ARZ3NDEKTSV4RRFFQ69G5FAV");

@@ -11,8 +11,8 @@
 namespace omnigraph {
 namespace {
 
-constexpr std::string_view kKindNames[] = {"String", "Blob", "Bool", "I32", "I64", "U32", "U64",
-                                           "F32", "F64", "Date", "DateTime", "Vector", "List"};
+constexpr std::string_view kKindNames[] = {"String", "Blob", "Bool", "I32",      "I64",    "U32", "U64",
+                                           "F32",    "F64",  "Date", "DateTime", "Vector", "List"};
 
 // Days from civil (Howard Hinnant's algorithm), proleptic Gregorian.
 int64_t DaysFromCivil(int64_t y, unsigned m, unsigned d) {
@@ -55,16 +55,14 @@ unsigned DaysInMonth(int64_t y, unsigned m) {
 
 Status BadDate(std::string_view text, std::string_view what) {
   return InvalidArgumentError("invalid " + std::string(what) + " '" + std::string(text) +
-                              "' (expected ISO-8601, e.g. 2026-12-02" +
-                              (what == "datetime" ? "T18:21:46Z" : "") + ")");
+                              "' (expected ISO-8601, e.g. 2026-12-02" + (what == "datetime" ? "T18:21:46Z" : "") + ")");
 }
 
 // Parses YYYY-MM-DD at the start of `text` into days.
 bool ParseDatePart(std::string_view text, int64_t* days) {
   int y, m, d;
   if (text.size() < 10 || text[4] != '-' || text[7] != '-') return false;
-  if (!ParseDigits(text, 0, 4, &y) || !ParseDigits(text, 5, 2, &m) || !ParseDigits(text, 8, 2, &d))
-    return false;
+  if (!ParseDigits(text, 0, 4, &y) || !ParseDigits(text, 5, 2, &m) || !ParseDigits(text, 8, 2, &d)) return false;
   if (m < 1 || m > 12 || d < 1 || static_cast<unsigned>(d) > DaysInMonth(y, m)) return false;
   *days = DaysFromCivil(y, static_cast<unsigned>(m), static_cast<unsigned>(d));
   return true;
@@ -110,17 +108,72 @@ bool ParseScalarTypeName(std::string_view name, TypeKind* out) {
   return false;
 }
 
-Value Value::Bool(bool b) { Value v; v.type_ = DataType::Scalar(TypeKind::kBool); v.data_ = b; return v; }
-Value Value::I32(int32_t x) { Value v; v.type_ = DataType::Scalar(TypeKind::kI32); v.data_ = int64_t{x}; return v; }
-Value Value::I64(int64_t x) { Value v; v.type_ = DataType::Scalar(TypeKind::kI64); v.data_ = x; return v; }
-Value Value::U32(uint32_t x) { Value v; v.type_ = DataType::Scalar(TypeKind::kU32); v.data_ = uint64_t{x}; return v; }
-Value Value::U64(uint64_t x) { Value v; v.type_ = DataType::Scalar(TypeKind::kU64); v.data_ = x; return v; }
-Value Value::F32(float x) { Value v; v.type_ = DataType::Scalar(TypeKind::kF32); v.data_ = static_cast<double>(x); return v; }
-Value Value::F64(double x) { Value v; v.type_ = DataType::Scalar(TypeKind::kF64); v.data_ = x; return v; }
-Value Value::Date(int32_t d) { Value v; v.type_ = DataType::Scalar(TypeKind::kDate); v.data_ = int64_t{d}; return v; }
-Value Value::DateTime(int64_t ms) { Value v; v.type_ = DataType::Scalar(TypeKind::kDateTime); v.data_ = ms; return v; }
-Value Value::String(std::string s) { Value v; v.type_ = DataType::Scalar(TypeKind::kString); v.data_ = std::move(s); return v; }
-Value Value::Blob(std::string b) { Value v; v.type_ = DataType::Scalar(TypeKind::kBlob); v.data_ = std::move(b); return v; }
+Value Value::Bool(bool b) {
+  Value v;
+  v.type_ = DataType::Scalar(TypeKind::kBool);
+  v.data_ = b;
+  return v;
+}
+Value Value::I32(int32_t x) {
+  Value v;
+  v.type_ = DataType::Scalar(TypeKind::kI32);
+  v.data_ = int64_t{x};
+  return v;
+}
+Value Value::I64(int64_t x) {
+  Value v;
+  v.type_ = DataType::Scalar(TypeKind::kI64);
+  v.data_ = x;
+  return v;
+}
+Value Value::U32(uint32_t x) {
+  Value v;
+  v.type_ = DataType::Scalar(TypeKind::kU32);
+  v.data_ = uint64_t{x};
+  return v;
+}
+Value Value::U64(uint64_t x) {
+  Value v;
+  v.type_ = DataType::Scalar(TypeKind::kU64);
+  v.data_ = x;
+  return v;
+}
+Value Value::F32(float x) {
+  Value v;
+  v.type_ = DataType::Scalar(TypeKind::kF32);
+  v.data_ = static_cast<double>(x);
+  return v;
+}
+Value Value::F64(double x) {
+  Value v;
+  v.type_ = DataType::Scalar(TypeKind::kF64);
+  v.data_ = x;
+  return v;
+}
+Value Value::Date(int32_t d) {
+  Value v;
+  v.type_ = DataType::Scalar(TypeKind::kDate);
+  v.data_ = int64_t{d};
+  return v;
+}
+Value Value::DateTime(int64_t ms) {
+  Value v;
+  v.type_ = DataType::Scalar(TypeKind::kDateTime);
+  v.data_ = ms;
+  return v;
+}
+Value Value::String(std::string s) {
+  Value v;
+  v.type_ = DataType::Scalar(TypeKind::kString);
+  v.data_ = std::move(s);
+  return v;
+}
+Value Value::Blob(std::string b) {
+  Value v;
+  v.type_ = DataType::Scalar(TypeKind::kBlob);
+  v.data_ = std::move(b);
+  return v;
+}
 Value Value::Vector(std::vector<float> x) {
   Value v;
   v.type_ = DataType::Vector(static_cast<uint32_t>(x.size()));
@@ -144,10 +197,9 @@ std::weak_ordering Value::Compare(const Value& o) const {
     if (IsInt64HeldKind(a) && IsInt64HeldKind(b)) return int_value() <=> o.int_value();
     if (IsUnsignedKind(a) && IsUnsignedKind(b)) return uint_value() <=> o.uint_value();
     if (!IsFloatKind(a) && !IsFloatKind(b)) {  // signed vs unsigned
-      if (IsInt64HeldKind(a)) return int_value() < 0 ? std::weak_ordering::less
-                                                     : static_cast<uint64_t>(int_value()) <=> o.uint_value();
-      return o.int_value() < 0 ? std::weak_ordering::greater
-                               : uint_value() <=> static_cast<uint64_t>(o.int_value());
+      if (IsInt64HeldKind(a))
+        return int_value() < 0 ? std::weak_ordering::less : static_cast<uint64_t>(int_value()) <=> o.uint_value();
+      return o.int_value() < 0 ? std::weak_ordering::greater : uint_value() <=> static_cast<uint64_t>(o.int_value());
     }
     auto as_double = [](const Value& v) {
       if (IsFloatKind(v.kind())) return v.float_value();
@@ -174,8 +226,7 @@ std::weak_ordering Value::Compare(const Value& o) const {
     case TypeKind::kString:
     case TypeKind::kBlob: {
       int c = string_value().compare(o.string_value());
-      return c < 0 ? std::weak_ordering::less
-                   : (c > 0 ? std::weak_ordering::greater : std::weak_ordering::equivalent);
+      return c < 0 ? std::weak_ordering::less : (c > 0 ? std::weak_ordering::greater : std::weak_ordering::equivalent);
     }
     case TypeKind::kVector: {
       const auto& x = vector_value();
@@ -252,8 +303,7 @@ Result<std::string> CanonicalKeyString(const Value& v) {
       if (d == 0) return std::string("0");
       return v.kind() == TypeKind::kF32 ? ShortestFloat(static_cast<float>(d)) : ShortestDouble(d);
     }
-    default:
-      return InvalidArgumentError(std::string(TypeKindName(v.kind())) + " values cannot be keys");
+    default: return InvalidArgumentError(std::string(TypeKindName(v.kind())) + " values cannot be keys");
   }
 }
 
@@ -282,8 +332,7 @@ Result<int64_t> ParseIsoDateTimeMillis(std::string_view text) {
   if (text[10] != 'T' && text[10] != 't' && text[10] != ' ') return BadDate(text, "datetime");
   int hh, mm, ss = 0;
   size_t p = 11;
-  if (!ParseDigits(text, p, 2, &hh) || p + 2 >= text.size() || text[p + 2] != ':' ||
-      !ParseDigits(text, p + 3, 2, &mm))
+  if (!ParseDigits(text, p, 2, &hh) || p + 2 >= text.size() || text[p + 2] != ':' || !ParseDigits(text, p + 3, 2, &mm))
     return BadDate(text, "datetime");
   p += 5;
   if (p < text.size() && text[p] == ':') {
@@ -345,10 +394,9 @@ std::string FormatIsoDateTimeMillis(int64_t millis) {
   unsigned m, d;
   CivilFromDays(days, &y, &m, &d);
   char buf[48];
-  std::snprintf(buf, sizeof(buf), "%04lld-%02u-%02uT%02lld:%02lld:%02lld.%03lldZ",
-                static_cast<long long>(y), m, d, static_cast<long long>(rem / 3600000),
-                static_cast<long long>(rem / 60000 % 60), static_cast<long long>(rem / 1000 % 60),
-                static_cast<long long>(rem % 1000));
+  std::snprintf(buf, sizeof(buf), "%04lld-%02u-%02uT%02lld:%02lld:%02lld.%03lldZ", static_cast<long long>(y), m, d,
+                static_cast<long long>(rem / 3600000), static_cast<long long>(rem / 60000 % 60),
+                static_cast<long long>(rem / 1000 % 60), static_cast<long long>(rem % 1000));
   return buf;
 }
 

@@ -130,8 +130,7 @@ class Reader {
 
   Status Str(const Json& o, const char* f, std::string* out, bool required = true) const {
     auto it = o.find(f);
-    if (it == o.end())
-      return required ? Bad(what_, std::string("missing \"") + f + "\"") : Status();
+    if (it == o.end()) return required ? Bad(what_, std::string("missing \"") + f + "\"") : Status();
     if (!it->is_string()) return Bad(what_, std::string("\"") + f + "\" is not a string");
     *out = it->get<std::string>();
     return Status::Ok();
@@ -179,24 +178,20 @@ class Reader {
 
 bool IsTypeNameText(std::string_view s) {
   if (s.empty() || s.size() > 256 || !(s[0] >= 'A' && s[0] <= 'Z')) return false;
-  return std::all_of(s.begin(), s.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
-  });
+  return std::all_of(s.begin(), s.end(),
+                     [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
 }
 bool IsIdentText(std::string_view s) {
   if (s.empty() || s.size() > 256 || !((s[0] >= 'a' && s[0] <= 'z') || s[0] == '_')) return false;
-  return std::all_of(s.begin(), s.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
-  });
+  return std::all_of(s.begin(), s.end(),
+                     [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
 }
 bool IsEnumValueText(std::string_view s) {
   return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
     return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-';
   });
 }
-bool IsReservedName(std::string_view n) {
-  return n == "id" || n == "src" || n == "dst" || n.substr(0, 4) == "_row";
-}
+bool IsReservedName(std::string_view n) { return n == "id" || n == "src" || n == "dst" || n.substr(0, 4) == "_row"; }
 
 Result<AnnotationValue> ReadValue(const Json& j, const Reader& r) {
   if (!j.is_object()) return Bad(r.what(), "annotation value is not an object");
@@ -273,8 +268,7 @@ Result<Property> ReadProperty(const Json& j, const std::string& owner) {
   if (!found) return Bad(r.what(), "bad index kind \"" + index + "\"");
   OG_RETURN_IF_ERROR(r.Strings(j, "enum", &p.enum_values));
   if (p.is_enum() &&
-      (p.type != DataType::Scalar(TypeKind::kString) ||
-       !std::is_sorted(p.enum_values.begin(), p.enum_values.end()) ||
+      (p.type != DataType::Scalar(TypeKind::kString) || !std::is_sorted(p.enum_values.begin(), p.enum_values.end()) ||
        std::adjacent_find(p.enum_values.begin(), p.enum_values.end()) != p.enum_values.end())) {
     return Bad(r.what(), "enum values must be sorted, unique, on a String property");
   }
@@ -314,8 +308,7 @@ Status ReadProperties(const Json& j, const Reader& r, bool need_ids, std::vector
 }
 
 template <class T>
-Status CheckNames(const Reader& r, const T& type, const std::vector<std::string>& names,
-                  bool allow_endpoints) {
+Status CheckNames(const Reader& r, const T& type, const std::vector<std::string>& names, bool allow_endpoints) {
   for (const auto& n : names) {
     if (allow_endpoints && (n == "src" || n == "dst")) continue;
     if (type.FindProperty(n) == nullptr) return Bad(r.what(), "constraint names unknown " + n);
@@ -342,8 +335,7 @@ Status ReadUniques(const Json& j, const Reader& r, std::vector<std::vector<std::
 Status CheckEmbedSources(const Reader& r, const std::vector<Property>& props) {
   for (const auto& p : props) {
     if (!p.embed) continue;
-    auto src = std::find_if(props.begin(), props.end(),
-                            [&](const Property& q) { return q.name == p.embed->source; });
+    auto src = std::find_if(props.begin(), props.end(), [&](const Property& q) { return q.name == p.embed->source; });
     if (src == props.end() || src->type.kind != TypeKind::kString) {
       return Bad(r.what(), "@embed source of " + p.name + " is not a String property");
     }
@@ -371,8 +363,7 @@ Result<NodeType> ReadNode(const Json& j) {
   OG_RETURN_IF_ERROR(CheckNames(r, n, n.key, false));
   for (const auto& k : n.key) {
     const Property* kp = n.FindProperty(k);
-    if (kp->nullable || !kp->type.is_scalar() || kp->type.kind == TypeKind::kBlob ||
-        kp->index == IndexKind::kNone) {
+    if (kp->nullable || !kp->type.is_scalar() || kp->type.kind == TypeKind::kBlob || kp->index == IndexKind::kNone) {
       return Bad(r.what(), "key property " + k + " is nullable, unindexed or not keyable");
     }
   }
@@ -440,8 +431,8 @@ Result<EdgeType> ReadEdge(const Json& j) {
 }
 
 template <class T>
-const T* FindIn(const std::map<std::string, size_t, std::less<>>& index,
-                const std::vector<T>& items, std::string_view name) {
+const T* FindIn(const std::map<std::string, size_t, std::less<>>& index, const std::vector<T>& items,
+                std::string_view name) {
   auto it = index.find(name);
   return it == index.end() ? nullptr : &items[it->second];
 }
@@ -457,40 +448,29 @@ const Property* FindProp(const std::vector<Property>& props, std::string_view na
 
 std::string_view IndexKindName(IndexKind kind) {
   switch (kind) {
-    case IndexKind::kNone:
-      return "none";
-    case IndexKind::kSorted:
-      return "sorted";
-    case IndexKind::kFullText:
-      return "fulltext";
-    case IndexKind::kVector:
-      return "vector";
+    case IndexKind::kNone: return "none";
+    case IndexKind::kSorted: return "sorted";
+    case IndexKind::kFullText: return "fulltext";
+    case IndexKind::kVector: return "vector";
   }
   return "none";
 }
 
 IndexKind IndexKindFor(const DataType& type, bool is_enum) {
   switch (type.kind) {
-    case TypeKind::kString:
-      return is_enum ? IndexKind::kSorted : IndexKind::kFullText;
+    case TypeKind::kString: return is_enum ? IndexKind::kSorted : IndexKind::kFullText;
     case TypeKind::kBlob:
-    case TypeKind::kList:
-      return IndexKind::kNone;
-    case TypeKind::kVector:
-      return IndexKind::kVector;
-    default:
-      return IndexKind::kSorted;
+    case TypeKind::kList: return IndexKind::kNone;
+    case TypeKind::kVector: return IndexKind::kVector;
+    default: return IndexKind::kSorted;
   }
 }
 
 std::string DataTypeSource(const DataType& type) {
   switch (type.kind) {
-    case TypeKind::kVector:
-      return "Vector(" + std::to_string(type.dimension) + ")";
-    case TypeKind::kList:
-      return "[" + std::string(ScalarSpelling(type.element)) + "]";
-    default:
-      return std::string(ScalarSpelling(type.kind));
+    case TypeKind::kVector: return "Vector(" + std::to_string(type.dimension) + ")";
+    case TypeKind::kList: return "[" + std::string(ScalarSpelling(type.element)) + "]";
+    default: return std::string(ScalarSpelling(type.kind));
   }
 }
 
@@ -519,25 +499,17 @@ std::optional<double> RangeConstraint::MaxValue() const {
   return std::strtod(max->c_str(), nullptr);
 }
 
-const Property* NodeType::FindProperty(std::string_view name) const {
-  return FindProp(properties, name);
-}
-const Property* EdgeType::FindProperty(std::string_view name) const {
-  return FindProp(properties, name);
-}
+const Property* NodeType::FindProperty(std::string_view name) const { return FindProp(properties, name); }
+const Property* EdgeType::FindProperty(std::string_view name) const { return FindProp(properties, name); }
 
-Catalog::Catalog(std::vector<InterfaceType> interfaces, std::vector<NodeType> nodes,
-                 std::vector<EdgeType> edges)
+Catalog::Catalog(std::vector<InterfaceType> interfaces, std::vector<NodeType> nodes, std::vector<EdgeType> edges)
     : interfaces_(std::move(interfaces)), nodes_(std::move(nodes)), edges_(std::move(edges)) {
-  std::stable_sort(nodes_.begin(), nodes_.end(),
-                   [](const NodeType& a, const NodeType& b) { return a.id < b.id; });
-  std::stable_sort(edges_.begin(), edges_.end(),
-                   [](const EdgeType& a, const EdgeType& b) { return a.id < b.id; });
+  std::stable_sort(nodes_.begin(), nodes_.end(), [](const NodeType& a, const NodeType& b) { return a.id < b.id; });
+  std::stable_sort(edges_.begin(), edges_.end(), [](const EdgeType& a, const EdgeType& b) { return a.id < b.id; });
   Reindex();
 }
 
-Catalog::Catalog(const Catalog& other)
-    : interfaces_(other.interfaces_), nodes_(other.nodes_), edges_(other.edges_) {
+Catalog::Catalog(const Catalog& other) : interfaces_(other.interfaces_), nodes_(other.nodes_), edges_(other.edges_) {
   Reindex();
 }
 
@@ -560,12 +532,8 @@ void Catalog::Reindex() {
   for (size_t i = 0; i < interfaces_.size(); ++i) interface_index_.emplace(interfaces_[i].name, i);
 }
 
-const NodeType* Catalog::FindNode(std::string_view name) const {
-  return FindIn(node_index_, nodes_, name);
-}
-const EdgeType* Catalog::FindEdge(std::string_view name) const {
-  return FindIn(edge_index_, edges_, name);
-}
+const NodeType* Catalog::FindNode(std::string_view name) const { return FindIn(node_index_, nodes_, name); }
+const EdgeType* Catalog::FindEdge(std::string_view name) const { return FindIn(edge_index_, edges_, name); }
 const InterfaceType* Catalog::FindInterface(std::string_view name) const {
   return FindIn(interface_index_, interfaces_, name);
 }
@@ -608,8 +576,7 @@ std::string Catalog::ToJson() const {
     }
     if (!n.checks.empty()) {
       Json arr = Json::array();
-      for (const auto& c : n.checks)
-        arr.push_back(Json{{"property", c.property}, {"pattern", c.pattern}});
+      for (const auto& c : n.checks) arr.push_back(Json{{"property", c.property}, {"pattern", c.pattern}});
       jn["checks"] = std::move(arr);
     }
     Json meta = MetaJson(n.meta);
@@ -672,10 +639,9 @@ Result<Catalog> Catalog::FromJson(std::string_view json) {
       if (!iface_names.count(i)) return Bad("node " + n.name, "unknown interface " + i);
     }
     for (const auto& p : n.properties) {
-      if (!p.interface_name.empty() && std::find(n.interfaces.begin(), n.interfaces.end(),
-                                                 p.interface_name) == n.interfaces.end()) {
-        return Bad("node " + n.name,
-                   "property " + p.name + " names an interface it does not implement");
+      if (!p.interface_name.empty() &&
+          std::find(n.interfaces.begin(), n.interfaces.end(), p.interface_name) == n.interfaces.end()) {
+        return Bad("node " + n.name, "property " + p.name + " names an interface it does not implement");
       }
     }
   }

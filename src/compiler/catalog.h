@@ -107,9 +107,9 @@ struct Cardinality {
 struct NodeType {
   uint32_t id = 0;  // stable type id (shared numbering with edge types), >= 1
   std::string name;
-  std::vector<std::string> interfaces;  // `implements` list, in source order
-  std::vector<Property> properties;     // interface properties first, then own, in order
-  std::vector<std::string> key;         // @key properties ordered by property id; empty = unkeyed
+  std::vector<std::string> interfaces;            // `implements` list, in source order
+  std::vector<Property> properties;               // interface properties first, then own, in order
+  std::vector<std::string> key;                   // @key properties ordered by property id; empty = unkeyed
   std::vector<std::vector<std::string>> uniques;  // each @unique tuple, in source order
   std::vector<RangeConstraint> ranges;
   std::vector<CheckConstraint> checks;
@@ -137,8 +137,8 @@ struct EdgeType {
 // Kept so the catalog can be printed back to source; nodes already hold the expanded properties.
 struct InterfaceType {
   std::string name;
-  std::vector<Property> properties;  // ids are 0 (ids belong to node properties)
-  std::vector<std::string> key;      // from property-level @key; inherited by implementing nodes
+  std::vector<Property> properties;               // ids are 0 (ids belong to node properties)
+  std::vector<std::string> key;                   // from property-level @key; inherited by implementing nodes
   std::vector<std::vector<std::string>> uniques;  // from property-level @unique; inherited
   bool operator==(const InterfaceType&) const = default;
 };
@@ -150,8 +150,7 @@ class Catalog {
   Catalog() = default;
   // Takes validated parts (the builder or FromJson validates); nodes and edges are kept sorted by
   // id. Preconditions: names unique across interfaces, nodes and edges.
-  Catalog(std::vector<InterfaceType> interfaces, std::vector<NodeType> nodes,
-          std::vector<EdgeType> edges);
+  Catalog(std::vector<InterfaceType> interfaces, std::vector<NodeType> nodes, std::vector<EdgeType> edges);
   Catalog(const Catalog& other);
   Catalog& operator=(const Catalog& other);
   Catalog(Catalog&&) noexcept = default;

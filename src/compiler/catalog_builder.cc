@@ -47,18 +47,10 @@ AnnotationValue ToValue(const AstLiteral& lit) {
   AnnotationValue v;
   v.text = lit.text;
   switch (lit.kind) {
-    case AstLiteral::Kind::kString:
-      v.kind = AnnotationValue::Kind::kString;
-      break;
-    case AstLiteral::Kind::kInt:
-      v.kind = AnnotationValue::Kind::kInt;
-      break;
-    case AstLiteral::Kind::kFloat:
-      v.kind = AnnotationValue::Kind::kFloat;
-      break;
-    case AstLiteral::Kind::kBool:
-      v.kind = AnnotationValue::Kind::kBool;
-      break;
+    case AstLiteral::Kind::kString: v.kind = AnnotationValue::Kind::kString; break;
+    case AstLiteral::Kind::kInt: v.kind = AnnotationValue::Kind::kInt; break;
+    case AstLiteral::Kind::kFloat: v.kind = AnnotationValue::Kind::kFloat; break;
+    case AstLiteral::Kind::kBool: v.kind = AnnotationValue::Kind::kBool; break;
   }
   return v;
 }
@@ -79,8 +71,7 @@ Annotation ToAnnotation(const AstAnnotation& a) {
 
 // Reads the single positional string argument of @description / @instruction / @rename_from.
 Result<std::string> StringArg(const AstAnnotation& a) {
-  if (a.args.size() != 1 || !a.args[0].name.empty() ||
-      a.args[0].value.kind != AstLiteral::Kind::kString) {
+  if (a.args.size() != 1 || !a.args[0].name.empty() || a.args[0].value.kind != AstLiteral::Kind::kString) {
     return Err(ErrorCode::kSchemaBadAnnotation, a.span,
                "@" + a.name + " takes exactly one string argument: @" + a.name + "(\"...\")");
   }
@@ -174,8 +165,7 @@ class Builder {
     for (const auto& n : ast_.nodes) all.push_back({&n.name, "a node type"});
     for (const auto& e : ast_.edges) all.push_back({&e.name, "an edge type"});
     std::stable_sort(all.begin(), all.end(), [](const Decl& a, const Decl& b) {
-      return std::pair(a.name->span.line, a.name->span.column) <
-             std::pair(b.name->span.line, b.name->span.column);
+      return std::pair(a.name->span.line, a.name->span.column) < std::pair(b.name->span.line, b.name->span.column);
     });
     for (const auto& d : all) OG_RETURN_IF_ERROR(add(*d.name, d.what));
     return Status::Ok();
@@ -210,9 +200,8 @@ class Builder {
         if (t.dimension < 1 || t.dimension > 65536) {
           return Err(ErrorCode::kSchemaVectorDimension, t.span,
                      "Vector dimension must be between 1 and 65536, got " +
-                         (t.dimension == std::numeric_limits<uint64_t>::max()
-                              ? std::string("a larger number")
-                              : std::to_string(t.dimension)));
+                         (t.dimension == std::numeric_limits<uint64_t>::max() ? std::string("a larger number")
+                                                                              : std::to_string(t.dimension)));
         }
         p.type = DataType::Vector(static_cast<uint32_t>(t.dimension));
         break;
@@ -232,11 +221,9 @@ class Builder {
     OG_ASSIGN_OR_RETURN(Property p, BuildPropertyType(ap));
     if (d->by_name.count(p.name)) {
       const Property& other = d->props[d->by_name[p.name]];
-      return Err(
-          ErrorCode::kSchemaDuplicateProperty, ap.name.span,
-          "property `" + p.name + "` is already declared" +
-              (other.interface_name.empty() ? std::string()
-                                            : " (by interface `" + other.interface_name + "`)"));
+      return Err(ErrorCode::kSchemaDuplicateProperty, ap.name.span,
+                 "property `" + p.name + "` is already declared" +
+                     (other.interface_name.empty() ? std::string() : " (by interface `" + other.interface_name + "`)"));
     }
     PropFlags f;
     f.span = ap.name.span;
@@ -278,8 +265,7 @@ class Builder {
         return Err(ErrorCode::kSchemaBadAnnotation, a.span,
                    "@" + a.name + " is not a property annotation" +
                        (a.name == "card" ? std::string(" (it follows an edge's endpoints)")
-                                         : " (write it in the type body: @" + a.name + "(" +
-                                               p.name + ", ...))"));
+                                         : " (write it in the type body: @" + a.name + "(" + p.name + ", ...))"));
       } else {
         p.meta.annotations.push_back(ToAnnotation(a));
       }
@@ -295,8 +281,7 @@ class Builder {
     TypeKind k = p.type.kind;
     if (k == TypeKind::kBlob || k == TypeKind::kList || k == TypeKind::kVector) {
       return Err(ErrorCode::kSchemaConstraintType, span,
-                 std::string(what) + " is not allowed on `" + p.name + "` of type " +
-                     DataTypeSource(p.type));
+                 std::string(what) + " is not allowed on `" + p.name + "` of type " + DataTypeSource(p.type));
     }
     return Status::Ok();
   }
@@ -305,8 +290,8 @@ class Builder {
     IndexKind k = IndexKindFor(p->type, p->is_enum());
     if (k == IndexKind::kNone) {
       return Err(ErrorCode::kSchemaConstraintType, span,
-                 "@index is not available for `" + p->name + "` of type " +
-                     DataTypeSource(p->type) + " (lists and Blob have no index)");
+                 "@index is not available for `" + p->name + "` of type " + DataTypeSource(p->type) +
+                     " (lists and Blob have no index)");
     }
     p->index = k;
     return Status::Ok();
@@ -315,11 +300,9 @@ class Builder {
   static Status ParseEmbed(const AstAnnotation& a, Property* p) {
     if (p->type.kind != TypeKind::kVector) {
       return Err(ErrorCode::kSchemaBadEmbed, a.span,
-                 "@embed is only allowed on Vector properties; `" + p->name + "` is " +
-                     DataTypeSource(p->type));
+                 "@embed is only allowed on Vector properties; `" + p->name + "` is " + DataTypeSource(p->type));
     }
-    if (a.args.empty() || !a.args[0].name.empty() ||
-        a.args[0].value.kind != AstLiteral::Kind::kString) {
+    if (a.args.empty() || !a.args[0].name.empty() || a.args[0].value.kind != AstLiteral::Kind::kString) {
       return Err(ErrorCode::kSchemaBadAnnotation, a.span,
                  "@embed takes the source property name: @embed(\"text\"[, model=\"...\"])");
     }
@@ -327,10 +310,8 @@ class Builder {
     spec.source = a.args[0].value.text;
     for (size_t i = 1; i < a.args.size(); ++i) {
       const auto& arg = a.args[i];
-      if (arg.name != "model" || arg.value.kind != AstLiteral::Kind::kString ||
-          !spec.model.empty()) {
-        return Err(ErrorCode::kSchemaBadAnnotation, arg.span,
-                   "@embed accepts only one named argument: model=\"...\"");
+      if (arg.name != "model" || arg.value.kind != AstLiteral::Kind::kString || !spec.model.empty()) {
+        return Err(ErrorCode::kSchemaBadAnnotation, arg.span, "@embed accepts only one named argument: model=\"...\"");
       }
       spec.model = arg.value.text;
     }
@@ -351,8 +332,7 @@ class Builder {
       const Property& src = d.props[it->second];
       if (src.type.kind != TypeKind::kString) {
         return Err(ErrorCode::kSchemaBadEmbed, d.flags[i].embed_span,
-                   "@embed source `" + src.name + "` must be a String property, not " +
-                       DataTypeSource(src.type));
+                   "@embed source `" + src.name + "` must be a String property, not " + DataTypeSource(src.type));
       }
     }
     return Status::Ok();
@@ -384,8 +364,7 @@ class Builder {
   }
 
   // Resolves the property names of a body constraint; `allow_endpoints` admits src/dst.
-  static Result<std::vector<std::string>> ResolveNames(const AstConstraint& c, const TypeDraft& d,
-                                                       bool allow_endpoints,
+  static Result<std::vector<std::string>> ResolveNames(const AstConstraint& c, const TypeDraft& d, bool allow_endpoints,
                                                        std::string_view what) {
     std::vector<std::string> out;
     std::set<std::string> seen;
@@ -396,8 +375,7 @@ class Builder {
                    std::string(what) + " names unknown property `" + n.name + "`");
       }
       if (!seen.insert(n.name).second) {
-        return Err(ErrorCode::kSchemaDuplicateAnnotation, n.span,
-                   std::string(what) + " lists `" + n.name + "` twice");
+        return Err(ErrorCode::kSchemaDuplicateAnnotation, n.span, std::string(what) + " lists `" + n.name + "` twice");
       }
       out.push_back(n.name);
     }
@@ -412,12 +390,10 @@ class Builder {
         auto k = kinds_.find(in.name);
         return Err(ErrorCode::kSchemaUnknownInterface, in.span,
                    "`implements` names `" + in.name + "`, which is " +
-                       (k == kinds_.end() ? std::string("not declared")
-                                          : k->second + ", not an interface"));
+                       (k == kinds_.end() ? std::string("not declared") : k->second + ", not an interface"));
       }
       if (!listed.insert(in.name).second) {
-        return Err(ErrorCode::kSchemaDuplicateAnnotation, in.span,
-                   "interface `" + in.name + "` is listed twice");
+        return Err(ErrorCode::kSchemaDuplicateAnnotation, in.span, "interface `" + in.name + "` is listed twice");
       }
       const InterfaceType& iface = (*ifaces_)[it->second];
       nt->interfaces.push_back(iface.name);
@@ -430,8 +406,7 @@ class Builder {
           other.interface_name = iface.name;
           if (other == p) continue;  // the same property from two interfaces
           return Err(ErrorCode::kSchemaDuplicateProperty, in.span,
-                     "interface `" + iface.name + "` declares `" + p.name +
-                         "` differently from interface `" +
+                     "interface `" + iface.name + "` declares `" + p.name + "` differently from interface `" +
                          d->props[existing->second].interface_name + "`");
         }
         d->by_name.emplace(p.name, d->props.size());
@@ -483,8 +458,7 @@ class Builder {
       switch (c.kind) {
         case AstConstraint::Kind::kKey: {
           if (!nt.key.empty()) {
-            return Err(ErrorCode::kSchemaDuplicateAnnotation, c.span,
-                       "node `" + nt.name + "` has more than one @key");
+            return Err(ErrorCode::kSchemaDuplicateAnnotation, c.span, "node `" + nt.name + "` has more than one @key");
           }
           OG_ASSIGN_OR_RETURN(nt.key, ResolveNames(c, d, false, "@key"));
           key_span = c.span;
@@ -515,9 +489,8 @@ class Builder {
           OG_ASSIGN_OR_RETURN(auto names, ResolveNames(c, d, false, "@check"));
           const Property& p = d.props[d.by_name[names[0]]];
           if (p.type.kind != TypeKind::kString) {
-            return Err(
-                ErrorCode::kSchemaConstraintType, c.span,
-                "@check needs a String property; `" + p.name + "` is " + DataTypeSource(p.type));
+            return Err(ErrorCode::kSchemaConstraintType, c.span,
+                       "@check needs a String property; `" + p.name + "` is " + DataTypeSource(p.type));
           }
           RE2::Options opts;
           opts.set_log_errors(false);
@@ -533,9 +506,8 @@ class Builder {
     }
     // Key members are ordered by property id (declaration order), as the existing implementation
     // does, so `@key(b, a)` and `@key(a, b)` derive the same node ids.
-    std::sort(nt.key.begin(), nt.key.end(), [&](const std::string& a, const std::string& b) {
-      return d.by_name[a] < d.by_name[b];
-    });
+    std::sort(nt.key.begin(), nt.key.end(),
+              [&](const std::string& a, const std::string& b) { return d.by_name[a] < d.by_name[b]; });
     for (const auto& k : nt.key) {
       Property& p = d.props[d.by_name[k]];
       OG_RETURN_IF_ERROR(CheckNullableKey(p, key_span));
@@ -564,9 +536,8 @@ class Builder {
     return rc;
   }
 
-  Status ApplyTypeAnnotations(const std::vector<AstAnnotation>& header,
-                              const std::vector<AstAnnotation>& body, std::string_view what,
-                              Metadata* meta) {
+  Status ApplyTypeAnnotations(const std::vector<AstAnnotation>& header, const std::vector<AstAnnotation>& body,
+                              std::string_view what, Metadata* meta) {
     for (const auto* list : {&header, &body}) {
       for (const auto& a : *list) {
         OG_ASSIGN_OR_RETURN(bool is_meta, ApplyMetaAnnotation(a, meta));
@@ -575,12 +546,11 @@ class Builder {
           return Err(ErrorCode::kSchemaKeyOnEdge, a.span,
                      "@key is not allowed on edge types (only node types have keys)");
         }
-        static const std::set<std::string, std::less<>> kMisplaced = {
-            "key", "unique", "index", "embed", "range", "check", "card"};
+        static const std::set<std::string, std::less<>> kMisplaced = {"key",   "unique", "index", "embed",
+                                                                      "range", "check",  "card"};
         if (kMisplaced.count(a.name)) {
-          return Err(
-              ErrorCode::kSchemaBadAnnotation, a.span,
-              "@" + a.name + " is not allowed here (on a " + std::string(what) + " declaration)");
+          return Err(ErrorCode::kSchemaBadAnnotation, a.span,
+                     "@" + a.name + " is not allowed here (on a " + std::string(what) + " declaration)");
         }
         meta->annotations.push_back(ToAnnotation(a));
       }
@@ -597,8 +567,7 @@ class Builder {
       if (k == kinds_.end() || k->second != "a node type") {
         return Err(ErrorCode::kSchemaUnknownEndpoint, end->span,
                    "edge `" + et.name + "` endpoint `" + end->name + "` is " +
-                       (k == kinds_.end() ? std::string("not declared")
-                                          : k->second + ", not a node type"));
+                       (k == kinds_.end() ? std::string("not declared") : k->second + ", not a node type"));
       }
     }
     et.from_type = ae.from.name;
@@ -611,8 +580,7 @@ class Builder {
       }
       if (c.max && *c.max < c.min) {
         return Err(ErrorCode::kSchemaBadCardinality, c.span,
-                   "@card minimum " + std::to_string(c.min) + " is greater than maximum " +
-                       std::to_string(*c.max));
+                   "@card minimum " + std::to_string(c.min) + " is greater than maximum " + std::to_string(*c.max));
       }
       et.card.min = static_cast<uint32_t>(c.min);
       if (c.max) et.card.max = static_cast<uint32_t>(*c.max);
@@ -631,8 +599,7 @@ class Builder {
                      "@key is not allowed on edge types (only node types have keys)");
         case AstConstraint::Kind::kRange:
         case AstConstraint::Kind::kCheck:
-          return Err(ErrorCode::kSchemaEdgeConstraint, c.span,
-                     "edge bodies allow only @unique and @index constraints");
+          return Err(ErrorCode::kSchemaEdgeConstraint, c.span, "edge bodies allow only @unique and @index constraints");
         case AstConstraint::Kind::kUnique: {
           OG_ASSIGN_OR_RETURN(auto names, ResolveNames(c, d, true, "@unique"));
           for (const auto& k : names) {

@@ -18,7 +18,6 @@ namespace omnigraph::compiler {
 Result<Catalog> BuildCatalog(const AstSchema& ast);
 
 // ParseSchema + BuildCatalog: the one-call entry point (`.pg` text -> Catalog).
-Result<Catalog> CompileSchema(std::string_view source,
-                              const SchemaParseLimits& limits = SchemaParseLimits());
+Result<Catalog> CompileSchema(std::string_view source, const SchemaParseLimits& limits = SchemaParseLimits());
 
 }  // namespace omnigraph::compiler

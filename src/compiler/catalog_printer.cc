@@ -11,24 +11,12 @@ std::string Quote(std::string_view s) {
   std::string out = "\"";
   for (char c : s) {
     switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\0':
-        out += "\\0";
-        break;
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\t': out += "\\t"; break;
+      case '\r': out += "\\r"; break;
+      case '\0': out += "\\0"; break;
       default:
         if (static_cast<unsigned char>(c) < 0x20 || c == 0x7F) {
           static constexpr char kHex[] = "0123456789ABCDEF";
@@ -107,8 +95,7 @@ bool Contains(const std::vector<std::string>& v, const std::string& s) {
   return false;
 }
 
-void PrintIndexes(const std::vector<Property>& props, const std::vector<std::string>& key,
-                  std::string* out) {
+void PrintIndexes(const std::vector<Property>& props, const std::vector<std::string>& key, std::string* out) {
   for (const auto& p : props) {
     if (p.index != IndexKind::kNone && !Contains(key, p.name)) *out += "  @index(" + p.name + ")\n";
   }
@@ -135,8 +122,7 @@ void PrintNode(const Catalog& cat, const NodeType& n, std::string* out) {
   }
   PrintIndexes(n.properties, n.key, out);
   for (const auto& r : n.ranges) {
-    *out +=
-        "  @range(" + r.property + ", " + r.min.value_or("") + ".." + r.max.value_or("") + ")\n";
+    *out += "  @range(" + r.property + ", " + r.min.value_or("") + ".." + r.max.value_or("") + ")\n";
   }
   for (const auto& c : n.checks) *out += "  @check(" + c.property + ", " + Quote(c.pattern) + ")\n";
   *out += "}\n";

@@ -187,8 +187,7 @@ TEST(Catalog, IndexKindRules) {
 }
 
 TEST(Catalog, UnknownAnnotationsKeptAsMetadata) {
-  Catalog c = Compile(
-      "node A @audit @owner(\"ops\", level=3) { x: I32 @deprecated(since=\"v2\") @ui(-1.5) }");
+  Catalog c = Compile("node A @audit @owner(\"ops\", level=3) { x: I32 @deprecated(since=\"v2\") @ui(-1.5) }");
   const NodeType* a = c.FindNode("A");
   ASSERT_EQ(a->meta.annotations.size(), 2u);
   EXPECT_EQ(a->meta.annotations[0].name, "audit");

@@ -38,8 +38,8 @@ struct Glyph {
 // Code points that are escaped even though they are valid: C1 controls and the bidirectional
 // overrides and isolates, which reorder how a terminal shows the rest of the line.
 bool EscapedCodePoint(uint32_t cp) {
-  return (cp >= 0x80 && cp <= 0x9f) || (cp >= 0x202a && cp <= 0x202e) ||
-         (cp >= 0x2066 && cp <= 0x2069) || cp == 0x200e || cp == 0x200f || cp == 0x061c;
+  return (cp >= 0x80 && cp <= 0x9f) || (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069) ||
+         cp == 0x200e || cp == 0x200f || cp == 0x061c;
 }
 
 std::string Hex(uint32_t v, int digits) {
@@ -77,8 +77,8 @@ std::vector<Glyph> Glyphs(std::string_view s) {
       cp = (cp << 6) | (cc & 0x3f);
     }
     // Overlong forms, surrogates and values past U+10FFFF are invalid too.
-    if (valid && ((n == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
-                  (n == 4 && (cp < 0x10000 || cp > 0x10ffff)))) {
+    if (valid &&
+        ((n == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)))) {
       valid = false;
     }
     if (!valid) {

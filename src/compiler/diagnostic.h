@@ -23,7 +23,6 @@ namespace omnigraph::compiler {
 // \u{NNNN} (the carets widen to match), and a line longer than 200 code points is cut to a
 // window of 200 around the span, marked with "…". A span over several lines underlines to the end of its
 // first line. `file` overrides the span's file when non-empty. Pure; thread-safe.
-std::string RenderDiagnostic(const Status& status, std::string_view source,
-                             std::string_view file = "");
+std::string RenderDiagnostic(const Status& status, std::string_view source, std::string_view file = "");
 
 }  // namespace omnigraph::compiler

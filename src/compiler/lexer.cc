@@ -93,8 +93,7 @@ class LexerImpl {
 
  private:
   Status Error(std::string msg) const {
-    return Status(ParseErrorCode(lang_), std::move(msg))
-        .WithSpan(SourceSpan{"", line_, col_, line_, col_ + 1});
+    return Status(ParseErrorCode(lang_), std::move(msg)).WithSpan(SourceSpan{"", line_, col_, line_, col_ + 1});
   }
   Status ErrorAt(uint32_t line, uint32_t col, std::string msg) const {
     return Status(ParseErrorCode(lang_), std::move(msg))
@@ -153,8 +152,7 @@ class LexerImpl {
           OG_RETURN_IF_ERROR(Advance());
         }
         if (!closed) {
-          return Status(ParseErrorCode(lang_), "unterminated block comment")
-              .WithSpan(SourceSpan{"", l, co, l, co + 2});
+          return Status(ParseErrorCode(lang_), "unterminated block comment").WithSpan(SourceSpan{"", l, co, l, co + 2});
         }
       } else {
         return Status::Ok();
@@ -176,8 +174,7 @@ class LexerImpl {
       ++col_;
     }
     if (pos_ - start > max_len) {
-      return ErrorAt(t->line, t->column,
-                     std::string(what) + " is longer than " + std::to_string(max_len) + " bytes");
+      return ErrorAt(t->line, t->column, std::string(what) + " is longer than " + std::to_string(max_len) + " bytes");
     }
     t->text.assign(src_.substr(start, pos_ - start));
     return Status::Ok();
@@ -201,26 +198,24 @@ class LexerImpl {
     }
     // An exponent makes a float, with or without a fraction ("1e5" as in JSON).
     char e = Peek();
-    if ((e == 'e' || e == 'E') &&
-        (IsDigit(Peek(1)) || ((Peek(1) == '+' || Peek(1) == '-') && IsDigit(Peek(2))))) {
+    if ((e == 'e' || e == 'E') && (IsDigit(Peek(1)) || ((Peek(1) == '+' || Peek(1) == '-') && IsDigit(Peek(2))))) {
       t->kind = TokenKind::kFloat;
       pos_ += 2;
       col_ += 2;
       digits();
     }
     if (pos_ - start > limits_.max_number_bytes) {
-      return ErrorAt(
-          t->line, t->column,
-          "number is longer than " + std::to_string(limits_.max_number_bytes) + " bytes");
+      return ErrorAt(t->line, t->column,
+                     "number is longer than " + std::to_string(limits_.max_number_bytes) + " bytes");
     }
     t->text.assign(src_.substr(start, pos_ - start));
     if (t->kind == TokenKind::kFloat) {
       // A float must be a finite double: "1e999" would silently become infinity.
       const double d = std::strtod(t->text.c_str(), nullptr);
       if (!std::isfinite(d)) {
-        return ErrorAt(t->line, t->column,
-                       "number `" + t->text +
-                           "` is out of range (floats are 64-bit: at most about 1.8e308 in magnitude)");
+        return ErrorAt(
+            t->line, t->column,
+            "number `" + t->text + "` is out of range (floats are 64-bit: at most about 1.8e308 in magnitude)");
       }
     }
     return Status::Ok();
@@ -234,9 +229,8 @@ class LexerImpl {
     while (true) {
       if (AtEnd()) return ErrorAt(t->line, t->column, "unterminated string literal");
       if (out.size() > limits_.max_string_bytes) {
-        return ErrorAt(
-            t->line, t->column,
-            "string literal is longer than " + std::to_string(limits_.max_string_bytes) + " bytes");
+        return ErrorAt(t->line, t->column,
+                       "string literal is longer than " + std::to_string(limits_.max_string_bytes) + " bytes");
       }
       char c = Peek();
       if (c == '"') {
@@ -253,24 +247,12 @@ class LexerImpl {
       uint32_t el = line_, ec = col_;
       char n = Peek(1);
       switch (n) {
-        case '"':
-          out.push_back('"');
-          break;
-        case '\\':
-          out.push_back('\\');
-          break;
-        case 'n':
-          out.push_back('\n');
-          break;
-        case 't':
-          out.push_back('\t');
-          break;
-        case 'r':
-          out.push_back('\r');
-          break;
-        case '0':
-          out.push_back('\0');
-          break;
+        case '"': out.push_back('"'); break;
+        case '\\': out.push_back('\\'); break;
+        case 'n': out.push_back('\n'); break;
+        case 't': out.push_back('\t'); break;
+        case 'r': out.push_back('\r'); break;
+        case '0': out.push_back('\0'); break;
         case 'u': {
           pos_ += 2;
           col_ += 2;
@@ -300,8 +282,7 @@ class LexerImpl {
           continue;
         }
         default:
-          return Error(std::string("unknown escape `\\") +
-                       (AtEnd() || n == '\0' ? std::string() : std::string(1, n)) +
+          return Error(std::string("unknown escape `\\") + (AtEnd() || n == '\0' ? std::string() : std::string(1, n)) +
                        "` in string (allowed: \\\" \\\\ \\n \\t \\r \\0 \\u{...})");
       }
       pos_ += 2;
@@ -332,42 +313,18 @@ class LexerImpl {
       return LexWord(t, limits_.max_identifier_bytes, "variable name");
     }
     switch (c) {
-      case '{':
-        Single(t, TokenKind::kLBrace);
-        return Status::Ok();
-      case '}':
-        Single(t, TokenKind::kRBrace);
-        return Status::Ok();
-      case '(':
-        Single(t, TokenKind::kLParen);
-        return Status::Ok();
-      case ')':
-        Single(t, TokenKind::kRParen);
-        return Status::Ok();
-      case '[':
-        Single(t, TokenKind::kLBracket);
-        return Status::Ok();
-      case ']':
-        Single(t, TokenKind::kRBracket);
-        return Status::Ok();
-      case ':':
-        Single(t, TokenKind::kColon);
-        return Status::Ok();
-      case ',':
-        Single(t, TokenKind::kComma);
-        return Status::Ok();
-      case '?':
-        Single(t, TokenKind::kQuestion);
-        return Status::Ok();
-      case '@':
-        Single(t, TokenKind::kAt);
-        return Status::Ok();
-      case '*':
-        Single(t, TokenKind::kStar);
-        return Status::Ok();
-      case '=':
-        Single(t, TokenKind::kEq);
-        return Status::Ok();
+      case '{': Single(t, TokenKind::kLBrace); return Status::Ok();
+      case '}': Single(t, TokenKind::kRBrace); return Status::Ok();
+      case '(': Single(t, TokenKind::kLParen); return Status::Ok();
+      case ')': Single(t, TokenKind::kRParen); return Status::Ok();
+      case '[': Single(t, TokenKind::kLBracket); return Status::Ok();
+      case ']': Single(t, TokenKind::kRBracket); return Status::Ok();
+      case ':': Single(t, TokenKind::kColon); return Status::Ok();
+      case ',': Single(t, TokenKind::kComma); return Status::Ok();
+      case '?': Single(t, TokenKind::kQuestion); return Status::Ok();
+      case '@': Single(t, TokenKind::kAt); return Status::Ok();
+      case '*': Single(t, TokenKind::kStar); return Status::Ok();
+      case '=': Single(t, TokenKind::kEq); return Status::Ok();
       case '.':
         if (Peek(1) == '.') {
           Single(t, TokenKind::kDotDot, 2);
@@ -402,8 +359,7 @@ class LexerImpl {
           return Status::Ok();
         }
         return Error("unexpected character `!` (did you mean `!=`?)");
-      default:
-        break;
+      default: break;
     }
     if (static_cast<unsigned char>(c) >= 0x80) {
       size_t n = Utf8SequenceLength(src_, pos_);
@@ -416,16 +372,14 @@ class LexerImpl {
       char name[16];
       std::snprintf(name, sizeof(name), "U+%04X", static_cast<unsigned>(cp));
       const bool hidden = (cp >= 0x80 && cp <= 0x9f) || (cp >= 0x202a && cp <= 0x202e) ||
-                          (cp >= 0x2066 && cp <= 0x2069) || cp == 0x200e || cp == 0x200f ||
-                          cp == 0x061c;
+                          (cp >= 0x2066 && cp <= 0x2069) || cp == 0x200e || cp == 0x200f || cp == 0x061c;
       return Error("unexpected character " +
                    (hidden ? std::string(name) : "`" + std::string(raw) + "` (" + name + ")") +
                    " outside a string or comment");
     }
     if (c == '#') return Error("unexpected character `#` (comments are `//` or `/* */`)");
     if (static_cast<unsigned char>(c) < 0x20 || c == 0x7F) {
-      return Error("unexpected control character (byte " +
-                   std::to_string(static_cast<unsigned char>(c)) + ")");
+      return Error("unexpected control character (byte " + std::to_string(static_cast<unsigned char>(c)) + ")");
     }
     return Error(std::string("unexpected character `") + c + "`");
   }
@@ -440,89 +394,53 @@ class LexerImpl {
 
 }  // namespace
 
-Result<std::vector<Token>> Tokenize(std::string_view source, SourceLanguage lang,
-                                    const LexLimits& limits) {
+Result<std::vector<Token>> Tokenize(std::string_view source, SourceLanguage lang, const LexLimits& limits) {
   return LexerImpl(source, lang, limits).Run();
 }
 
 std::string_view TokenKindName(TokenKind kind) {
   switch (kind) {
-    case TokenKind::kEnd:
-      return "end of input";
-    case TokenKind::kIdent:
-      return "identifier";
-    case TokenKind::kTypeName:
-      return "type name";
-    case TokenKind::kVariable:
-      return "variable";
-    case TokenKind::kInt:
-      return "integer";
-    case TokenKind::kFloat:
-      return "float";
-    case TokenKind::kString:
-      return "string";
-    case TokenKind::kLBrace:
-      return "`{`";
-    case TokenKind::kRBrace:
-      return "`}`";
-    case TokenKind::kLParen:
-      return "`(`";
-    case TokenKind::kRParen:
-      return "`)`";
-    case TokenKind::kLBracket:
-      return "`[`";
-    case TokenKind::kRBracket:
-      return "`]`";
-    case TokenKind::kColon:
-      return "`:`";
-    case TokenKind::kComma:
-      return "`,`";
-    case TokenKind::kQuestion:
-      return "`?`";
-    case TokenKind::kAt:
-      return "`@`";
-    case TokenKind::kDot:
-      return "`.`";
-    case TokenKind::kDotDot:
-      return "`..`";
-    case TokenKind::kArrow:
-      return "`->`";
-    case TokenKind::kMinus:
-      return "`-`";
-    case TokenKind::kStar:
-      return "`*`";
-    case TokenKind::kLt:
-      return "`<`";
-    case TokenKind::kGt:
-      return "`>`";
-    case TokenKind::kLe:
-      return "`<=`";
-    case TokenKind::kGe:
-      return "`>=`";
-    case TokenKind::kEq:
-      return "`=`";
-    case TokenKind::kNe:
-      return "`!=`";
+    case TokenKind::kEnd: return "end of input";
+    case TokenKind::kIdent: return "identifier";
+    case TokenKind::kTypeName: return "type name";
+    case TokenKind::kVariable: return "variable";
+    case TokenKind::kInt: return "integer";
+    case TokenKind::kFloat: return "float";
+    case TokenKind::kString: return "string";
+    case TokenKind::kLBrace: return "`{`";
+    case TokenKind::kRBrace: return "`}`";
+    case TokenKind::kLParen: return "`(`";
+    case TokenKind::kRParen: return "`)`";
+    case TokenKind::kLBracket: return "`[`";
+    case TokenKind::kRBracket: return "`]`";
+    case TokenKind::kColon: return "`:`";
+    case TokenKind::kComma: return "`,`";
+    case TokenKind::kQuestion: return "`?`";
+    case TokenKind::kAt: return "`@`";
+    case TokenKind::kDot: return "`.`";
+    case TokenKind::kDotDot: return "`..`";
+    case TokenKind::kArrow: return "`->`";
+    case TokenKind::kMinus: return "`-`";
+    case TokenKind::kStar: return "`*`";
+    case TokenKind::kLt: return "`<`";
+    case TokenKind::kGt: return "`>`";
+    case TokenKind::kLe: return "`<=`";
+    case TokenKind::kGe: return "`>=`";
+    case TokenKind::kEq: return "`=`";
+    case TokenKind::kNe: return "`!=`";
   }
   return "token";
 }
 
 std::string DescribeToken(const Token& token) {
   switch (token.kind) {
-    case TokenKind::kIdent:
-      return "identifier `" + token.text + "`";
-    case TokenKind::kTypeName:
-      return "type name `" + token.text + "`";
-    case TokenKind::kVariable:
-      return "variable `$" + token.text + "`";
-    case TokenKind::kInt:
-      return "integer `" + token.text + "`";
-    case TokenKind::kFloat:
-      return "float `" + token.text + "`";
-    case TokenKind::kString:
-      return "string literal";
-    default:
-      return std::string(TokenKindName(token.kind));
+    case TokenKind::kIdent: return "identifier `" + token.text + "`";
+    case TokenKind::kTypeName: return "type name `" + token.text + "`";
+    case TokenKind::kVariable: return "variable `$" + token.text + "`";
+    case TokenKind::kInt: return "integer `" + token.text + "`";
+    case TokenKind::kFloat: return "float `" + token.text + "`";
+    case TokenKind::kString: return "string literal";
+    default: return std::string(TokenKindName(token.kind));
   }
 }
 

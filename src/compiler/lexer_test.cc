@@ -36,13 +36,12 @@ TEST(Lexer, WordsAndVariables) {
 
 TEST(Lexer, Punctuation) {
   auto t = Lex("-> .. . { } ( ) [ ] : , ? @ < > = != <= >= - *");
-  std::vector<TokenKind> want = {
-      TokenKind::kArrow,    TokenKind::kDotDot, TokenKind::kDot,    TokenKind::kLBrace,
-      TokenKind::kRBrace,   TokenKind::kLParen, TokenKind::kRParen, TokenKind::kLBracket,
-      TokenKind::kRBracket, TokenKind::kColon,  TokenKind::kComma,  TokenKind::kQuestion,
-      TokenKind::kAt,       TokenKind::kLt,     TokenKind::kGt,     TokenKind::kEq,
-      TokenKind::kNe,       TokenKind::kLe,     TokenKind::kGe,     TokenKind::kMinus,
-      TokenKind::kStar,     TokenKind::kEnd};
+  std::vector<TokenKind> want = {TokenKind::kArrow,    TokenKind::kDotDot, TokenKind::kDot,    TokenKind::kLBrace,
+                                 TokenKind::kRBrace,   TokenKind::kLParen, TokenKind::kRParen, TokenKind::kLBracket,
+                                 TokenKind::kRBracket, TokenKind::kColon,  TokenKind::kComma,  TokenKind::kQuestion,
+                                 TokenKind::kAt,       TokenKind::kLt,     TokenKind::kGt,     TokenKind::kEq,
+                                 TokenKind::kNe,       TokenKind::kLe,     TokenKind::kGe,     TokenKind::kMinus,
+                                 TokenKind::kStar,     TokenKind::kEnd};
   EXPECT_EQ(Kinds(t), want);
 }
 

@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <map>
 #include <set>
-#include <tuple>
 #include <string>
+#include <tuple>
 #include <utility>
 
 #include "common/error_codes.h"
@@ -18,8 +18,7 @@
 namespace omnigraph::compiler {
 namespace {
 
-constexpr std::string_view kL202Message =
-    "mutation declares no params; hardcoded mutations are easy to miss";
+constexpr std::string_view kL202Message = "mutation declares no params; hardcoded mutations are easy to miss";
 
 std::string ScalarKind(TypeKind k) {
   switch (k) {
@@ -95,8 +94,7 @@ OperationDescriptor DescribeOperation(const IrQuery& query) {
   return d;
 }
 
-LintReport LintQueries(const Catalog& catalog, std::string_view query_source,
-                       const LintOptions& options) {
+LintReport LintQueries(const Catalog& catalog, std::string_view query_source, const LintOptions& options) {
   LintReport report;
   report.schema_path = options.schema_path;
   report.query_path = options.query_path;
@@ -123,11 +121,11 @@ LintReport LintQueries(const Catalog& catalog, std::string_view query_source,
     if (q.is_mutation() && q.params.empty()) {
       r.warnings.push_back("L202: " + std::string(kL202Message));
     }
-    Result<IrQuery> ir = names.insert(q.name).second
-                             ? TypeCheckQuery(catalog, q)
-                             : Result<IrQuery>(Status(ErrorCode::kTypeDuplicateDeclaration,
-                                                      "two queries are named `" + q.name + "`")
-                                                   .WithSpan(q.name_span));
+    Result<IrQuery> ir =
+        names.insert(q.name).second
+            ? TypeCheckQuery(catalog, q)
+            : Result<IrQuery>(Status(ErrorCode::kTypeDuplicateDeclaration, "two queries are named `" + q.name + "`")
+                                  .WithSpan(q.name_span));
     if (!ir.ok()) {
       r.ok = false;
       r.status = ir.status();
@@ -162,17 +160,15 @@ LintReport LintQueries(const Catalog& catalog, std::string_view query_source,
       report.findings.push_back(std::move(f));
     }
   }
-  std::sort(report.findings.begin(), report.findings.end(),
-            [](const LintFinding& a, const LintFinding& b) {
-              return std::make_tuple(SeverityRank(a.severity), a.type_name, a.property, a.message) <
-                     std::make_tuple(SeverityRank(b.severity), b.type_name, b.property, b.message);
-            });
+  std::sort(report.findings.begin(), report.findings.end(), [](const LintFinding& a, const LintFinding& b) {
+    return std::make_tuple(SeverityRank(a.severity), a.type_name, a.property, a.message) <
+           std::make_tuple(SeverityRank(b.severity), b.type_name, b.property, b.message);
+  });
   Count(&report);
   return report;
 }
 
-LintReport LintSources(std::string_view schema_source, std::string_view query_source,
-                       const LintOptions& options) {
+LintReport LintSources(std::string_view schema_source, std::string_view query_source, const LintOptions& options) {
   Result<Catalog> catalog = CompileSchema(schema_source);
   if (!catalog.ok()) {
     LintReport report;
@@ -204,9 +200,7 @@ std::string LintReportJson(const LintReport& report) {
   j["infos"] = report.infos;
   j["results"] = Json::array();
   for (const LintQueryResult& r : report.results) {
-    Json q = {{"name", r.name},
-              {"kind", r.is_mutation ? "mutation" : "read"},
-              {"status", r.ok ? "ok" : "error"}};
+    Json q = {{"name", r.name}, {"kind", r.is_mutation ? "mutation" : "read"}, {"status", r.ok ? "ok" : "error"}};
     if (!r.warnings.empty()) q["warnings"] = r.warnings;
     if (!r.ok) {
       q["error"] = r.error;
@@ -241,8 +235,7 @@ std::string LintReportJson(const LintReport& report) {
   return j.dump(2);
 }
 
-std::string LintReportText(const LintReport& report, std::string_view schema_source,
-                           std::string_view query_source) {
+std::string LintReportText(const LintReport& report, std::string_view schema_source, std::string_view query_source) {
   std::string out;
   for (const LintFinding& f : report.findings) {
     if (!f.status.ok()) {
@@ -260,9 +253,8 @@ std::string LintReportText(const LintReport& report, std::string_view schema_sou
       if (!out.empty() && out.back() != '\n') out += "\n";
     }
   }
-  out += std::to_string(report.queries_processed) + " queries checked: " +
-         std::to_string(report.errors) + " errors, " + std::to_string(report.warnings) +
-         " warnings\n";
+  out += std::to_string(report.queries_processed) + " queries checked: " + std::to_string(report.errors) + " errors, " +
+         std::to_string(report.warnings) + " warnings\n";
   return out;
 }
 

@@ -36,10 +36,10 @@ struct LintQueryResult {
   std::string name;
   bool is_mutation = false;
   bool ok = true;
-  std::vector<std::string> warnings;  // "L202: ..."
-  std::string error;                  // "T12: message (at line:col)" when !ok
-  std::string error_code;             // "T12" when !ok
-  Status status;                      // the error itself (with span) when !ok
+  std::vector<std::string> warnings;             // "L202: ..."
+  std::string error;                             // "T12: message (at line:col)" when !ok
+  std::string error_code;                        // "T12" when !ok
+  Status status;                                 // the error itself (with span) when !ok
   std::optional<OperationDescriptor> operation;  // when ok
 };
 
@@ -50,7 +50,7 @@ struct LintFinding {
   std::string type_name, property;  // empty when not applicable
   std::vector<std::string> query_names;
   std::optional<SourceSpan> span;
-  Status status;          // errors: the Status (with span) for RenderDiagnostic
+  Status status;           // errors: the Status (with span) for RenderDiagnostic
   bool in_schema = false;  // the span refers to the schema source
 };
 
@@ -86,7 +86,6 @@ OperationDescriptor DescribeOperation(const IrQuery& query);
 std::string LintReportJson(const LintReport& report);
 // Human-readable report: errors rendered with the offending source line and a caret
 // (diagnostic.h), warnings as one line each, then a summary line.
-std::string LintReportText(const LintReport& report, std::string_view schema_source,
-                           std::string_view query_source);
+std::string LintReportText(const LintReport& report, std::string_view schema_source, std::string_view query_source);
 
 }  // namespace omnigraph::compiler

@@ -36,7 +36,7 @@ TEST(Lint, L201NullablePropertyNeverUpdated) {
   LintReport r = LintSources(kSchema,
                              "query set_age($n: String, $a: I32) {\n"
                              "  update Person set { age: $a } where name = $n\n}\n");
-  EXPECT_TRUE(r.ok);  // warnings only
+  EXPECT_TRUE(r.ok);                 // warnings only
   ASSERT_EQ(r.findings.size(), 2u);  // nick and tags; key and @embed target are exempt
   EXPECT_EQ(r.findings[0].code, "L201");
   EXPECT_EQ(r.findings[0].property, "nick");
@@ -66,8 +66,9 @@ TEST(Lint, ErrorsPerQueryAndParseErrors) {
   EXPECT_FALSE(r.results[1].ok);
   EXPECT_EQ(r.results[1].error_code, "T1");
   EXPECT_NE(r.results[1].error.find("(at 2:27)"), std::string::npos) << r.results[1].error;
-  std::string text = LintReportText(r, kSchema, "query ok() { match { $p: Person } return { $p.name } }\n"
-                                               "query bad() { match { $p: Persn } return { $p.name } }\n");
+  std::string text = LintReportText(r, kSchema,
+                                    "query ok() { match { $p: Person } return { $p.name } }\n"
+                                    "query bad() { match { $p: Persn } return { $p.name } }\n");
   EXPECT_NE(text.find("^"), std::string::npos) << text;
 
   LintReport p = LintSources(kSchema, "query q( {");

@@ -19,12 +19,8 @@ struct TypeRef {
   const EdgeType* edge = nullptr;
 };
 
-TypeRef Ref(const NodeType& n) {
-  return {&n.name, n.id, false, &n.properties, &n.meta, &n, nullptr};
-}
-TypeRef Ref(const EdgeType& e) {
-  return {&e.name, e.id, true, &e.properties, &e.meta, nullptr, &e};
-}
+TypeRef Ref(const NodeType& n) { return {&n.name, n.id, false, &n.properties, &n.meta, &n, nullptr}; }
+TypeRef Ref(const EdgeType& e) { return {&e.name, e.id, true, &e.properties, &e.meta, nullptr, &e}; }
 
 std::vector<TypeRef> AllTypes(const Catalog& c) {
   std::vector<TypeRef> out;
@@ -52,8 +48,8 @@ const Property* FindProp(const std::vector<Property>& props, std::string_view na
 // absent from `to`). Returns for each `to` item the matched `from` name (empty = new) and reports
 // bad renames through `bad` (to-name -> reason).
 template <class T, class NameOf, class MetaOf>
-std::vector<std::string> Match(const std::vector<T>& from, const std::vector<T>& to, NameOf name_of,
-                               MetaOf meta_of, std::map<std::string, std::string>* bad) {
+std::vector<std::string> Match(const std::vector<T>& from, const std::vector<T>& to, NameOf name_of, MetaOf meta_of,
+                               std::map<std::string, std::string>* bad) {
   std::set<std::string> from_names, to_names;
   for (const auto& f : from) from_names.insert(name_of(f));
   for (const auto& t : to) to_names.insert(name_of(t));
@@ -92,8 +88,7 @@ std::string JoinNames(const std::vector<std::string>& v) {
 }
 
 // Constraint descriptions of a type (other than @key), with property names mapped by `rename`.
-std::set<std::string> Constraints(const TypeRef& t,
-                                  const std::map<std::string, std::string>& rename) {
+std::set<std::string> Constraints(const TypeRef& t, const std::map<std::string, std::string>& rename) {
   auto m = [&](const std::string& n) {
     auto it = rename.find(n);
     return it == rename.end() ? n : it->second;
@@ -115,8 +110,7 @@ std::set<std::string> Constraints(const TypeRef& t,
   for (const auto& u : uniques) out.insert("@unique(" + JoinNames(mapped(u)) + ")");
   if (t.node) {
     for (const auto& r : t.node->ranges) {
-      out.insert("@range(" + m(r.property) + ", " + r.min.value_or("") + ".." + r.max.value_or("") +
-                 ")");
+      out.insert("@range(" + m(r.property) + ", " + r.min.value_or("") + ".." + r.max.value_or("") + ")");
     }
     for (const auto& c : t.node->checks) {
       out.insert("@check(" + m(c.property) + ", " + Json(c.pattern).dump() + ")");
@@ -129,8 +123,7 @@ std::set<std::string> Constraints(const TypeRef& t,
 }
 
 bool SameDocs(const Metadata& a, const Metadata& b) {
-  return a.description == b.description && a.instruction == b.instruction &&
-         a.annotations == b.annotations;
+  return a.description == b.description && a.instruction == b.instruction && a.annotations == b.annotations;
 }
 
 class Planner {
@@ -164,8 +157,8 @@ class Planner {
       matched_old.insert(*ot.name);
       if (ot.is_edge != nt.is_edge) {
         Unsupported("OG-MF-111", *nt.name,
-                    "`" + *ot.name + "` is " + (ot.is_edge ? "an edge" : "a node") +
-                        " type and cannot become " + (nt.is_edge ? "an edge" : "a node") + " type",
+                    "`" + *ot.name + "` is " + (ot.is_edge ? "an edge" : "a node") + " type and cannot become " +
+                        (nt.is_edge ? "an edge" : "a node") + " type",
                     *nt.name, nt.is_edge);
         continue;
       }
@@ -184,8 +177,8 @@ class Planner {
         s.mode = opt_.allow_data_loss ? DropMode::kHard : DropMode::kSoft;
         if (Rows(*ot.name) > 0) {
           s.code = ot.is_edge ? "OG-DS-103" : "OG-DS-102";
-          s.reason = "drops populated " + std::string(ot.is_edge ? "edge" : "node") + " type `" +
-                     *ot.name + "` (" + std::to_string(Rows(*ot.name)) + " rows)";
+          s.reason = "drops populated " + std::string(ot.is_edge ? "edge" : "node") + " type `" + *ot.name + "` (" +
+                     std::to_string(Rows(*ot.name)) + " rows)";
         }
         drops_.push_back(s);
       }
@@ -212,8 +205,8 @@ class Planner {
     return s;
   }
 
-  void Unsupported(const char* code, const std::string& entity, std::string reason,
-                   const std::string& type, bool is_edge) {
+  void Unsupported(const char* code, const std::string& entity, std::string reason, const std::string& type,
+                   bool is_edge) {
     MigrationStep s = Step(MigrationStepKind::kUnsupportedChange, type, is_edge);
     s.code = code;
     s.entity = entity;
@@ -229,11 +222,10 @@ class Planner {
         auto it = type_rename_.find(n);
         return it == type_rename_.end() ? n : it->second;
       };
-      if (mapped(ot.edge->from_type) != nt.edge->from_type ||
-          mapped(ot.edge->to_type) != nt.edge->to_type) {
+      if (mapped(ot.edge->from_type) != nt.edge->from_type || mapped(ot.edge->to_type) != nt.edge->to_type) {
         Unsupported("OG-MF-108", tn,
-                    "edge endpoints change from " + ot.edge->from_type + " -> " + ot.edge->to_type +
-                        " to " + nt.edge->from_type + " -> " + nt.edge->to_type,
+                    "edge endpoints change from " + ot.edge->from_type + " -> " + ot.edge->to_type + " to " +
+                        nt.edge->from_type + " -> " + nt.edge->to_type,
                     tn, true);
         return;
       }
@@ -302,16 +294,14 @@ class Planner {
       if (old_key != nt.node->key) {
         if (populated) {
           Unsupported("OG-MF-109", tn,
-                      "changes the @key of populated type `" + tn + "` from (" +
-                          JoinNames(old_key) + ") to (" + JoinNames(nt.node->key) + ")",
+                      "changes the @key of populated type `" + tn + "` from (" + JoinNames(old_key) + ") to (" +
+                          JoinNames(nt.node->key) + ")",
                       tn, false);
         } else {
           if (!old_key.empty())
-            ConstraintStep(MigrationStepKind::kDropConstraint, nt,
-                           "@key(" + JoinNames(old_key) + ")");
+            ConstraintStep(MigrationStepKind::kDropConstraint, nt, "@key(" + JoinNames(old_key) + ")");
           if (!nt.node->key.empty())
-            ConstraintStep(MigrationStepKind::kAddConstraint, nt,
-                           "@key(" + JoinNames(nt.node->key) + ")");
+            ConstraintStep(MigrationStepKind::kAddConstraint, nt, "@key(" + JoinNames(nt.node->key) + ")");
         }
       }
     }
@@ -334,21 +324,20 @@ class Planner {
   void DiffProperty(const Property& op, const Property& np, const std::string& tn, bool is_edge,
                     const std::string& entity) {
     if (op.type != np.type || op.is_enum() != np.is_enum()) {
-      Unsupported("OG-MF-106", entity,
-                  "changes the type of `" + np.name + "` from " + PropertyTypeSource(op) + " to " +
-                      PropertyTypeSource(np),
-                  tn, is_edge);
+      Unsupported(
+          "OG-MF-106", entity,
+          "changes the type of `" + np.name + "` from " + PropertyTypeSource(op) + " to " + PropertyTypeSource(np), tn,
+          is_edge);
       return;
     }
     if (op.is_enum()) {
       std::vector<std::string> removed, added;
-      std::set_difference(op.enum_values.begin(), op.enum_values.end(), np.enum_values.begin(),
-                          np.enum_values.end(), std::back_inserter(removed));
-      std::set_difference(np.enum_values.begin(), np.enum_values.end(), op.enum_values.begin(),
-                          op.enum_values.end(), std::back_inserter(added));
+      std::set_difference(op.enum_values.begin(), op.enum_values.end(), np.enum_values.begin(), np.enum_values.end(),
+                          std::back_inserter(removed));
+      std::set_difference(np.enum_values.begin(), np.enum_values.end(), op.enum_values.begin(), op.enum_values.end(),
+                          std::back_inserter(added));
       if (!removed.empty()) {
-        Unsupported("OG-MF-106", entity,
-                    "narrows enum `" + np.name + "` (removes " + JoinNames(removed) + ")", tn,
+        Unsupported("OG-MF-106", entity, "narrows enum `" + np.name + "` (removes " + JoinNames(removed) + ")", tn,
                     is_edge);
         return;
       }
@@ -361,8 +350,7 @@ class Planner {
       }
     }
     if (op.nullable && !np.nullable) {
-      Unsupported("OG-MF-106", entity, "makes nullable property `" + np.name + "` required", tn,
-                  is_edge);
+      Unsupported("OG-MF-106", entity, "makes nullable property `" + np.name + "` required", tn, is_edge);
       return;
     }
     if (!op.nullable && np.nullable) {
@@ -373,8 +361,8 @@ class Planner {
     }
     if (op.embed && np.embed && !(*op.embed == *np.embed)) {
       Unsupported("OG-MF-107", entity,
-                  "changes @embed of `" + np.name + "` (source/model " + op.embed->source + "/" +
-                      op.embed->model + " -> " + np.embed->source + "/" + np.embed->model + ")",
+                  "changes @embed of `" + np.name + "` (source/model " + op.embed->source + "/" + op.embed->model +
+                      " -> " + np.embed->source + "/" + np.embed->model + ")",
                   tn, is_edge);
       return;
     }
@@ -396,40 +384,26 @@ class Planner {
 
 std::string_view MigrationStepKindName(MigrationStepKind kind) {
   switch (kind) {
-    case MigrationStepKind::kAddType:
-      return "add_type";
-    case MigrationStepKind::kRenameType:
-      return "rename_type";
-    case MigrationStepKind::kAddProperty:
-      return "add_property";
-    case MigrationStepKind::kRenameProperty:
-      return "rename_property";
-    case MigrationStepKind::kExtendEnum:
-      return "extend_enum";
-    case MigrationStepKind::kMakeNullable:
-      return "make_nullable";
-    case MigrationStepKind::kUpdateTypeMetadata:
-      return "update_type_metadata";
-    case MigrationStepKind::kUpdatePropertyMetadata:
-      return "update_property_metadata";
-    case MigrationStepKind::kDropConstraint:
-      return "drop_constraint";
-    case MigrationStepKind::kAddConstraint:
-      return "add_constraint";
-    case MigrationStepKind::kDropProperty:
-      return "drop_property";
-    case MigrationStepKind::kDropType:
-      return "drop_type";
-    case MigrationStepKind::kUnsupportedChange:
-      return "unsupported_change";
+    case MigrationStepKind::kAddType: return "add_type";
+    case MigrationStepKind::kRenameType: return "rename_type";
+    case MigrationStepKind::kAddProperty: return "add_property";
+    case MigrationStepKind::kRenameProperty: return "rename_property";
+    case MigrationStepKind::kExtendEnum: return "extend_enum";
+    case MigrationStepKind::kMakeNullable: return "make_nullable";
+    case MigrationStepKind::kUpdateTypeMetadata: return "update_type_metadata";
+    case MigrationStepKind::kUpdatePropertyMetadata: return "update_property_metadata";
+    case MigrationStepKind::kDropConstraint: return "drop_constraint";
+    case MigrationStepKind::kAddConstraint: return "add_constraint";
+    case MigrationStepKind::kDropProperty: return "drop_property";
+    case MigrationStepKind::kDropType: return "drop_type";
+    case MigrationStepKind::kUnsupportedChange: return "unsupported_change";
   }
   return "?";
 }
 
 bool MigrationPlan::supported() const {
-  return std::none_of(steps.begin(), steps.end(), [](const MigrationStep& s) {
-    return s.kind == MigrationStepKind::kUnsupportedChange;
-  });
+  return std::none_of(steps.begin(), steps.end(),
+                      [](const MigrationStep& s) { return s.kind == MigrationStepKind::kUnsupportedChange; });
 }
 
 std::string MigrationPlan::ToJson() const {
@@ -453,8 +427,7 @@ std::string MigrationPlan::ToJson() const {
   return CanonicalJson(Json{{"supported", supported()}, {"steps", std::move(arr)}});
 }
 
-MigrationPlan PlanMigration(const Catalog& from, const Catalog& to,
-                            const MigrationOptions& options) {
+MigrationPlan PlanMigration(const Catalog& from, const Catalog& to, const MigrationOptions& options) {
   return Planner(from, to, options).Run();
 }
 

@@ -24,11 +24,11 @@ enum class MigrationStepKind : uint8_t {
   kMakeNullable,            // type_name.property: required -> nullable (metadata only)
   kUpdateTypeMetadata,      // description / instruction / unknown annotations changed
   kUpdatePropertyMetadata,  // the same for a property (also adding/removing @embed)
-  kDropConstraint,     // constraint: "@unique(a, b)", "@index(p)", "@key(k)", "@card(1..2)", ...
-  kAddConstraint,      // the same; existing data is validated when the plan is applied
-  kDropProperty,       // mode soft|hard; code OG-DS-104 when the type is populated
-  kDropType,           // mode soft|hard; code OG-DS-102 (node) / OG-DS-103 (edge) if populated
-  kUnsupportedChange,  // code OG-MF-..., entity, reason
+  kDropConstraint,          // constraint: "@unique(a, b)", "@index(p)", "@key(k)", "@card(1..2)", ...
+  kAddConstraint,           // the same; existing data is validated when the plan is applied
+  kDropProperty,            // mode soft|hard; code OG-DS-104 when the type is populated
+  kDropType,                // mode soft|hard; code OG-DS-102 (node) / OG-DS-103 (edge) if populated
+  kUnsupportedChange,       // code OG-MF-..., entity, reason
 };
 std::string_view MigrationStepKindName(MigrationStepKind kind);  // "add_type", ...
 
@@ -43,9 +43,9 @@ struct MigrationStep {
   std::string constraint;                 // add/drop_constraint
   std::vector<std::string> added_values;  // extend_enum, sorted
   DropMode mode = DropMode::kSoft;        // drops
-  std::string code;    // unsupported_change: OG-MF-...; drops of populated types: OG-DS-10x
-  std::string entity;  // "Person" or "Person.age"
-  std::string reason;  // human-readable explanation
+  std::string code;                       // unsupported_change: OG-MF-...; drops of populated types: OG-DS-10x
+  std::string entity;                     // "Person" or "Person.age"
+  std::string reason;                     // human-readable explanation
   bool operator==(const MigrationStep&) const = default;
 };
 
@@ -68,8 +68,7 @@ struct MigrationOptions {
 // order) its rename / add / extend_enum / make_nullable / metadata steps, then constraint drops,
 // constraint additions, property drops; then type drops (edges before nodes). Unsupported changes
 // appear where found. Pure; thread-safe.
-MigrationPlan PlanMigration(const Catalog& from, const Catalog& to,
-                            const MigrationOptions& options);
+MigrationPlan PlanMigration(const Catalog& from, const Catalog& to, const MigrationOptions& options);
 
 // Returns `to` with stable ids carried over from `from`: a type or property matched by name or by
 // @rename_from keeps its old id; new ones get ids above the old maximum. Apply this before storing

@@ -13,8 +13,8 @@ Catalog C(std::string_view src) {
   return r.ok() ? std::move(r).value() : Catalog{};
 }
 
-MigrationPlan Plan(std::string_view a, std::string_view b,
-                   std::map<std::string, uint64_t> rows = {}, bool allow_data_loss = false) {
+MigrationPlan Plan(std::string_view a, std::string_view b, std::map<std::string, uint64_t> rows = {},
+                   bool allow_data_loss = false) {
   MigrationOptions o;
   o.row_counts = std::move(rows);
   o.allow_data_loss = allow_data_loss;
@@ -51,26 +51,21 @@ TEST(MigrationPlanner, NoChangeIsEmpty) {
 }
 
 TEST(MigrationPlanner, AddAndRenameType) {
-  EXPECT_EQ(Describe(Plan("node A { x: I32 }", "node A { x: I32 }\nnode B { y: I32 }")),
-            (V{"add_type B"}));
-  EXPECT_EQ(Describe(Plan("node A { x: I32 }", "node Z @rename_from(\"A\") { x: I32 }")),
-            (V{"rename_type Z from A"}));
+  EXPECT_EQ(Describe(Plan("node A { x: I32 }", "node A { x: I32 }\nnode B { y: I32 }")), (V{"add_type B"}));
+  EXPECT_EQ(Describe(Plan("node A { x: I32 }", "node Z @rename_from(\"A\") { x: I32 }")), (V{"rename_type Z from A"}));
   // An edge following a renamed endpoint is not an endpoint change.
-  EXPECT_EQ(Describe(Plan("node A { x: I32 }\nedge E: A -> A",
-                          "node Z @rename_from(\"A\") { x: I32 }\nedge E: Z -> Z")),
-            (V{"rename_type Z from A"}));
+  EXPECT_EQ(
+      Describe(Plan("node A { x: I32 }\nedge E: A -> A", "node Z @rename_from(\"A\") { x: I32 }\nedge E: Z -> Z")),
+      (V{"rename_type Z from A"}));
 }
 
 TEST(MigrationPlanner, Properties) {
-  EXPECT_EQ(Describe(Plan("node A { x: I32 }", "node A { x: I32, y: String? }", {{"A", 5}})),
-            (V{"add_property A.y"}));
+  EXPECT_EQ(Describe(Plan("node A { x: I32 }", "node A { x: I32, y: String? }", {{"A", 5}})), (V{"add_property A.y"}));
   // Required property on an empty type is fine.
-  EXPECT_EQ(Describe(Plan("node A { x: I32 }", "node A { x: I32, y: String }")),
-            (V{"add_property A.y"}));
+  EXPECT_EQ(Describe(Plan("node A { x: I32 }", "node A { x: I32, y: String }")), (V{"add_property A.y"}));
   EXPECT_EQ(Describe(Plan("node A { x: I32 }", "node A { z: I32 @rename_from(\"x\") }")),
             (V{"rename_property A.z from x"}));
-  EXPECT_EQ(Describe(Plan("node A { e: enum(a, b) }", "node A { e: enum(a, b, c, d) }")),
-            (V{"extend_enum A.e +c +d"}));
+  EXPECT_EQ(Describe(Plan("node A { e: enum(a, b) }", "node A { e: enum(a, b, c, d) }")), (V{"extend_enum A.e +c +d"}));
   EXPECT_EQ(Describe(Plan("node A { x: I32 }", "node A { x: I32? }")), (V{"make_nullable A.x"}));
   EXPECT_EQ(Describe(Plan("node A { x: I32 }", "node A { x: I32 @description(\"d\") }")),
             (V{"update_property_metadata A.x"}));
@@ -78,35 +73,28 @@ TEST(MigrationPlanner, Properties) {
             (V{"update_type_metadata A"}));
   EXPECT_EQ(Describe(Plan("node A { x: I32, y: I32 }", "node A { x: I32 }", {{"A", 3}})),
             (V{"drop_property A.y soft OG-DS-104"}));
-  EXPECT_EQ(Describe(Plan("node A { x: I32, y: I32 }", "node A { x: I32 }", {}, true)),
-            (V{"drop_property A.y hard"}));
+  EXPECT_EQ(Describe(Plan("node A { x: I32, y: I32 }", "node A { x: I32 }", {}, true)), (V{"drop_property A.y hard"}));
 }
 
 TEST(MigrationPlanner, Constraints) {
-  EXPECT_EQ(Describe(Plan("node A { x: I32 }", "node A { x: I32 @index }")),
-            (V{"add_constraint A @index(x)"}));
-  EXPECT_EQ(Describe(Plan("node A { x: I32 @unique }", "node A { x: I32 }")),
-            (V{"drop_constraint A @unique(x)"}));
-  EXPECT_EQ(
-      Describe(Plan("node A { x: I32, @range(x, 0..5) }", "node A { x: I32, @range(x, 0..9) }")),
-      (V{"drop_constraint A @range(x, 0..5)", "add_constraint A @range(x, 0..9)"}));
+  EXPECT_EQ(Describe(Plan("node A { x: I32 }", "node A { x: I32 @index }")), (V{"add_constraint A @index(x)"}));
+  EXPECT_EQ(Describe(Plan("node A { x: I32 @unique }", "node A { x: I32 }")), (V{"drop_constraint A @unique(x)"}));
+  EXPECT_EQ(Describe(Plan("node A { x: I32, @range(x, 0..5) }", "node A { x: I32, @range(x, 0..9) }")),
+            (V{"drop_constraint A @range(x, 0..5)", "add_constraint A @range(x, 0..9)"}));
   EXPECT_EQ(Describe(Plan("node A { s: String }", "node A { s: String, @check(s, \"a+\") }")),
             (V{"add_constraint A @check(s, \"a+\")"}));
-  EXPECT_EQ(Describe(Plan("node A { x: I32 }\nedge E: A -> A",
-                          "node A { x: I32 }\nedge E: A -> A @card(0..1)")),
+  EXPECT_EQ(Describe(Plan("node A { x: I32 }\nedge E: A -> A", "node A { x: I32 }\nedge E: A -> A @card(0..1)")),
             (V{"add_constraint E @card(0..1)"}));
-  EXPECT_EQ(Describe(Plan("node A { x: I32 }", "node A { x: I32 @key }")),
-            (V{"add_constraint A @key(x)"}));
+  EXPECT_EQ(Describe(Plan("node A { x: I32 }", "node A { x: I32 @key }")), (V{"add_constraint A @key(x)"}));
   // Renamed properties carry their constraints: no drop/add.
-  EXPECT_EQ(
-      Describe(Plan("node A { x: I32 @key @index }", "node A { y: I32 @key @rename_from(\"x\") }")),
-      (V{"rename_property A.y from x"}));
+  EXPECT_EQ(Describe(Plan("node A { x: I32 @key @index }", "node A { y: I32 @key @rename_from(\"x\") }")),
+            (V{"rename_property A.y from x"}));
 }
 
 TEST(MigrationPlanner, DropTypes) {
-  EXPECT_EQ(Describe(Plan("node A { x: I32 }\nnode B { y: I32 }\nedge E: A -> B",
-                          "node A { x: I32 }", {{"B", 1}, {"E", 2}})),
-            (V{"drop_type E soft OG-DS-103", "drop_type B soft OG-DS-102"}));
+  EXPECT_EQ(
+      Describe(Plan("node A { x: I32 }\nnode B { y: I32 }\nedge E: A -> B", "node A { x: I32 }", {{"B", 1}, {"E", 2}})),
+      (V{"drop_type E soft OG-DS-103", "drop_type B soft OG-DS-102"}));
   EXPECT_EQ(Describe(Plan("node A { x: I32 }\nnode B { y: I32 }", "node A { x: I32 }", {}, true)),
             (V{"drop_type B hard"}));
 }
@@ -122,8 +110,7 @@ TEST(MigrationPlanner, UnsupportedChanges) {
     }
     return std::string("none");
   };
-  EXPECT_EQ(code(Plan("node A { x: I32 }", "node A { x: I32, y: I32 }", {{"A", 1}})),
-            "OG-MF-103 A.y");
+  EXPECT_EQ(code(Plan("node A { x: I32 }", "node A { x: I32, y: I32 }", {{"A", 1}})), "OG-MF-103 A.y");
   EXPECT_EQ(code(Plan("node A { x: I32 }", "node A { x: I64 }")), "OG-MF-106 A.x");
   EXPECT_EQ(code(Plan("node A { x: String }", "node A { x: enum(a) }")), "OG-MF-106 A.x");
   EXPECT_EQ(code(Plan("node A { e: enum(a, b) }", "node A { e: enum(a, c) }")), "OG-MF-106 A.e");
@@ -134,18 +121,11 @@ TEST(MigrationPlanner, UnsupportedChanges) {
   EXPECT_EQ(code(Plan("node A { x: I32 }\nnode B { x: I32 }\nedge E: A -> A",
                       "node A { x: I32 }\nnode B { x: I32 }\nedge E: A -> B")),
             "OG-MF-108 E");
-  EXPECT_EQ(
-      code(Plan("node A { x: I32 @key, y: I32 }", "node A { x: I32, y: I32 @key }", {{"A", 1}})),
-      "OG-MF-109 A");
-  EXPECT_EQ(code(Plan("node A { x: I32 }", "node B @rename_from(\"Nope\") { x: I32 }")),
-            "OG-MF-110 B");
-  EXPECT_EQ(
-      code(Plan("node A { x: I32 }", "node A { x: I32 }\nnode B @rename_from(\"A\") { x: I32 }")),
-      "OG-MF-110 B");
-  EXPECT_EQ(code(Plan("node A { x: I32 }", "node A { y: I32 @rename_from(\"q\") }")),
-            "OG-MF-110 A.y");
-  EXPECT_EQ(code(Plan("node A { x: I32 }\nnode B { x: I32 }", "node B { x: I32 }\nedge A: B -> B")),
-            "OG-MF-111 A");
+  EXPECT_EQ(code(Plan("node A { x: I32 @key, y: I32 }", "node A { x: I32, y: I32 @key }", {{"A", 1}})), "OG-MF-109 A");
+  EXPECT_EQ(code(Plan("node A { x: I32 }", "node B @rename_from(\"Nope\") { x: I32 }")), "OG-MF-110 B");
+  EXPECT_EQ(code(Plan("node A { x: I32 }", "node A { x: I32 }\nnode B @rename_from(\"A\") { x: I32 }")), "OG-MF-110 B");
+  EXPECT_EQ(code(Plan("node A { x: I32 }", "node A { y: I32 @rename_from(\"q\") }")), "OG-MF-110 A.y");
+  EXPECT_EQ(code(Plan("node A { x: I32 }\nnode B { x: I32 }", "node B { x: I32 }\nedge A: B -> B")), "OG-MF-111 A");
   // Key change on an empty type is a plain constraint change.
   EXPECT_EQ(Describe(Plan("node A { x: I32 @key, y: I32 }", "node A { x: I32, y: I32 @key }")),
             (V{"drop_constraint A @key(x)", "add_constraint A @key(y)"}));
@@ -154,12 +134,10 @@ TEST(MigrationPlanner, UnsupportedChanges) {
 TEST(MigrationPlanner, OrderAndJson) {
   auto p = Plan("node A { x: I32, old: I32 }\nnode Gone { g: I32 }",
                 "node New { n: I32 }\nnode A { x: I32?, y: I32?, @index(x) }");
-  EXPECT_EQ(Describe(p),
-            (V{"add_type New", "make_nullable A.x", "add_property A.y",
-               "add_constraint A @index(x)", "drop_property A.old soft", "drop_type Gone soft"}));
+  EXPECT_EQ(Describe(p), (V{"add_type New", "make_nullable A.x", "add_property A.y", "add_constraint A @index(x)",
+                            "drop_property A.old soft", "drop_type Gone soft"}));
   std::string j = p.ToJson();
-  EXPECT_NE(j.find(R"({"entity":"New","kind":"add_type","type_kind":"node","type_name":"New"})"),
-            std::string::npos)
+  EXPECT_NE(j.find(R"({"entity":"New","kind":"add_type","type_kind":"node","type_name":"New"})"), std::string::npos)
       << j;
   EXPECT_NE(j.find(R"("mode":"soft")"), std::string::npos);
 }

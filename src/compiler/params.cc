@@ -46,8 +46,8 @@ Result<int64_t> JsonSigned(const Json& v, std::string_view what, bool allow_stri
     }
     return out;
   }
-  return Bad(what, "expected an integer" + std::string(allow_string ? " or a decimal string" : "") +
-                       ", found " + JsonKind(v));
+  return Bad(
+      what, "expected an integer" + std::string(allow_string ? " or a decimal string" : "") + ", found " + JsonKind(v));
 }
 
 Result<uint64_t> JsonUnsigned(const Json& v, std::string_view what, bool allow_string) {
@@ -62,9 +62,8 @@ Result<uint64_t> JsonUnsigned(const Json& v, std::string_view what, bool allow_s
     }
     return out;
   }
-  return Bad(what, "expected a non-negative integer" +
-                       std::string(allow_string ? " or a decimal string" : "") + ", found " +
-                       JsonKind(v));
+  return Bad(what, "expected a non-negative integer" + std::string(allow_string ? " or a decimal string" : "") +
+                       ", found " + JsonKind(v));
 }
 
 Result<double> JsonNumber(const Json& v, std::string_view what) {
@@ -143,8 +142,7 @@ Result<Value> JsonToValue(const Json& v, const DataType& type, std::string_view 
         return Value::DateTime(*ms);
       }
       if (!v.is_number_integer()) {
-        return Bad(what, "expected an ISO datetime string or epoch milliseconds, found " +
-                             JsonKind(v));
+        return Bad(what, "expected an ISO datetime string or epoch milliseconds, found " + JsonKind(v));
       }
       OG_ASSIGN_OR_RETURN(int64_t i, JsonSigned(v, what, false));
       return Value::DateTime(i);
@@ -153,8 +151,9 @@ Result<Value> JsonToValue(const Json& v, const DataType& type, std::string_view 
       if (!v.is_string()) return Bad(what, "expected a \"base64:...\" string, found " + JsonKind(v));
       const std::string& s = v.get_ref<const std::string&>();
       if (s.rfind("base64:", 0) != 0) {
-        return Bad(what, "Blob parameters are strings \"base64:...\" (external URIs are not "
-                         "supported)");
+        return Bad(what,
+                   "Blob parameters are strings \"base64:...\" (external URIs are not "
+                   "supported)");
       }
       auto bytes = DecodeBase64(std::string_view(s).substr(7));
       if (!bytes.ok()) return Bad(what, bytes.status().message());
@@ -163,8 +162,7 @@ Result<Value> JsonToValue(const Json& v, const DataType& type, std::string_view 
     case TypeKind::kVector: {
       if (!v.is_array()) return Bad(what, "expected an array of numbers, found " + JsonKind(v));
       if (v.size() != type.dimension) {
-        return Bad(what, "expected " + std::to_string(type.dimension) + " numbers, found " +
-                             std::to_string(v.size()));
+        return Bad(what, "expected " + std::to_string(type.dimension) + " numbers, found " + std::to_string(v.size()));
       }
       std::vector<float> out;
       out.reserve(v.size());
@@ -207,15 +205,14 @@ Result<ParamValues> BindParams(const std::vector<ParamDecl>& decls, const Json& 
       std::string name = it.key();
       if (!name.empty() && name[0] == '$') name.erase(0, 1);
       if (!given.insert(name).second) {
-        return InvalidArgumentError("parameter $" + name + " is given twice (as \"" + name +
-                                    "\" and as \"$" + name + "\")");
+        return InvalidArgumentError("parameter $" + name + " is given twice (as \"" + name + "\" and as \"$" + name +
+                                    "\")");
       }
       if (!declared.count(name)) {
         std::string list;
         for (const ParamDecl& d : decls) list += (list.empty() ? "$" : ", $") + d.name;
         return InvalidArgumentError("parameter $" + name + " is not declared by the query" +
-                                    (list.empty() ? " (it declares none)"
-                                                  : " (declared: " + list + ")"));
+                                    (list.empty() ? " (it declares none)" : " (declared: " + list + ")"));
       }
     }
   }
@@ -254,7 +251,8 @@ Result<ParamValues> BindParamValues(const std::vector<ParamDecl>& decls, const P
   for (const auto& [raw, v] : given) {
     std::string name = !raw.empty() && raw[0] == '$' ? raw.substr(1) : raw;
     if (as_json.contains(name) || exact.count(name)) {
-      return InvalidArgumentError("parameter $" + name + " is given twice (as \"" + name + "\" and as \"$" + name + "\")");
+      return InvalidArgumentError("parameter $" + name + " is given twice (as \"" + name + "\" and as \"$" + name +
+                                  "\")");
     }
     auto d = std::find_if(decls.begin(), decls.end(), [&](const ParamDecl& p) { return p.name == name; });
     if (d != decls.end() && !v.is_null() && v.type() == d->type) {
@@ -263,7 +261,8 @@ Result<ParamValues> BindParamValues(const std::vector<ParamDecl>& decls, const P
       if (v.kind() == TypeKind::kVector) {
         for (float f : v.vector_value()) fits = fits && FitsF32(f);
       }
-      if (!fits) return InvalidArgumentError("parameter $" + name + " (" + d->type.ToString() + ") is out of F32 range");
+      if (!fits)
+        return InvalidArgumentError("parameter $" + name + " (" + d->type.ToString() + ") is out of F32 range");
       exact[name] = v;
       continue;
     }

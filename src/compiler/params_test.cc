@@ -19,8 +19,7 @@ ParamDecl Decl(std::string name, DataType t, bool nullable = false) {
 
 DataType S(TypeKind k) { return DataType::Scalar(k); }
 
-void ExpectBad(const std::vector<ParamDecl>& decls, const std::string& json,
-               const std::string& text) {
+void ExpectBad(const std::vector<ParamDecl>& decls, const std::string& json, const std::string& text) {
   Result<ParamValues> r = BindParamsJson(decls, json);
   ASSERT_FALSE(r.ok()) << json;
   EXPECT_EQ(r.status().category(), StatusCode::kInvalidArgument);
@@ -28,14 +27,19 @@ void ExpectBad(const std::vector<ParamDecl>& decls, const std::string& json,
 }
 
 TEST(Params, BindsEveryType) {
-  std::vector<ParamDecl> d = {
-      Decl("s", S(TypeKind::kString)),  Decl("b", S(TypeKind::kBool)),
-      Decl("i", S(TypeKind::kI32)),     Decl("l", S(TypeKind::kI64)),
-      Decl("u", S(TypeKind::kU32)),     Decl("ul", S(TypeKind::kU64)),
-      Decl("f", S(TypeKind::kF32)),     Decl("d", S(TypeKind::kF64)),
-      Decl("day", S(TypeKind::kDate)),  Decl("ts", S(TypeKind::kDateTime)),
-      Decl("blob", S(TypeKind::kBlob)), Decl("v", DataType::Vector(2)),
-      Decl("tags", DataType::List(TypeKind::kI32))};
+  std::vector<ParamDecl> d = {Decl("s", S(TypeKind::kString)),
+                              Decl("b", S(TypeKind::kBool)),
+                              Decl("i", S(TypeKind::kI32)),
+                              Decl("l", S(TypeKind::kI64)),
+                              Decl("u", S(TypeKind::kU32)),
+                              Decl("ul", S(TypeKind::kU64)),
+                              Decl("f", S(TypeKind::kF32)),
+                              Decl("d", S(TypeKind::kF64)),
+                              Decl("day", S(TypeKind::kDate)),
+                              Decl("ts", S(TypeKind::kDateTime)),
+                              Decl("blob", S(TypeKind::kBlob)),
+                              Decl("v", DataType::Vector(2)),
+                              Decl("tags", DataType::List(TypeKind::kI32))};
   auto r = BindParamsJson(d, R"({"s":"x","b":true,"i":-5,"l":"9007199254740993","u":7,
       "ul":"18446744073709551615","f":1.5,"d":2,"day":"2024-02-29","ts":"2024-01-01T00:00:01Z",
       "blob":"base64:aGk=","v":[1,2.5],"tags":[1,null,3]})");

@@ -49,9 +49,9 @@ std::string_view AggFnName(AggFn fn);
 struct Expr {
   ExprKind kind = ExprKind::kLiteral;
   SourceSpan span;
-  Literal literal;        // kLiteral
-  std::string name;       // kVariable / kProperty: variable name without '$'; kAlias: the ident
-  std::string property;   // kProperty
+  Literal literal;       // kLiteral
+  std::string name;      // kVariable / kProperty: variable name without '$'; kAlias: the ident
+  std::string property;  // kProperty
   AggFn agg = AggFn::kCount;
   std::vector<Expr> args;  // function arguments
 };
@@ -142,7 +142,7 @@ struct QueryAnnotation {
 
 struct Query {
   std::string name;
-  SourceSpan span;       // of the `query` keyword
+  SourceSpan span;  // of the `query` keyword
   SourceSpan name_span;
   std::vector<ParamDecl> params;
   std::vector<QueryAnnotation> annotations;

@@ -38,14 +38,13 @@ class QueryChecker {
   static Status Err(ErrorCode code, const SourceSpan& span, std::string message);
   // Converts a literal to a Value of `target` (enum membership included); `code` on failure.
   static Result<Value> LiteralToValue(const Literal& lit, const DataType& target,
-                                      const std::vector<std::string>& enum_values,
-                                      ErrorCode code, const SourceSpan& span);
+                                      const std::vector<std::string>& enum_values, ErrorCode code,
+                                      const SourceSpan& span);
   // The natural type of a literal with no target: INT -> I64, FLOAT -> F64, list by first item.
   static Result<Value> NaturalLiteral(const Literal& lit, const SourceSpan& span);
   // Whether a parameter/expression of type `from` may be stored into / compared as `to`.
   static bool Assignable(const DataType& from, const DataType& to);
-  static IrType ValueType(const DataType& t, bool nullable,
-                          std::vector<std::string> enum_values = {});
+  static IrType ValueType(const DataType& t, bool nullable, std::vector<std::string> enum_values = {});
 
  private:
   // Variables and scopes.
@@ -53,9 +52,8 @@ class QueryChecker {
     int index;
     int depth;  // nesting level of the not-block that declared it (0 = top level)
   };
-  Result<int> DeclareNode(const std::string& name, const SourceSpan& span,
-                          const std::string& type_name, ErrorCode mismatch_code,
-                          std::string_view role);
+  Result<int> DeclareNode(const std::string& name, const SourceSpan& span, const std::string& type_name,
+                          ErrorCode mismatch_code, std::string_view role);
   const VarState* FindVar(const std::string& name) const;
   void NoteReference(int var);
 
@@ -77,14 +75,13 @@ class QueryChecker {
   // Types a binding/mutation value (literal, $param or now()) against a property.
   // `compare` (binding values, where): any numeric parameter matches a numeric property, and
   // Date/DateTime match each other; otherwise the parameter must be assignable (widening only).
-  Result<IrExpr> CheckValue(const Expr& e, const PropInfo& target, ErrorCode mismatch,
-                            ErrorCode undeclared, std::string_view what, bool compare = false);
+  Result<IrExpr> CheckValue(const Expr& e, const PropInfo& target, ErrorCode mismatch, ErrorCode undeclared,
+                            std::string_view what, bool compare = false);
   // Checks `lhs op rhs`, converting literal operands to the other side's type.
-  Status CheckComparison(IrExpr* lhs, const Expr& lhs_ast, CompareOp op, IrExpr* rhs,
-                         const Expr& rhs_ast, const SourceSpan& span);
+  Status CheckComparison(IrExpr* lhs, const Expr& lhs_ast, CompareOp op, IrExpr* rhs, const Expr& rhs_ast,
+                         const SourceSpan& span);
   Result<IrExpr> ParamExpr(const Expr& e, ErrorCode undeclared);
-  std::optional<PropInfo> LookupProperty(VarKind kind, const std::string& type_name,
-                                         std::string_view property) const;
+  std::optional<PropInfo> LookupProperty(VarKind kind, const std::string& type_name, std::string_view property) const;
   Status CheckMutation(const Mutation& m, IrMutation* out);
   Status CheckInsertAssignments(const Mutation& m, IrMutation* out);
 

@@ -49,8 +49,7 @@ Status QueryChecker::Err(ErrorCode code, const SourceSpan& span, std::string mes
   return Status(code, std::move(message)).WithSpan(span);
 }
 
-IrType QueryChecker::ValueType(const DataType& t, bool nullable,
-                               std::vector<std::string> enum_values) {
+IrType QueryChecker::ValueType(const DataType& t, bool nullable, std::vector<std::string> enum_values) {
   IrType out;
   out.kind = IrType::Kind::kValue;
   out.data = t;
@@ -66,27 +65,22 @@ bool QueryChecker::Assignable(const DataType& from, const DataType& to) {
   }
   if (!from.is_scalar() || !to.is_scalar()) return false;
   switch (from.kind) {
-    case TypeKind::kI32:
-      return to.kind == TypeKind::kI64 || to.kind == TypeKind::kF64;
-    case TypeKind::kU32:
-      return to.kind == TypeKind::kU64 || to.kind == TypeKind::kI64 || to.kind == TypeKind::kF64;
+    case TypeKind::kI32: return to.kind == TypeKind::kI64 || to.kind == TypeKind::kF64;
+    case TypeKind::kU32: return to.kind == TypeKind::kU64 || to.kind == TypeKind::kI64 || to.kind == TypeKind::kF64;
     case TypeKind::kI64:
     case TypeKind::kU64:
-    case TypeKind::kF32:
-      return to.kind == TypeKind::kF64;
-    case TypeKind::kDate:
-      return to.kind == TypeKind::kDateTime;
-    default:
-      return false;
+    case TypeKind::kF32: return to.kind == TypeKind::kF64;
+    case TypeKind::kDate: return to.kind == TypeKind::kDateTime;
+    default: return false;
   }
 }
 
 Result<Value> QueryChecker::LiteralToValue(const Literal& lit, const DataType& target,
-                                           const std::vector<std::string>& enum_values,
-                                           ErrorCode code, const SourceSpan& span) {
+                                           const std::vector<std::string>& enum_values, ErrorCode code,
+                                           const SourceSpan& span) {
   auto fail = [&](std::string why) {
-    return Err(code, span, "cannot use " + PrintLiteral(lit) + " as " + target.ToString() +
-                               (why.empty() ? "" : ": " + why));
+    return Err(code, span,
+               "cannot use " + PrintLiteral(lit) + " as " + target.ToString() + (why.empty() ? "" : ": " + why));
   };
   switch (target.kind) {
     case TypeKind::kString:
@@ -177,8 +171,7 @@ Result<Value> QueryChecker::LiteralToValue(const Literal& lit, const DataType& t
       std::vector<float> v;
       for (const Literal& item : lit.items) {
         double d = 0;
-        if ((item.kind != LiteralKind::kInt && item.kind != LiteralKind::kFloat) ||
-            !ParseDouble(item.text, &d)) {
+        if ((item.kind != LiteralKind::kInt && item.kind != LiteralKind::kFloat) || !ParseDouble(item.text, &d)) {
           return fail("vector elements must be finite numbers");
         }
         if (!FitsF32(d)) return fail("vector element " + item.text + " is out of F32 range");
@@ -190,8 +183,7 @@ Result<Value> QueryChecker::LiteralToValue(const Literal& lit, const DataType& t
       if (lit.kind != LiteralKind::kList) return fail("");
       std::vector<Value> items;
       for (const Literal& item : lit.items) {
-        OG_ASSIGN_OR_RETURN(Value v, LiteralToValue(item, DataType::Scalar(target.element), {},
-                                                    code, span));
+        OG_ASSIGN_OR_RETURN(Value v, LiteralToValue(item, DataType::Scalar(target.element), {}, code, span));
         items.push_back(std::move(v));
       }
       return Value::List(target.element, std::move(items));
@@ -212,8 +204,7 @@ Result<Value> QueryChecker::NaturalLiteral(const Literal& lit, const SourceSpan&
     }
     case LiteralKind::kFloat: return LiteralToValue(lit, DataType::Scalar(TypeKind::kF64), {}, code, span);
     case LiteralKind::kDate: return LiteralToValue(lit, DataType::Scalar(TypeKind::kDate), {}, code, span);
-    case LiteralKind::kDateTime:
-      return LiteralToValue(lit, DataType::Scalar(TypeKind::kDateTime), {}, code, span);
+    case LiteralKind::kDateTime: return LiteralToValue(lit, DataType::Scalar(TypeKind::kDateTime), {}, code, span);
     case LiteralKind::kList: {
       TypeKind elem = TypeKind::kString;
       bool any_float = false;
@@ -226,8 +217,7 @@ Result<Value> QueryChecker::NaturalLiteral(const Literal& lit, const SourceSpan&
           case LiteralKind::kDate: elem = TypeKind::kDate; break;
           case LiteralKind::kDateTime: elem = TypeKind::kDateTime; break;
           case LiteralKind::kString: elem = TypeKind::kString; break;
-          case LiteralKind::kList:
-            return Err(code, span, "lists hold scalars only (no nested lists)");
+          case LiteralKind::kList: return Err(code, span, "lists hold scalars only (no nested lists)");
         }
       }
       return LiteralToValue(lit, DataType::List(elem), {}, code, span);
@@ -260,8 +250,7 @@ std::optional<PropInfo> QueryChecker::LookupProperty(VarKind kind, const std::st
 Result<IrExpr> QueryChecker::ParamExpr(const Expr& e, ErrorCode undeclared) {
   auto it = params_.find(e.name);
   if (it == params_.end()) {
-    return Err(undeclared, e.span,
-               "undeclared parameter $" + e.name + "; declare it in the query's parameter list");
+    return Err(undeclared, e.span, "undeclared parameter $" + e.name + "; declare it in the query's parameter list");
   }
   IrExpr out;
   out.kind = IrExprKind::kParam;
@@ -270,9 +259,8 @@ Result<IrExpr> QueryChecker::ParamExpr(const Expr& e, ErrorCode undeclared) {
   return out;
 }
 
-Result<IrExpr> QueryChecker::CheckValue(const Expr& e, const PropInfo& target, ErrorCode mismatch,
-                                        ErrorCode undeclared, std::string_view what,
-                                        bool compare) {
+Result<IrExpr> QueryChecker::CheckValue(const Expr& e, const PropInfo& target, ErrorCode mismatch, ErrorCode undeclared,
+                                        std::string_view what, bool compare) {
   IrExpr out;
   switch (e.kind) {
     case ExprKind::kVariable: {
@@ -286,45 +274,41 @@ Result<IrExpr> QueryChecker::CheckValue(const Expr& e, const PropInfo& target, E
       bool comparable = compare && pt.is_scalar() && Comparable(pt, target.type);
       if (!comparable && !Assignable(pt, target.type)) {
         return Err(mismatch, e.span,
-                   "parameter $" + e.name + " has type " + pt.ToString() + " but " +
-                       std::string(what) + " has type " + target.type.ToString());
+                   "parameter $" + e.name + " has type " + pt.ToString() + " but " + std::string(what) + " has type " +
+                       target.type.ToString());
       }
       return out;
     }
     case ExprKind::kNow:
       if (!IsTemporalKind(target.type.kind)) {
         return Err(mismatch, e.span,
-                   "now() is a DateTime but " + std::string(what) + " has type " +
-                       target.type.ToString());
+                   "now() is a DateTime but " + std::string(what) + " has type " + target.type.ToString());
       }
       out.kind = IrExprKind::kNow;
       out.type = ValueType(DataType::Scalar(TypeKind::kDateTime), false);
       return out;
     case ExprKind::kLiteral: {
       out.kind = IrExprKind::kLiteral;
-      OG_ASSIGN_OR_RETURN(out.literal, LiteralToValue(e.literal, target.type, target.enum_values,
-                                                      mismatch, e.span));
+      OG_ASSIGN_OR_RETURN(out.literal, LiteralToValue(e.literal, target.type, target.enum_values, mismatch, e.span));
       out.type = ValueType(target.type, false, target.enum_values);
       return out;
     }
-    default:
-      return Err(mismatch, e.span, std::string(what) + " takes a literal, a parameter or now()");
+    default: return Err(mismatch, e.span, std::string(what) + " takes a literal, a parameter or now()");
   }
 }
 
-Status QueryChecker::CheckComparison(IrExpr* lhs, const Expr& lhs_ast, CompareOp op, IrExpr* rhs,
-                                     const Expr& rhs_ast, const SourceSpan& span) {
+Status QueryChecker::CheckComparison(IrExpr* lhs, const Expr& lhs_ast, CompareOp op, IrExpr* rhs, const Expr& rhs_ast,
+                                     const SourceSpan& span) {
   const std::string op_name(CompareOpName(op));
   auto incompatible = [&](std::string why) {
     return Err(ErrorCode::kTypeIncompatible, span,
-               "cannot compare " + TypeText(lhs->type) + " " + op_name + " " +
-                   TypeText(rhs->type) + (why.empty() ? "" : ": " + why));
+               "cannot compare " + TypeText(lhs->type) + " " + op_name + " " + TypeText(rhs->type) +
+                   (why.empty() ? "" : ": " + why));
   };
   bool l_entity = lhs->type.kind != IrType::Kind::kValue;
   bool r_entity = rhs->type.kind != IrType::Kind::kValue;
   if (l_entity || r_entity) {
-    if (l_entity && r_entity && lhs->type.kind == rhs->type.kind &&
-        lhs->type.entity_type == rhs->type.entity_type &&
+    if (l_entity && r_entity && lhs->type.kind == rhs->type.kind && lhs->type.entity_type == rhs->type.entity_type &&
         (op == CompareOp::kEq || op == CompareOp::kNe)) {
       return Status::Ok();  // identity comparison of two bound entities
     }
@@ -341,8 +325,8 @@ Status QueryChecker::CheckComparison(IrExpr* lhs, const Expr& lhs_ast, CompareOp
       bool float_into_int = target.is_integer() && ast.literal.kind == LiteralKind::kFloat;
       if (float_into_int) return Status::Ok();  // compared numerically as F64
     }
-    OG_ASSIGN_OR_RETURN(lit->literal, LiteralToValue(ast.literal, target, enums,
-                                                     ErrorCode::kTypeIncompatible, ast.span));
+    OG_ASSIGN_OR_RETURN(lit->literal,
+                        LiteralToValue(ast.literal, target, enums, ErrorCode::kTypeIncompatible, ast.span));
     lit->type = ValueType(target, false, enums);
     return Status::Ok();
   };
@@ -388,21 +372,18 @@ Status QueryChecker::CheckInsertAssignments(const Mutation& m, IrMutation* out) 
   std::set<std::string> assigned;
   for (const PropertyValue& a : m.assignments) {
     if (!assigned.insert(a.property).second) {
-      return Err(ErrorCode::kTypeDuplicateAssignment, a.span,
-                 "property `" + a.property + "` is assigned twice");
+      return Err(ErrorCode::kTypeDuplicateAssignment, a.span, "property `" + a.property + "` is assigned twice");
     }
     if (edge && (a.property == "from" || a.property == "to")) {
       const NodeType* end = cat_.FindNode(a.property == "from" ? edge->from_type : edge->to_type);
       PropInfo id{DataType::Scalar(TypeKind::kString), false, {}};
-      auto v = CheckValue(a.value, id, ErrorCode::kTypeIncompatible,
-                          ErrorCode::kTypeUndeclaredMutationVar, "`" + a.property + "`");
-      if (!v.ok() && v.status().code() == ErrorCode::kTypeIncompatible && end != nullptr &&
-          end->key.size() == 1) {
+      auto v = CheckValue(a.value, id, ErrorCode::kTypeIncompatible, ErrorCode::kTypeUndeclaredMutationVar,
+                          "`" + a.property + "`");
+      if (!v.ok() && v.status().code() == ErrorCode::kTypeIncompatible && end != nullptr && end->key.size() == 1) {
         const Property* key = end->FindProperty(end->key[0]);
         if (key != nullptr) {
-          v = CheckValue(a.value, PropInfo{key->type, false, key->enum_values},
-                         ErrorCode::kTypeIncompatible, ErrorCode::kTypeUndeclaredMutationVar,
-                         "`" + a.property + "` (the key of " + end->name + ")");
+          v = CheckValue(a.value, PropInfo{key->type, false, key->enum_values}, ErrorCode::kTypeIncompatible,
+                         ErrorCode::kTypeUndeclaredMutationVar, "`" + a.property + "` (the key of " + end->name + ")");
         }
       }
       OG_RETURN_IF_ERROR(v.status());
@@ -423,8 +404,7 @@ Status QueryChecker::CheckInsertAssignments(const Mutation& m, IrMutation* out) 
     ia.target = info->type;
     ia.nullable = info->nullable;
     OG_ASSIGN_OR_RETURN(ia.value, CheckValue(a.value, *info, ErrorCode::kTypeIncompatible,
-                                             ErrorCode::kTypeUndeclaredMutationVar,
-                                             "property `" + a.property + "`"));
+                                             ErrorCode::kTypeUndeclaredMutationVar, "property `" + a.property + "`"));
     out->assignments.push_back(std::move(ia));
   }
   for (const Property& p : props) {
@@ -437,8 +417,7 @@ Status QueryChecker::CheckInsertAssignments(const Mutation& m, IrMutation* out) 
     for (const char* end : {"from", "to"}) {
       if (!assigned.count(end)) {
         return Err(ErrorCode::kTypeMissingProperty, m.type_span,
-                   "insert into edge " + m.type_name + " needs `" + std::string(end) +
-                       ": <endpoint id>`");
+                   "insert into edge " + m.type_name + " needs `" + std::string(end) + ": <endpoint id>`");
       }
     }
   }
@@ -451,27 +430,26 @@ Status QueryChecker::CheckMutation(const Mutation& m, IrMutation* out) {
   const NodeType* node = cat_.FindNode(m.type_name);
   const EdgeType* edge = node ? nullptr : cat_.FindEdge(m.type_name);
   if (node == nullptr && edge == nullptr) {
-    return Err(ErrorCode::kTypeUnknownMutationType, m.type_span,
-               "unknown node or edge type `" + m.type_name + "`");
+    return Err(ErrorCode::kTypeUnknownMutationType, m.type_span, "unknown node or edge type `" + m.type_name + "`");
   }
   out->is_edge = edge != nullptr;
   VarKind kind = edge ? VarKind::kEdge : VarKind::kNode;
   if (m.kind == MutationKind::kUpdate && edge) {
     return Err(ErrorCode::kTypeUpdateEdge, m.type_span,
-               "update on edge type " + m.type_name + " is not supported; delete and insert the "
-               "edge instead");
+               "update on edge type " + m.type_name +
+                   " is not supported; delete and insert the "
+                   "edge instead");
   }
   if (m.kind != MutationKind::kDelete && m.assignments.empty()) {
     return Err(ErrorCode::kTypeUnknownMutationType, m.type_span,
-               std::string(m.kind == MutationKind::kInsert ? "insert" : "update") + " into " +
-                   m.type_name + " assigns nothing");
+               std::string(m.kind == MutationKind::kInsert ? "insert" : "update") + " into " + m.type_name +
+                   " assigns nothing");
   }
   if (m.kind == MutationKind::kInsert) return CheckInsertAssignments(m, out);
   std::set<std::string> assigned;
   for (const PropertyValue& a : m.assignments) {
     if (!assigned.insert(a.property).second) {
-      return Err(ErrorCode::kTypeDuplicateAssignment, a.span,
-                 "property `" + a.property + "` is assigned twice");
+      return Err(ErrorCode::kTypeDuplicateAssignment, a.span, "property `" + a.property + "` is assigned twice");
     }
     std::optional<PropInfo> info;
     if (a.property != "id") info = LookupProperty(kind, m.type_name, a.property);
@@ -484,8 +462,7 @@ Status QueryChecker::CheckMutation(const Mutation& m, IrMutation* out) {
     ia.target = info->type;
     ia.nullable = info->nullable;
     OG_ASSIGN_OR_RETURN(ia.value, CheckValue(a.value, *info, ErrorCode::kTypeIncompatible,
-                                             ErrorCode::kTypeUndeclaredMutationVar,
-                                             "property `" + a.property + "`"));
+                                             ErrorCode::kTypeUndeclaredMutationVar, "property `" + a.property + "`"));
     out->assignments.push_back(std::move(ia));
   }
   std::optional<PropInfo> where = LookupProperty(kind, m.type_name, m.where_property);
@@ -503,19 +480,17 @@ Status QueryChecker::CheckMutation(const Mutation& m, IrMutation* out) {
     target = PropInfo{DataType::Scalar(where->type.element), false, {}};
   } else if ((m.where_op == CompareOp::kContains || m.where_op == CompareOp::kStartsWith)
                  ? where->type.kind != TypeKind::kString
-                 : (!where->type.is_scalar() ||
-                    (where->type.kind == TypeKind::kBool && m.where_op != CompareOp::kEq &&
-                     m.where_op != CompareOp::kNe))) {
+                 : (!where->type.is_scalar() || (where->type.kind == TypeKind::kBool && m.where_op != CompareOp::kEq &&
+                                                 m.where_op != CompareOp::kNe))) {
     return Err(ErrorCode::kTypeIncompatible, m.where_span,
-               "cannot use `" + std::string(CompareOpName(m.where_op)) + "` on `" +
-                   m.where_property + "` of type " + where->type.ToString());
+               "cannot use `" + std::string(CompareOpName(m.where_op)) + "` on `" + m.where_property + "` of type " +
+                   where->type.ToString());
   }
   out->where_property = m.where_property;
   out->where_op = m.where_op;
-  OG_ASSIGN_OR_RETURN(out->where_value,
-                      CheckValue(m.where_value, target, ErrorCode::kTypeIncompatible,
-                                 ErrorCode::kTypeUndeclaredMutationVar,
-                                 "`" + m.where_property + "`", /*compare=*/true));
+  OG_ASSIGN_OR_RETURN(out->where_value, CheckValue(m.where_value, target, ErrorCode::kTypeIncompatible,
+                                                   ErrorCode::kTypeUndeclaredMutationVar, "`" + m.where_property + "`",
+                                                   /*compare=*/true));
   return Status::Ok();
 }
 

@@ -84,8 +84,8 @@ TEST(QueryGolden, AllCases) {
       ASSERT_FALSE(ir.ok()) << "expected " << expected_error;
       const Status& st = ir.status();
       ASSERT_TRUE(st.span().has_value()) << st.ToString();
-      std::string got = std::string(st.code_string()) + " " + std::to_string(st.span()->line) +
-                        ":" + std::to_string(st.span()->column);
+      std::string got = std::string(st.code_string()) + " " + std::to_string(st.span()->line) + ":" +
+                        std::to_string(st.span()->column);
       EXPECT_EQ(got, expected_error) << st.ToString();
       continue;
     }

@@ -24,8 +24,7 @@ std::string ExprList(const IrQuery& q, const std::vector<IrExpr>& args) {
 
 void Indent(std::string* out, int level) { out->append(static_cast<size_t>(level) * 2, ' '); }
 
-void DumpClauses(const IrQuery& q, const std::vector<IrClause>& clauses, int level,
-                 std::string* out) {
+void DumpClauses(const IrQuery& q, const std::vector<IrClause>& clauses, int level, std::string* out) {
   for (const IrClause& c : clauses) {
     Indent(out, level);
     switch (c.kind) {
@@ -38,12 +37,11 @@ void DumpClauses(const IrQuery& q, const std::vector<IrClause>& clauses, int lev
       case IrClauseKind::kTraversal:
         *out += "traverse " + VarName(q, c.src) + (c.direction == Direction::kBoth ? " <-" : " -");
         if (c.edge_var >= 0) *out += VarName(q, c.edge_var) + ":";
-        *out += c.edge_type + "-> " + VarName(q, c.dst) + " hops " + std::to_string(c.min_hops) +
-                ".." + (c.max_hops ? std::to_string(*c.max_hops) : "*");
+        *out += c.edge_type + "-> " + VarName(q, c.dst) + " hops " + std::to_string(c.min_hops) + ".." +
+                (c.max_hops ? std::to_string(*c.max_hops) : "*");
         break;
       case IrClauseKind::kFilter:
-        *out += "filter " + DumpIrExpr(q, c.lhs) + " " + std::string(CompareOpName(c.op)) + " " +
-                DumpIrExpr(q, c.rhs);
+        *out += "filter " + DumpIrExpr(q, c.lhs) + " " + std::string(CompareOpName(c.op)) + " " + DumpIrExpr(q, c.rhs);
         break;
       case IrClauseKind::kNegation: {
         *out += "not (outer";
@@ -54,9 +52,7 @@ void DumpClauses(const IrQuery& q, const std::vector<IrClause>& clauses, int lev
         *out += "}";
         break;
       }
-      case IrClauseKind::kTextFilter:
-        *out += "text " + DumpIrExpr(q, c.call);
-        break;
+      case IrClauseKind::kTextFilter: *out += "text " + DumpIrExpr(q, c.call); break;
     }
     *out += "\n";
   }
@@ -146,13 +142,12 @@ std::string DumpIr(const IrQuery& q) {
   if (q.ranked) out += "ranked\n";
   for (const IrMutation& m : q.mutations) {
     static const char* kNames[] = {"insert", "update", "delete"};
-    out += std::string(kNames[static_cast<int>(m.kind)]) + (m.is_edge ? " edge " : " node ") +
-           m.type_name + "\n";
+    out += std::string(kNames[static_cast<int>(m.kind)]) + (m.is_edge ? " edge " : " node ") + m.type_name + "\n";
     if (m.from) out += "  from = " + DumpIrExpr(q, *m.from) + "\n";
     if (m.to) out += "  to = " + DumpIrExpr(q, *m.to) + "\n";
     for (const IrAssignment& a : m.assignments) {
-      out += "  set " + a.property + ": " + a.target.ToString() + (a.nullable ? "?" : "") +
-             " = " + DumpIrExpr(q, a.value) + "\n";
+      out += "  set " + a.property + ": " + a.target.ToString() + (a.nullable ? "?" : "") + " = " +
+             DumpIrExpr(q, a.value) + "\n";
     }
     if (m.where_value) {
       out += "  where " + m.where_property + " " + std::string(CompareOpName(m.where_op)) + " " +
@@ -162,8 +157,7 @@ std::string DumpIr(const IrQuery& q) {
   auto refs = [](const std::vector<IrTypeRef>& v) {
     std::string s;
     for (const IrTypeRef& r : v) {
-      s += std::string(s.empty() ? "" : ", ") + (r.kind == VarKind::kNode ? "node " : "edge ") +
-           r.type_name;
+      s += std::string(s.empty() ? "" : ", ") + (r.kind == VarKind::kNode ? "node " : "edge ") + r.type_name;
     }
     return s.empty() ? std::string("-") : s;
   };

@@ -17,21 +17,21 @@ namespace omnigraph::compiler {
 enum class VarKind : uint8_t { kNode, kEdge };
 
 struct IrVariable {
-  std::string name;       // without '$'; anonymous `$_` variables are named "_1", "_2", ...
+  std::string name;  // without '$'; anonymous `$_` variables are named "_1", "_2", ...
   VarKind kind = VarKind::kNode;
   std::string type_name;  // node or edge type (schema spelling)
   bool anonymous = false;
-  int scope = 0;          // 0 = top level; n > 0 = local to the n-th `not` block (1-based)
+  int scope = 0;  // 0 = top level; n > 0 = local to the n-th `not` block (1-based)
 };
 
 // The static type of an expression.
 struct IrType {
   enum class Kind : uint8_t { kValue, kNode, kEdge };
   Kind kind = Kind::kValue;
-  DataType data;                          // kValue
+  DataType data;  // kValue
   bool nullable = false;
-  std::vector<std::string> enum_values;   // kValue of an enum property
-  std::string entity_type;                // kNode / kEdge: the type name
+  std::vector<std::string> enum_values;  // kValue of an enum property
+  std::string entity_type;               // kNode / kEdge: the type name
 };
 
 enum class IrExprKind : uint8_t {
@@ -56,12 +56,12 @@ std::string_view SearchFunctionName(IrExprKind kind);
 struct IrExpr {
   IrExprKind kind = IrExprKind::kLiteral;
   IrType type;
-  Value literal;          // kLiteral
-  std::string param;      // kParam: name without '$'
-  int var = -1;           // kProperty / kVariable: index into IrQuery::variables
-  std::string property;   // kProperty
+  Value literal;         // kLiteral
+  std::string param;     // kParam: name without '$'
+  int var = -1;          // kProperty / kVariable: index into IrQuery::variables
+  std::string property;  // kProperty
   AggFn agg = AggFn::kCount;
-  int alias = -1;         // kAlias
+  int alias = -1;  // kAlias
   std::vector<IrExpr> args;
 };
 
@@ -109,8 +109,8 @@ struct IrOrdering {
 
 struct IrAssignment {
   std::string property;
-  IrExpr value;          // literal typed to the property, param or now()
-  DataType target;       // the property type
+  IrExpr value;           // literal typed to the property, param or now()
+  DataType target;        // the property type
   bool nullable = false;  // the property's nullability
 };
 

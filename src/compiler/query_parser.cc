@@ -53,9 +53,9 @@ namespace {
 
 bool ScalarFromName(std::string_view name, TypeKind* out) {
   static constexpr std::pair<std::string_view, TypeKind> kNames[] = {
-      {"String", TypeKind::kString}, {"Blob", TypeKind::kBlob},   {"Bool", TypeKind::kBool},
-      {"I32", TypeKind::kI32},       {"I64", TypeKind::kI64},     {"U32", TypeKind::kU32},
-      {"U64", TypeKind::kU64},       {"F32", TypeKind::kF32},     {"F64", TypeKind::kF64},
+      {"String", TypeKind::kString}, {"Blob", TypeKind::kBlob},        {"Bool", TypeKind::kBool},
+      {"I32", TypeKind::kI32},       {"I64", TypeKind::kI64},          {"U32", TypeKind::kU32},
+      {"U64", TypeKind::kU64},       {"F32", TypeKind::kF32},          {"F64", TypeKind::kF64},
       {"Date", TypeKind::kDate},     {"DateTime", TypeKind::kDateTime}};
   for (const auto& [n, k] : kNames) {
     if (n == name) {
@@ -68,8 +68,7 @@ bool ScalarFromName(std::string_view name, TypeKind* out) {
 
 bool AggFromName(std::string_view name, AggFn* out) {
   static constexpr std::pair<std::string_view, AggFn> kNames[] = {
-      {"count", AggFn::kCount}, {"sum", AggFn::kSum}, {"avg", AggFn::kAvg},
-      {"min", AggFn::kMin},     {"max", AggFn::kMax}};
+      {"count", AggFn::kCount}, {"sum", AggFn::kSum}, {"avg", AggFn::kAvg}, {"min", AggFn::kMin}, {"max", AggFn::kMax}};
   for (const auto& [n, f] : kNames) {
     if (n == name) {
       *out = f;
@@ -92,16 +91,14 @@ std::string JoinExpected(std::initializer_list<std::string_view> expected) {
 
 class Parser {
  public:
-  Parser(std::vector<Token> tokens, const QueryParseLimits& limits)
-      : tokens_(std::move(tokens)), limits_(limits) {}
+  Parser(std::vector<Token> tokens, const QueryParseLimits& limits) : tokens_(std::move(tokens)), limits_(limits) {}
 
   Result<QueryFile> ParseFile() {
     QueryFile file;
     while (!At(TokenKind::kEnd)) {
       if (!AtWord("query")) return Fail({"`query`", "end of input"});
       if (file.queries.size() >= limits_.max_queries) {
-        return Error("too many queries in one file (limit " +
-                     std::to_string(limits_.max_queries) + ")");
+        return Error("too many queries in one file (limit " + std::to_string(limits_.max_queries) + ")");
       }
       clauses_ = 0;
       OG_ASSIGN_OR_RETURN(Query q, ParseQuery());
@@ -135,9 +132,7 @@ class Parser {
     return t;
   }
 
-  Status Error(std::string message) const {
-    return ParseErrorAt(SourceLanguage::kQuery, Peek(), std::move(message));
-  }
+  Status Error(std::string message) const { return ParseErrorAt(SourceLanguage::kQuery, Peek(), std::move(message)); }
   Status ErrorAt(const Token& t, std::string message) const {
     return ParseErrorAt(SourceLanguage::kQuery, t, std::move(message));
   }
@@ -146,8 +141,7 @@ class Parser {
   }
   Status CheckDepth() const {
     if (depth_ > limits_.max_depth) {
-      return Error("query nesting is deeper than the limit of " +
-                   std::to_string(limits_.max_depth));
+      return Error("query nesting is deeper than the limit of " + std::to_string(limits_.max_depth));
     }
     return Status::Ok();
   }
@@ -171,8 +165,7 @@ class Parser {
     uint64_t v = 0;
     auto [ptr, ec] = std::from_chars(t.text.data(), t.text.data() + t.text.size(), v);
     if (ec != std::errc() || ptr != t.text.data() + t.text.size() || v > max) {
-      return ErrorAt(t, std::string(what) + " `" + t.text + "` is out of range (maximum " +
-                            std::to_string(max) + ")");
+      return ErrorAt(t, std::string(what) + " `" + t.text + "` is out of range (maximum " + std::to_string(max) + ")");
     }
     return v;
   }
@@ -360,15 +353,12 @@ class Parser {
       const Token& n1 = Peek(1);
       if (n1.Is(TokenKind::kColon)) return ParseBinding(std::move(c));
       bool edge_binding = n1.Is(TokenKind::kVariable) && Peek(2).Is(TokenKind::kColon);
-      bool undirected = n1.Is(TokenKind::kLt) && Peek(2).Is(TokenKind::kIdent) &&
-                        Peek(3).Is(TokenKind::kGt);
+      bool undirected = n1.Is(TokenKind::kLt) && Peek(2).Is(TokenKind::kIdent) && Peek(3).Is(TokenKind::kGt);
       bool directed = n1.Is(TokenKind::kIdent) && !n1.IsWord("not") &&
-                      (!IsOpWord(n1) || Peek(2).Is(TokenKind::kVariable) ||
-                       Peek(2).Is(TokenKind::kLBrace));
+                      (!IsOpWord(n1) || Peek(2).Is(TokenKind::kVariable) || Peek(2).Is(TokenKind::kLBrace));
       if (edge_binding || undirected || directed) return ParseTraversal(std::move(c));
     }
-    if ((AtWord("search") || AtWord("match_text") || AtWord("fuzzy")) &&
-        Peek(1).Is(TokenKind::kLParen)) {
+    if ((AtWord("search") || AtWord("match_text") || AtWord("fuzzy")) && Peek(1).Is(TokenKind::kLParen)) {
       OG_ASSIGN_OR_RETURN(Expr call, ParseExpr());
       if (!AtCompareOp()) {
         c.kind = ClauseKind::kTextSearch;
@@ -386,11 +376,13 @@ class Parser {
 
   bool AtCompareOp() const {
     switch (Peek().kind) {
-      case TokenKind::kEq: case TokenKind::kNe: case TokenKind::kLt:
-      case TokenKind::kLe: case TokenKind::kGt: case TokenKind::kGe:
-        return true;
-      default:
-        return IsOpWord(Peek());
+      case TokenKind::kEq:
+      case TokenKind::kNe:
+      case TokenKind::kLt:
+      case TokenKind::kLe:
+      case TokenKind::kGt:
+      case TokenKind::kGe: return true;
+      default: return IsOpWord(Peek());
     }
   }
 
@@ -409,8 +401,7 @@ class Parser {
         } else if (AtWord("starts_with")) {
           op = CompareOp::kStartsWith;
         } else {
-          return Fail({"`=`", "`!=`", "`<`", "`<=`", "`>`", "`>=`", "`contains`",
-                       "`starts_with`"});
+          return Fail({"`=`", "`!=`", "`<`", "`<=`", "`>`", "`>=`", "`contains`", "`starts_with`"});
         }
     }
     Advance();
@@ -527,9 +518,11 @@ class Parser {
 
   bool StartsLiteral() const {
     switch (Peek().kind) {
-      case TokenKind::kString: case TokenKind::kInt: case TokenKind::kFloat:
-      case TokenKind::kMinus: case TokenKind::kLBracket:
-        return true;
+      case TokenKind::kString:
+      case TokenKind::kInt:
+      case TokenKind::kFloat:
+      case TokenKind::kMinus:
+      case TokenKind::kLBracket: return true;
       default:
         return AtWord("true") || AtWord("false") ||
                ((AtWord("date") || AtWord("datetime")) && Peek(1).Is(TokenKind::kLParen));
@@ -582,8 +575,7 @@ class Parser {
         Advance();
         return lit;
       }
-      default:
-        break;
+      default: break;
     }
     if (AtWord("true") || AtWord("false")) {
       lit.kind = LiteralKind::kBool;
@@ -752,8 +744,7 @@ class Parser {
 }  // namespace
 
 Result<QueryFile> ParseQueryFile(std::string_view source, const QueryParseLimits& limits) {
-  OG_ASSIGN_OR_RETURN(std::vector<Token> tokens,
-                      Tokenize(source, SourceLanguage::kQuery, limits.lex));
+  OG_ASSIGN_OR_RETURN(std::vector<Token> tokens, Tokenize(source, SourceLanguage::kQuery, limits.lex));
   if (tokens.empty()) return InternalError("lexer returned no end token");
   Parser parser(std::move(tokens), limits);
   return parser.ParseFile();

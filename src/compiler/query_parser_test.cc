@@ -38,8 +38,7 @@ void ExpectErrorAt(const std::string& src, uint32_t line, uint32_t col, const st
 }
 
 TEST(QueryParser, ReadmeQuickTest) {
-  Query q = ParseOne(
-      "query indicates() { match { $s: Signal { slug: \"s1\" } $s indicates $p } return { $p.name } }");
+  Query q = ParseOne("query indicates() { match { $s: Signal { slug: \"s1\" } $s indicates $p } return { $p.name } }");
   EXPECT_EQ(q.name, "indicates");
   ASSERT_EQ(q.match.size(), 2u);
   EXPECT_EQ(q.match[0].kind, ClauseKind::kBinding);
@@ -98,9 +97,8 @@ TEST(QueryParser, FiltersNotAndTextSearch) {
       "search($p.t, \"q\") match_text($p.t, $q) fuzzy($p.t, \"q\", 1) "
       "search($p.t, \"w\") = false } return { $p } }");
   ASSERT_EQ(q.match.size(), 15u);
-  CompareOp ops[] = {CompareOp::kEq, CompareOp::kNe, CompareOp::kLt, CompareOp::kLe,
-                     CompareOp::kGt, CompareOp::kGe, CompareOp::kContains, CompareOp::kStartsWith,
-                     CompareOp::kLt};
+  CompareOp ops[] = {CompareOp::kEq, CompareOp::kNe,       CompareOp::kLt,         CompareOp::kLe, CompareOp::kGt,
+                     CompareOp::kGe, CompareOp::kContains, CompareOp::kStartsWith, CompareOp::kLt};
   for (size_t i = 0; i < 9; ++i) {
     EXPECT_EQ(q.match[i + 1].kind, ClauseKind::kFilter) << i;
     EXPECT_EQ(q.match[i + 1].op, ops[i]) << i;
@@ -175,15 +173,13 @@ TEST(QueryParser, ErrorsNameExpectedTokensWithSpans) {
   ExpectErrorAt("query q() { match { $p.a ~ 1 } return { $p } }", 1, 26, "");
   ExpectErrorAt("query q() { match { $p.a = } return { $p } }", 1, 28, "expected expression");
   ExpectErrorAt("query q() { match { $p: P } return { $p } limit x }", 1, 49, "expected integer");
-  ExpectErrorAt("query q() { match { $p: P } return { $p } order { $p.a } x }", 1, 58,
-                "expected `limit` or `}`");
+  ExpectErrorAt("query q() { match { $p: P } return { $p } order { $p.a } x }", 1, 58, "expected `limit` or `}`");
   ExpectErrorAt("query q() @author(\"x\") { }", 1, 12, "expected `description` or `instruction`");
   ExpectErrorAt("query q() { update P { a: 1 } where a = 1 }", 1, 22, "expected `set`");
   ExpectErrorAt("query q() { delete P where a = b }", 1, 32, "expected literal, parameter");
   ExpectErrorAt("query q() { match { $p: P } return { foo($p) } }", 1, 38, "unknown function `foo`");
   ExpectErrorAt("query q() { match { $p: P } return { count($p, $p) } }", 1, 46, "expected `)`");
-  ExpectErrorAt("query q() { match { $p: P } return { $p } limit 99999999999999999999 }", 1, 49,
-                "out of range");
+  ExpectErrorAt("query q() { match { $p: P } return { $p } limit 99999999999999999999 }", 1, 49, "out of range");
   ExpectErrorAt("query q($v: Vector(0)) { }", 1, 20, "vector dimension");
   ExpectErrorAt("query q() { match { \"unterminated } }", 1, 21, "");
 }
@@ -215,8 +211,7 @@ TEST(QueryParser, DepthAndLengthLimits) {
   EXPECT_EQ(st.code_string(), "Q000");
   small = QueryParseLimits();
   small.max_queries = 1;
-  st = ParseQueryFile("query a() { delete P where a = 1 } query b() { delete P where a = 1 }", small)
-           .status();
+  st = ParseQueryFile("query a() { delete P where a = 1 } query b() { delete P where a = 1 }", small).status();
   EXPECT_EQ(st.code_string(), "Q000");
 }
 
@@ -256,15 +251,13 @@ TEST(QueryPrinter, RandomQueriesRoundTrip) {
     return std::string(*(xs.begin() + d(rng)));
   };
   for (int iter = 0; iter < 300; ++iter) {
-    std::string src = "query q" + std::to_string(iter) + "($x: " +
-                      pick({"String", "I32?", "[F64]", "Vector(2)", "DateTime?"}) +
-                      ") { match { $a: A";
+    std::string src = "query q" + std::to_string(iter) +
+                      "($x: " + pick({"String", "I32?", "[F64]", "Vector(2)", "DateTime?"}) + ") { match { $a: A";
     int clauses = 1 + static_cast<int>(rng() % 5);
     for (int c = 0; c < clauses; ++c) {
-      src += " " + pick({"$a k $b", "$a k{1,3} $b", "$a <k> $c", "$a $e:k $d",
-                         "$a.p = 1", "$a.p != \"s\"", "$a.l contains 2.5", "not { $a k $z }",
-                         "search($a.t, $x)", "fuzzy($a.t, \"w\", 2)", "$a.d > date(\"2020-02-02\")",
-                         "$a.p <= -7", "$x >= $a.p"});
+      src += " " + pick({"$a k $b", "$a k{1,3} $b", "$a <k> $c", "$a $e:k $d", "$a.p = 1", "$a.p != \"s\"",
+                         "$a.l contains 2.5", "not { $a k $z }", "search($a.t, $x)", "fuzzy($a.t, \"w\", 2)",
+                         "$a.d > date(\"2020-02-02\")", "$a.p <= -7", "$x >= $a.p"});
     }
     src += " } return { " + pick({"$a", "$a.p as z", "count($a)", "$a.p, max($a.q)"}) + " }";
     if (rng() % 2) src += " order { " + pick({"$a.p desc", "z", "nearest($a.v, $x) asc"}) + " }";

@@ -73,9 +73,7 @@ void PrintClause(const Clause& c, int level, std::string* out) {
       Indent(out, level);
       *out += "}";
       break;
-    case ClauseKind::kTextSearch:
-      *out += PrintExpr(c.call);
-      break;
+    case ClauseKind::kTextSearch: *out += PrintExpr(c.call); break;
   }
   *out += "\n";
 }

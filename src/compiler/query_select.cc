@@ -21,7 +21,8 @@ Result<const IrQuery*> SelectQuery(const std::vector<IrQuery>& queries, const st
     return InvalidArgumentError("'" + q->name + "' is a mutation: run it as one (`omnigraph mutate`, Database::Apply)");
   }
   if (want == QueryKind::kMutation && !q->is_mutation) {
-    return InvalidArgumentError("'" + q->name + "' is a read query: run it as one (`omnigraph query`, Database::Execute)");
+    return InvalidArgumentError("'" + q->name +
+                                "' is a read query: run it as one (`omnigraph query`, Database::Execute)");
   }
   return q;
 }

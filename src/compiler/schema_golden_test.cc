@@ -20,9 +20,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-fs::path CorpusDir(std::string_view sub) {
-  return fs::path(OG_SOURCE_DIR) / "tests" / "compiler" / "schema" / sub;
-}
+fs::path CorpusDir(std::string_view sub) { return fs::path(OG_SOURCE_DIR) / "tests" / "compiler" / "schema" / sub; }
 
 std::string ReadFile(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
@@ -109,12 +107,10 @@ TEST(SchemaGolden, MutationSmoke) {
     for (const auto& f : Files(sub)) seeds.push_back(ReadFile(f));
   }
   ASSERT_FALSE(seeds.empty());
-  static constexpr std::string_view kTokens[] = {"{",    "}",      "(",          ")",
-                                                 "@key", "@card(", "..",         "->",
-                                                 "?",    ",",      "\"",         "\\u{",
-                                                 "/*",   "enum(",  "Vector(",    "implements",
-                                                 "-",    "@",      "node ",      "edge E: A -> A",
-                                                 "\xff", "0",      "99999999999"};
+  static constexpr std::string_view kTokens[] = {
+      "{",    "}",    "(",          ")",     "@key",    "@card(",     "..", "->", "?",     ",",
+      "\"",   "\\u{", "/*",         "enum(", "Vector(", "implements", "-",  "@",  "node ", "edge E: A -> A",
+      "\xff", "0",    "99999999999"};
   uint64_t state = 0x9E3779B97F4A7C15ull;
   auto rnd = [&](uint64_t n) {
     state ^= state << 13;
@@ -129,18 +125,14 @@ TEST(SchemaGolden, MutationSmoke) {
     for (int e = 0; e < edits; ++e) {
       size_t pos = rnd(src.size() + 1);
       switch (rnd(4)) {
-        case 0:
-          src.insert(pos, kTokens[rnd(std::size(kTokens))]);
-          break;
+        case 0: src.insert(pos, kTokens[rnd(std::size(kTokens))]); break;
         case 1:
           if (pos < src.size()) src.erase(pos, 1 + rnd(8));
           break;
         case 2:
           if (pos < src.size()) src[pos] = static_cast<char>(rnd(256));
           break;
-        default:
-          src.insert(pos, seeds[rnd(seeds.size())].substr(0, rnd(40)));
-          break;
+        default: src.insert(pos, seeds[rnd(seeds.size())].substr(0, rnd(40))); break;
       }
     }
     auto cat = CompileSchema(src);
@@ -155,12 +147,8 @@ TEST(SchemaGolden, MutationSmoke) {
     ASSERT_EQ(*back, *cat) << src;
     std::string printed = cat->ToSource();
     auto again = CompileSchema(printed);
-    ASSERT_TRUE(again.ok()) << again.status().ToString() << "\n--- input:\n"
-                            << src << "\n--- printed:\n"
-                            << printed;
-    ASSERT_EQ(again->ToJson(), cat->ToJson()) << "--- input:\n"
-                                              << src << "\n--- printed:\n"
-                                              << printed;
+    ASSERT_TRUE(again.ok()) << again.status().ToString() << "\n--- input:\n" << src << "\n--- printed:\n" << printed;
+    ASSERT_EQ(again->ToJson(), cat->ToJson()) << "--- input:\n" << src << "\n--- printed:\n" << printed;
   }
   EXPECT_GT(compiled, 100);  // the mutations must also exercise the success path
 }

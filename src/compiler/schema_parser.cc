@@ -35,13 +35,11 @@ bool IsScalarName(std::string_view s) {
   return false;
 }
 
-constexpr std::string_view kScalarList =
-    "String, Blob, Bool, I32, I64, U32, U64, F32, F64, Date, DateTime";
+constexpr std::string_view kScalarList = "String, Blob, Bool, I32, I64, U32, U64, F32, F64, Date, DateTime";
 
 class SchemaParser {
  public:
-  SchemaParser(std::vector<Token> toks, const SchemaParseLimits& limits)
-      : toks_(std::move(toks)), limits_(limits) {}
+  SchemaParser(std::vector<Token> toks, const SchemaParseLimits& limits) : toks_(std::move(toks)), limits_(limits) {}
 
   Result<AstSchema> Run() {
     AstSchema out;
@@ -73,9 +71,7 @@ class SchemaParser {
 
  private:
   const Token& Cur() const { return toks_[pos_]; }
-  const Token& PeekTok(size_t k = 1) const {
-    return toks_[pos_ + k < toks_.size() ? pos_ + k : toks_.size() - 1];
-  }
+  const Token& PeekTok(size_t k = 1) const { return toks_[pos_ + k < toks_.size() ? pos_ + k : toks_.size() - 1]; }
   const Token& Prev() const { return toks_[pos_ > 0 ? pos_ - 1 : 0]; }
   void Next() {
     if (pos_ + 1 < toks_.size()) ++pos_;
@@ -95,8 +91,8 @@ class SchemaParser {
   Result<AstName> ExpectTypeName(std::string_view what) {
     if (!Cur().Is(TokenKind::kTypeName)) {
       if (Cur().Is(TokenKind::kIdent)) {
-        return Fail("expected " + std::string(what) + " (a TypeName starting with an upper-case " +
-                    "letter), found " + DescribeToken(Cur()));
+        return Fail("expected " + std::string(what) + " (a TypeName starting with an upper-case " + "letter), found " +
+                    DescribeToken(Cur()));
       }
       return Expected(what);
     }
@@ -151,8 +147,7 @@ class SchemaParser {
   bool AtBodyConstraint() const {
     if (!Cur().Is(TokenKind::kAt) || !PeekTok(2).Is(TokenKind::kLParen)) return false;
     const Token& n = PeekTok(1);
-    return n.IsWord("key") || n.IsWord("unique") || n.IsWord("index") || n.IsWord("range") ||
-           n.IsWord("check");
+    return n.IsWord("key") || n.IsWord("unique") || n.IsWord("index") || n.IsWord("range") || n.IsWord("check");
   }
 
   // Annotations following a node header, an edge header or a property type.
@@ -180,23 +175,16 @@ class SchemaParser {
     }
     const Token& t = Cur();
     switch (t.kind) {
-      case TokenKind::kString:
-        lit.kind = AstLiteral::Kind::kString;
-        break;
-      case TokenKind::kInt:
-        lit.kind = AstLiteral::Kind::kInt;
-        break;
-      case TokenKind::kFloat:
-        lit.kind = AstLiteral::Kind::kFloat;
-        break;
+      case TokenKind::kString: lit.kind = AstLiteral::Kind::kString; break;
+      case TokenKind::kInt: lit.kind = AstLiteral::Kind::kInt; break;
+      case TokenKind::kFloat: lit.kind = AstLiteral::Kind::kFloat; break;
       case TokenKind::kIdent:
         if (t.text == "true" || t.text == "false") {
           lit.kind = AstLiteral::Kind::kBool;
           break;
         }
         [[fallthrough]];
-      default:
-        return Expected("a literal (string, number, true or false)");
+      default: return Expected("a literal (string, number, true or false)");
     }
     lit.text = (neg ? "-" : "") + t.text;
     lit.span = Join(start, t.span());
@@ -217,8 +205,7 @@ class SchemaParser {
     Next();
     while (!Cur().Is(TokenKind::kRParen)) {
       if (a.args.size() >= limits_.max_annotation_args) {
-        return Fail("more than " + std::to_string(limits_.max_annotation_args) +
-                    " annotation arguments");
+        return Fail("more than " + std::to_string(limits_.max_annotation_args) + " annotation arguments");
       }
       if (!a.args.empty()) OG_RETURN_IF_ERROR(ExpectCommaOr("`,` or `)`"));
       AstAnnotationArg arg;
@@ -252,8 +239,8 @@ class SchemaParser {
     if (t.Is(TokenKind::kLBracket)) {
       Next();
       if (!Cur().Is(TokenKind::kTypeName) || !IsScalarName(Cur().text)) {
-        return Fail("expected a scalar type inside `[...]` (" + std::string(kScalarList) +
-                    "), found " + DescribeToken(Cur()));
+        return Fail("expected a scalar type inside `[...]` (" + std::string(kScalarList) + "), found " +
+                    DescribeToken(Cur()));
       }
       ty.kind = AstType::Kind::kList;
       ty.scalar = Cur().text;
@@ -288,8 +275,8 @@ class SchemaParser {
       ty.kind = AstType::Kind::kScalar;
       ty.scalar = t.text;
     } else {
-      return Fail("expected a type (" + std::string(kScalarList) +
-                  ", [scalar], Vector(n) or enum(...)), found " + DescribeToken(t));
+      return Fail("expected a type (" + std::string(kScalarList) + ", [scalar], Vector(n) or enum(...)), found " +
+                  DescribeToken(t));
     }
     ty.span = Join(start, Cur().span());
     Next();
@@ -304,8 +291,7 @@ class SchemaParser {
   // enumval := [A-Za-z0-9_-]+ : glued from adjacent word / number / `-` tokens with no gap.
   Result<AstName> ParseEnumValue() {
     auto is_part = [](const Token& t) {
-      return t.Is(TokenKind::kIdent) || t.Is(TokenKind::kTypeName) || t.Is(TokenKind::kInt) ||
-             t.Is(TokenKind::kMinus);
+      return t.Is(TokenKind::kIdent) || t.Is(TokenKind::kTypeName) || t.Is(TokenKind::kInt) || t.Is(TokenKind::kMinus);
     };
     if (!is_part(Cur())) return Expected("enum value ([A-Za-z0-9_-]+)");
     AstName v;
@@ -317,8 +303,7 @@ class SchemaParser {
       v.span = Join(v.span, Cur().span());
       Next();
       if (v.name.size() > limits_.lex.max_identifier_bytes) {
-        return Fail("enum value is longer than " +
-                    std::to_string(limits_.lex.max_identifier_bytes) + " bytes");
+        return Fail("enum value is longer than " + std::to_string(limits_.lex.max_identifier_bytes) + " bytes");
       }
     }
     return v;
@@ -334,8 +319,7 @@ class SchemaParser {
   }
 
   Result<AstLiteral> ParseNumber() {
-    if (!Cur().Is(TokenKind::kMinus) && !Cur().Is(TokenKind::kInt) &&
-        !Cur().Is(TokenKind::kFloat)) {
+    if (!Cur().Is(TokenKind::kMinus) && !Cur().Is(TokenKind::kInt) && !Cur().Is(TokenKind::kFloat)) {
       return Expected("a number");
     }
     return ParseLiteral();
@@ -344,8 +328,7 @@ class SchemaParser {
   Status ParseNameList(AstConstraint* c) {
     while (true) {
       if (c->properties.size() >= limits_.max_constraint_args) {
-        return Fail("more than " + std::to_string(limits_.max_constraint_args) +
-                    " constraint arguments");
+        return Fail("more than " + std::to_string(limits_.max_constraint_args) + " constraint arguments");
       }
       OG_ASSIGN_OR_RETURN(auto n, ExpectIdent("property name"));
       c->properties.push_back(std::move(n));
@@ -422,8 +405,8 @@ class SchemaParser {
     return Status::Ok();
   }
 
-  Status ParseBody(std::vector<AstProperty>* props, std::vector<AstConstraint>* cons,
-                   std::vector<AstAnnotation>* meta, SourceSpan* end) {
+  Status ParseBody(std::vector<AstProperty>* props, std::vector<AstConstraint>* cons, std::vector<AstAnnotation>* meta,
+                   SourceSpan* end) {
     OG_RETURN_IF_ERROR(Expect(TokenKind::kLBrace));
     while (!Cur().Is(TokenKind::kRBrace)) {
       if (props->size() + cons->size() + meta->size() >= limits_.max_members) {

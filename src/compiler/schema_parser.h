@@ -24,7 +24,6 @@ struct SchemaParseLimits {
 };
 
 // Parses `source`. Pure; thread-safe; never throws. Errors: S000 (syntax, lexing, limits).
-Result<AstSchema> ParseSchema(std::string_view source,
-                              const SchemaParseLimits& limits = SchemaParseLimits());
+Result<AstSchema> ParseSchema(std::string_view source, const SchemaParseLimits& limits = SchemaParseLimits());
 
 }  // namespace omnigraph::compiler

@@ -39,9 +39,7 @@ TEST(SchemaParser, QuickStartSchema) {
   EXPECT_FALSE(s.edges[0].card.has_value());
 }
 
-TEST(SchemaParser, DoubleCommaIsAnError) {
-  ExpectSyntaxError("node A { a: String,, b: I32 }", 1, 20, "expected");
-}
+TEST(SchemaParser, DoubleCommaIsAnError) { ExpectSyntaxError("node A { a: String,, b: I32 }", 1, 20, "expected"); }
 
 TEST(SchemaParser, FullNode) {
   auto s = Parse(R"(
@@ -172,8 +170,7 @@ TEST(Diagnostic, LongLinesAreCutToAWindowAroundTheSpan) {
   EXPECT_EQ(caret_line.find('^'), echoed.find("BAD") - 2);  // "…" is 3 bytes, 1 column
   EXPECT_EQ(caret_line.substr(caret_line.find('^')), "^^^\n");
   // A short line is echoed whole.
-  EXPECT_NE(RenderDiagnostic(s.WithSpan(SourceSpan{"", 1, 1, 1, 2}), "short").find("1 | short\n"),
-            std::string::npos);
+  EXPECT_NE(RenderDiagnostic(s.WithSpan(SourceSpan{"", 1, 1, 1, 2}), "short").find("1 | short\n"), std::string::npos);
 }
 
 TEST(Diagnostic, NonPrintableBytesAreEscaped) {

@@ -56,8 +56,7 @@ Result<IrQuery> QueryChecker::Run() {
   ir_.is_mutation = q_.is_mutation();
   for (const ParamDecl& p : q_.params) {
     if (params_.count(p.name)) {
-      return Err(ErrorCode::kTypeDuplicateDeclaration, p.span,
-                 "parameter " + Var(p.name) + " is declared twice");
+      return Err(ErrorCode::kTypeDuplicateDeclaration, p.span, "parameter " + Var(p.name) + " is declared twice");
     }
     params_[p.name] = &p;
     ir_.params.push_back(p);
@@ -122,9 +121,8 @@ void QueryChecker::NoteReference(int var) {
   }
 }
 
-Result<int> QueryChecker::DeclareNode(const std::string& name, const SourceSpan& span,
-                                      const std::string& type_name, ErrorCode mismatch_code,
-                                      std::string_view role) {
+Result<int> QueryChecker::DeclareNode(const std::string& name, const SourceSpan& span, const std::string& type_name,
+                                      ErrorCode mismatch_code, std::string_view role) {
   if (name != "_") {
     if (params_.count(name)) {
       return Err(ErrorCode::kTypeVariableConflict, span,
@@ -134,13 +132,12 @@ Result<int> QueryChecker::DeclareNode(const std::string& name, const SourceSpan&
       const IrVariable& v = ir_.variables[static_cast<size_t>(st->index)];
       if (v.kind != VarKind::kNode) {
         return Err(ErrorCode::kTypeVariableConflict, span,
-                   "variable " + Var(name) + " is bound to edge type " + v.type_name +
-                       " and cannot also be a node");
+                   "variable " + Var(name) + " is bound to edge type " + v.type_name + " and cannot also be a node");
       }
       if (v.type_name != type_name) {
         return Err(mismatch_code, span,
-                   "variable " + Var(name) + " has type " + v.type_name + " but " +
-                       std::string(role) + " requires " + type_name);
+                   "variable " + Var(name) + " has type " + v.type_name + " but " + std::string(role) + " requires " +
+                       type_name);
       }
       NoteReference(st->index);
       return st->index;
@@ -160,8 +157,7 @@ Result<int> QueryChecker::DeclareNode(const std::string& name, const SourceSpan&
   return index;
 }
 
-Status QueryChecker::CheckClauses(const std::vector<Clause>& clauses,
-                                  std::vector<IrClause>* out) {
+Status QueryChecker::CheckClauses(const std::vector<Clause>& clauses, std::vector<IrClause>* out) {
   // Bindings and traversals first (they declare variables), then filters and negations, so a
   // filter may mention a variable bound by a later clause. Output keeps source order.
   std::vector<std::optional<IrClause>> slots(clauses.size());
@@ -199,14 +195,13 @@ Result<IrClause> QueryChecker::CheckBinding(const Clause& c) {
       word[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(word[0])));
       hint = " (" + e->name + " is an edge type; traverse it with `$a " + word + " $b`)";
     }
-    return Err(ErrorCode::kTypeUnknownNodeType, c.type_span,
-               "unknown node type `" + c.type_name + "`" + hint);
+    return Err(ErrorCode::kTypeUnknownNodeType, c.type_span, "unknown node type `" + c.type_name + "`" + hint);
   }
   IrClause ic;
   ic.kind = IrClauseKind::kBinding;
   ic.type_name = node->name;
-  OG_ASSIGN_OR_RETURN(ic.var, DeclareNode(c.var, c.var_span, node->name,
-                                          ErrorCode::kTypeVariableConflict, "this binding"));
+  OG_ASSIGN_OR_RETURN(ic.var,
+                      DeclareNode(c.var, c.var_span, node->name, ErrorCode::kTypeVariableConflict, "this binding"));
   std::set<std::string> seen;
   for (const PropertyValue& pv : c.properties) {
     if (!seen.insert(pv.property).second) {
@@ -220,13 +215,11 @@ Result<IrClause> QueryChecker::CheckBinding(const Clause& c) {
     }
     if (info->type.kind == TypeKind::kBlob || !info->type.is_scalar()) {
       return Err(ErrorCode::kTypeBindingValue, pv.span,
-                 "property `" + pv.property + "` of type " + info->type.ToString() +
-                     " cannot be matched by value");
+                 "property `" + pv.property + "` of type " + info->type.ToString() + " cannot be matched by value");
     }
     IrPropertyEq eq;
     eq.property = pv.property;
-    OG_ASSIGN_OR_RETURN(eq.value, CheckValue(pv.value, *info, ErrorCode::kTypeBindingValue,
-                                             ErrorCode::kTypeUnboundName,
+    OG_ASSIGN_OR_RETURN(eq.value, CheckValue(pv.value, *info, ErrorCode::kTypeBindingValue, ErrorCode::kTypeUnboundName,
                                              "property `" + pv.property + "`",
                                              /*compare=*/true));
     ic.equalities.push_back(std::move(eq));
@@ -245,9 +238,10 @@ Result<IrClause> QueryChecker::CheckTraversal(const Clause& c) {
   if (c.undirected) {
     if (edge->from_type != edge->to_type) {
       return Err(ErrorCode::kTypeUndirectedAsymmetric, c.edge_span,
-                 "undirected traversal <" + c.edge + "> needs an edge whose endpoints have one "
-                 "type, but " + edge->name + " goes from " + edge->from_type + " to " +
-                 edge->to_type);
+                 "undirected traversal <" + c.edge +
+                     "> needs an edge whose endpoints have one "
+                     "type, but " +
+                     edge->name + " goes from " + edge->from_type + " to " + edge->to_type);
     }
     ic.direction = Direction::kBoth;
   }
@@ -258,25 +252,22 @@ Result<IrClause> QueryChecker::CheckTraversal(const Clause& c) {
     }
     if (c.hops->max && *c.hops->max < c.hops->min) {
       return Err(ErrorCode::kTypeTraversalBounds, c.hops_span,
-                 "traversal bounds {" + std::to_string(c.hops->min) + "," +
-                     std::to_string(*c.hops->max) + "}: max is smaller than min");
+                 "traversal bounds {" + std::to_string(c.hops->min) + "," + std::to_string(*c.hops->max) +
+                     "}: max is smaller than min");
     }
     ic.min_hops = c.hops->min;
     ic.max_hops = c.hops->max;
   }
-  OG_ASSIGN_OR_RETURN(ic.src, DeclareNode(c.src, c.src_span, edge->from_type,
-                                          ErrorCode::kTypeEndpointMismatch,
+  OG_ASSIGN_OR_RETURN(ic.src, DeclareNode(c.src, c.src_span, edge->from_type, ErrorCode::kTypeEndpointMismatch,
                                           "the source of " + edge->name));
-  OG_ASSIGN_OR_RETURN(ic.dst, DeclareNode(c.dst, c.dst_span, edge->to_type,
-                                          ErrorCode::kTypeEndpointMismatch,
+  OG_ASSIGN_OR_RETURN(ic.dst, DeclareNode(c.dst, c.dst_span, edge->to_type, ErrorCode::kTypeEndpointMismatch,
                                           "the target of " + edge->name));
   if (!c.edge_var.empty()) {
-    if (c.edge_var == "_" ) {
+    if (c.edge_var == "_") {
       return Err(ErrorCode::kTypeEdgeBindingMisuse, c.edge_var_span,
                  "an edge binding needs a name; drop `$_:` to traverse without binding");
     }
-    if (FindVar(c.edge_var) != nullptr || params_.count(c.edge_var) ||
-        c.edge_var == c.src || c.edge_var == c.dst) {
+    if (FindVar(c.edge_var) != nullptr || params_.count(c.edge_var) || c.edge_var == c.src || c.edge_var == c.dst) {
       return Err(ErrorCode::kTypeEdgeBindingMisuse, c.edge_var_span,
                  "edge binding " + Var(c.edge_var) + " uses a name that is already bound");
     }
@@ -323,8 +314,7 @@ Result<IrClause> QueryChecker::CheckNegation(const Clause& c) {
 
 Result<IrExpr> QueryChecker::CheckVarRef(const Expr& e, ExprContext ctx) {
   if (e.name == "_") {
-    return Err(ErrorCode::kTypeUnboundName, e.span,
-               "the anonymous variable $_ cannot be referenced");
+    return Err(ErrorCode::kTypeUnboundName, e.span, "the anonymous variable $_ cannot be referenced");
   }
   const VarState* st = FindVar(e.name);
   if (st == nullptr) {
@@ -332,8 +322,7 @@ Result<IrExpr> QueryChecker::CheckVarRef(const Expr& e, ExprContext ctx) {
       return ParamExpr(e, ErrorCode::kTypeUnboundName);
     }
     std::string what = params_.count(e.name) ? "parameter " + Var(e.name) + " has no properties"
-                                             : "unbound variable or undeclared parameter " +
-                                                   Var(e.name);
+                                             : "unbound variable or undeclared parameter " + Var(e.name);
     return Err(ErrorCode::kTypeUnboundName, e.span, what);
   }
   NoteReference(st->index);
@@ -343,8 +332,10 @@ Result<IrExpr> QueryChecker::CheckVarRef(const Expr& e, ExprContext ctx) {
   if (e.kind == ExprKind::kVariable) {
     if (v.kind == VarKind::kEdge && ctx == ExprContext::kReturn) {
       return Err(ErrorCode::kTypeEdgeBindingMisuse, e.span,
-                 "edge binding " + Var(e.name) + " cannot be projected as a whole; project its "
-                 "properties (" + Var(e.name) + ".prop)");
+                 "edge binding " + Var(e.name) +
+                     " cannot be projected as a whole; project its "
+                     "properties (" +
+                     Var(e.name) + ".prop)");
     }
     out.kind = IrExprKind::kVariable;
     out.type.kind = v.kind == VarKind::kNode ? IrType::Kind::kNode : IrType::Kind::kEdge;
@@ -354,8 +345,8 @@ Result<IrExpr> QueryChecker::CheckVarRef(const Expr& e, ExprContext ctx) {
   std::optional<PropInfo> info = LookupProperty(v.kind, v.type_name, e.property);
   if (!info) {
     return Err(ErrorCode::kTypeUnboundName, e.span,
-               std::string(v.kind == VarKind::kNode ? "node" : "edge") + " type " + v.type_name +
-                   " has no property `" + e.property + "`");
+               std::string(v.kind == VarKind::kNode ? "node" : "edge") + " type " + v.type_name + " has no property `" +
+                   e.property + "`");
   }
   out.kind = IrExprKind::kProperty;
   out.property = e.property;
@@ -373,8 +364,7 @@ Result<IrExpr> QueryChecker::CheckExpr(const Expr& e, ExprContext ctx) {
       return out;
     }
     case ExprKind::kVariable:
-    case ExprKind::kProperty:
-      return CheckVarRef(e, ctx);
+    case ExprKind::kProperty: return CheckVarRef(e, ctx);
     case ExprKind::kNow: {
       IrExpr out;
       out.kind = IrExprKind::kNow;
@@ -392,15 +382,14 @@ Result<IrExpr> QueryChecker::CheckExpr(const Expr& e, ExprContext ctx) {
             return out;
           }
         }
-        return Err(ErrorCode::kTypeUnboundName, e.span,
-                   "`" + e.name + "` is not the name of a result column");
+        return Err(ErrorCode::kTypeUnboundName, e.span, "`" + e.name + "` is not the name of a result column");
       }
       return Err(ErrorCode::kTypeUnboundName, e.span,
-                 "unknown name `" + e.name + "` (variables start with `$`; result column "
-                 "aliases can be used only in order)");
+                 "unknown name `" + e.name +
+                     "` (variables start with `$`; result column "
+                     "aliases can be used only in order)");
     }
-    default:
-      return CheckCall(e, ctx);
+    default: return CheckCall(e, ctx);
   }
 }
 
@@ -414,9 +403,9 @@ Result<IrExpr> QueryChecker::CheckTextField(const Expr& e, ErrorCode code, std::
                std::string(fn) + "() cannot search properties of edge binding $" + e.name);
   }
   if (field.type.data.kind != TypeKind::kString) {
-    return Err(code, e.span,
-               std::string(fn) + "() needs a String property, but `" + e.property + "` is " +
-                   field.type.data.ToString());
+    return Err(
+        code, e.span,
+        std::string(fn) + "() needs a String property, but `" + e.property + "` is " + field.type.data.ToString());
   }
   return field;
 }
@@ -448,17 +437,14 @@ Result<IrExpr> QueryChecker::CheckCall(const Expr& e, ExprContext ctx) {
       }
       OG_ASSIGN_OR_RETURN(IrExpr arg, CheckVarRef(a, ExprContext::kAggregateArg));
       if (IsBlob(arg.type)) {
-        return Err(ErrorCode::kTypeBlobValue, a.span, "Blob property `" + a.property +
-                                                          "` cannot be aggregated");
+        return Err(ErrorCode::kTypeBlobValue, a.span, "Blob property `" + a.property + "` cannot be aggregated");
       }
       out.kind = IrExprKind::kAggregate;
       out.agg = e.agg;
       const DataType& t = arg.type.data;
       bool value = arg.type.kind == IrType::Kind::kValue;
       switch (e.agg) {
-        case AggFn::kCount:
-          out.type = ValueType(DataType::Scalar(TypeKind::kI64), false);
-          break;
+        case AggFn::kCount: out.type = ValueType(DataType::Scalar(TypeKind::kI64), false); break;
         case AggFn::kSum:
         case AggFn::kAvg:
           if (!value || !t.is_numeric()) {
@@ -469,17 +455,15 @@ Result<IrExpr> QueryChecker::CheckCall(const Expr& e, ExprContext ctx) {
             out.type = ValueType(DataType::Scalar(TypeKind::kF64), true);
           } else {
             bool unsigned_kind = t.kind == TypeKind::kU32 || t.kind == TypeKind::kU64;
-            out.type = ValueType(DataType::Scalar(unsigned_kind ? TypeKind::kU64 : TypeKind::kI64),
-                                 true);
+            out.type = ValueType(DataType::Scalar(unsigned_kind ? TypeKind::kU64 : TypeKind::kI64), true);
           }
           break;
         case AggFn::kMin:
         case AggFn::kMax:
-          if (!value || !(t.is_numeric() || t.kind == TypeKind::kString ||
-                          t.kind == TypeKind::kDate || t.kind == TypeKind::kDateTime)) {
+          if (!value || !(t.is_numeric() || t.kind == TypeKind::kString || t.kind == TypeKind::kDate ||
+                          t.kind == TypeKind::kDateTime)) {
             return Err(ErrorCode::kTypeAggregateArgument, a.span,
-                       std::string(AggFnName(e.agg)) +
-                           "() needs a numeric, String, Date or DateTime property");
+                       std::string(AggFnName(e.agg)) + "() needs a numeric, String, Date or DateTime property");
           }
           out.type = ValueType(t, true, arg.type.enum_values);
           break;
@@ -504,8 +488,7 @@ Result<IrExpr> QueryChecker::CheckCall(const Expr& e, ExprContext ctx) {
       }
       if (prop.type.data.kind != TypeKind::kVector) {
         return Err(ErrorCode::kTypeTraversalBounds, target.span,
-                   "nearest() needs a Vector property, but `" + target.property + "` is " +
-                       prop.type.data.ToString());
+                   "nearest() needs a Vector property, but `" + target.property + "` is " + prop.type.data.ToString());
       }
       uint32_t dim = prop.type.data.dimension;
       const Expr& qe = e.args[1];
@@ -513,18 +496,15 @@ Result<IrExpr> QueryChecker::CheckCall(const Expr& e, ExprContext ctx) {
       if (qe.kind == ExprKind::kLiteral && qe.literal.kind == LiteralKind::kList) {
         query.kind = IrExprKind::kLiteral;
         OG_ASSIGN_OR_RETURN(query.literal, LiteralToValue(qe.literal, DataType::Vector(dim), {},
-                                                          ErrorCode::kTypeTraversalBounds,
-                                                          qe.span));
+                                                          ErrorCode::kTypeTraversalBounds, qe.span));
         query.type = ValueType(DataType::Vector(dim), false);
       } else {
         OG_ASSIGN_OR_RETURN(query, CheckExpr(qe, ExprContext::kFunctionArg));
         bool ok = query.type.kind == IrType::Kind::kValue &&
-                  (query.type.data == DataType::Vector(dim) ||
-                   query.type.data.kind == TypeKind::kString);
+                  (query.type.data == DataType::Vector(dim) || query.type.data.kind == TypeKind::kString);
         if (!ok) {
           return Err(ErrorCode::kTypeTraversalBounds, qe.span,
-                     "nearest() query must be a Vector(" + std::to_string(dim) +
-                         ") or a String to embed");
+                     "nearest() query must be a Vector(" + std::to_string(dim) + ") or a String to embed");
         }
       }
       out.kind = IrExprKind::kNearest;
@@ -538,8 +518,7 @@ Result<IrExpr> QueryChecker::CheckCall(const Expr& e, ExprContext ctx) {
                    "bm25() scores rows; use it in order or return, not in match");
       }
       out.kind = IrExprKind::kBm25;
-      OG_ASSIGN_OR_RETURN(IrExpr field, CheckTextField(e.args[0], ErrorCode::kTypeMatchTextArgument,
-                                                       "bm25"));
+      OG_ASSIGN_OR_RETURN(IrExpr field, CheckTextField(e.args[0], ErrorCode::kTypeMatchTextArgument, "bm25"));
       OG_ASSIGN_OR_RETURN(IrExpr q, string_arg(e.args[1], ErrorCode::kTypeMatchTextArgument, "bm25"));
       out.args.push_back(std::move(field));
       out.args.push_back(std::move(q));
@@ -565,11 +544,11 @@ Result<IrExpr> QueryChecker::CheckCall(const Expr& e, ExprContext ctx) {
       if (e.args.size() == 3) {
         const Expr& ke = e.args[2];
         uint64_t kv = 0;
-        bool ok = ke.kind == ExprKind::kLiteral && ke.literal.kind == LiteralKind::kInt &&
-                  !ke.literal.text.empty() && ke.literal.text[0] != '-';
+        bool ok = ke.kind == ExprKind::kLiteral && ke.literal.kind == LiteralKind::kInt && !ke.literal.text.empty() &&
+                  ke.literal.text[0] != '-';
         if (ok) {
-          auto r = LiteralToValue(ke.literal, DataType::Scalar(TypeKind::kU64), {},
-                                  ErrorCode::kTypeRrfArgument, ke.span);
+          auto r =
+              LiteralToValue(ke.literal, DataType::Scalar(TypeKind::kU64), {}, ErrorCode::kTypeRrfArgument, ke.span);
           ok = r.ok() && (kv = r->uint_value()) > 0;
         }
         if (!ok) return Err(ErrorCode::kTypeRrfArgument, ke.span, "rrf() k must be an integer > 0");
@@ -585,9 +564,9 @@ Result<IrExpr> QueryChecker::CheckCall(const Expr& e, ExprContext ctx) {
       bool match_text = e.kind == ExprKind::kMatchText;
       ErrorCode code = match_text ? ErrorCode::kTypeMatchTextArgument : ErrorCode::kTypeSearchArgument;
       std::string fn(SearchFunctionName(e.kind));
-      out.kind = e.kind == ExprKind::kSearch  ? IrExprKind::kSearch
-                 : match_text                 ? IrExprKind::kMatchText
-                                              : IrExprKind::kFuzzy;
+      out.kind = e.kind == ExprKind::kSearch ? IrExprKind::kSearch
+                 : match_text                ? IrExprKind::kMatchText
+                                             : IrExprKind::kFuzzy;
       out.type = ValueType(DataType::Scalar(TypeKind::kBool), false);
       OG_ASSIGN_OR_RETURN(IrExpr field, CheckTextField(e.args[0], code, fn));
       OG_ASSIGN_OR_RETURN(IrExpr q, string_arg(e.args[1], code, fn));
@@ -602,8 +581,7 @@ Result<IrExpr> QueryChecker::CheckCall(const Expr& e, ExprContext ctx) {
           const Expr& ke = e.args[2];
           if (ke.kind == ExprKind::kLiteral) {
             OG_ASSIGN_OR_RETURN(k.literal,
-                                LiteralToValue(ke.literal, DataType::Scalar(TypeKind::kU32), {},
-                                               code, ke.span));
+                                LiteralToValue(ke.literal, DataType::Scalar(TypeKind::kU32), {}, code, ke.span));
             k.literal = Value::U64(k.literal.uint_value());
           } else {
             OG_ASSIGN_OR_RETURN(k, CheckExpr(ke, ExprContext::kFunctionArg));
@@ -616,17 +594,14 @@ Result<IrExpr> QueryChecker::CheckCall(const Expr& e, ExprContext ctx) {
       }
       return out;
     }
-    default:
-      break;
+    default: break;
   }
   return InternalError("unhandled expression kind");
 }
 
 Status QueryChecker::CheckProjections() {
   bool any_aggregate = std::any_of(q_.projections.begin(), q_.projections.end(),
-                                   [](const Projection& p) {
-                                     return p.expr.kind == ExprKind::kAggregate;
-                                   });
+                                   [](const Projection& p) { return p.expr.kind == ExprKind::kAggregate; });
   std::map<std::string, size_t> names;
   for (size_t i = 0; i < q_.projections.size(); ++i) {
     const Projection& p = q_.projections[i];
@@ -634,8 +609,9 @@ Status QueryChecker::CheckProjections() {
     OG_ASSIGN_OR_RETURN(ip.expr, CheckExpr(p.expr, ExprContext::kReturn));
     if (IsBlob(ip.expr.type)) {
       return Err(ErrorCode::kTypeBlobValue, p.expr.span,
-                 "Blob property `" + p.expr.property + "` cannot be returned; read it with "
-                 "`omnigraph blob get`");
+                 "Blob property `" + p.expr.property +
+                     "` cannot be returned; read it with "
+                     "`omnigraph blob get`");
     }
     ip.aggregate = p.expr.kind == ExprKind::kAggregate;
     if (any_aggregate && !ip.aggregate) {
@@ -651,9 +627,8 @@ Status QueryChecker::CheckProjections() {
     if (!inserted) {
       const SourceSpan& span = p.alias.empty() ? p.expr.span : p.alias_span;
       return Err(ErrorCode::kTypeDuplicateColumn, span,
-                 "two result columns are named `" + ip.name + "` (" +
-                     PrintExpr(q_.projections[it->second].expr) + " and " +
-                     PrintExpr(p.expr) + "); add `as <name>` to one of them");
+                 "two result columns are named `" + ip.name + "` (" + PrintExpr(q_.projections[it->second].expr) +
+                     " and " + PrintExpr(p.expr) + "); add `as <name>` to one of them");
     }
     ir_.projections.push_back(std::move(ip));
   }

@@ -55,8 +55,8 @@ TEST_F(TypeCheckerTest, ReadmeQuickTest) {
       "node Pattern { slug: String @key, name: String }\n"
       "edge Indicates: Signal -> Pattern\n");
   ASSERT_TRUE(c.ok()) << c.status().ToString();
-  auto r = CompileQueries(*c,
-      "query indicates() { match { $s: Signal { slug: \"s1\" } $s indicates $p } return { $p.name } }");
+  auto r = CompileQueries(
+      *c, "query indicates() { match { $s: Signal { slug: \"s1\" } $s indicates $p } return { $p.name } }");
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   const IrQuery& q = (*r)[0];
   ASSERT_EQ(q.variables.size(), 2u);
@@ -67,8 +67,9 @@ TEST_F(TypeCheckerTest, ReadmeQuickTest) {
 }
 
 TEST_F(TypeCheckerTest, LiteralsTakeThePropertyType) {
-  auto r = Check("query q() { match { $p: Person { age: 3 } $p.born > \"2020-01-02\" "
-                 "$p.age < 2.5 } return { $p.name } }");
+  auto r = Check(
+      "query q() { match { $p: Person { age: 3 } $p.born > \"2020-01-02\" "
+      "$p.age < 2.5 } return { $p.name } }");
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ(r->clauses[0].equalities[0].value.literal.kind(), TypeKind::kI32);
   const IrExpr& born = r->clauses[1].rhs;
@@ -79,10 +80,8 @@ TEST_F(TypeCheckerTest, LiteralsTakeThePropertyType) {
 
 TEST_F(TypeCheckerTest, ParameterWideningAndMismatch) {
   EXPECT_TRUE(Check("query q($a: I32) { insert Person { name: \"x\", age: $a } }").ok());
-  ExpectError("query q($a: I64) { insert Person { name: \"x\", age: $a } }", "T7",
-              "parameter $a has type I64");
-  ExpectError("query q($a: String) { match { $p: Person { age: $a } } return { $p.name } }", "T3",
-              "has type String");
+  ExpectError("query q($a: I64) { insert Person { name: \"x\", age: $a } }", "T7", "parameter $a has type I64");
+  ExpectError("query q($a: String) { match { $p: Person { age: $a } } return { $p.name } }", "T3", "has type String");
   // Matching and where compare values: any numeric parameter fits a numeric property.
   EXPECT_TRUE(Check("query q($a: F64) { match { $p: Person { age: $a } } return { $p.name } }").ok());
   EXPECT_TRUE(Check("query q($a: I64) { delete Person where age > $a }").ok());
@@ -100,18 +99,14 @@ TEST_F(TypeCheckerTest, UndeclaredParametersAreNamed) {
 TEST_F(TypeCheckerTest, VariablesAndScopes) {
   // The same variable may be bound twice with the same type; a later binding may precede a filter.
   EXPECT_TRUE(Check("query q() { match { $p.age > 1 $p: Person $p: Person { age: 2 } } "
-                    "return { $p.name } }").ok());
-  ExpectError("query q($p: String) { match { $p: Person } return { $p.name } }", "T25",
-              "name of a parameter");
-  ExpectError("query q() { match { $p: Person $p knows $_ $_.age = 3 } return { $p.name } }", "T6",
-              "anonymous");
-  ExpectError("query q() { match { $p: Person not { $x: Person } } return { $p.name } }", "T9",
-              "outside it");
+                    "return { $p.name } }")
+                  .ok());
+  ExpectError("query q($p: String) { match { $p: Person } return { $p.name } }", "T25", "name of a parameter");
+  ExpectError("query q() { match { $p: Person $p knows $_ $_.age = 3 } return { $p.name } }", "T6", "anonymous");
+  ExpectError("query q() { match { $p: Person not { $x: Person } } return { $p.name } }", "T9", "outside it");
   // Variables bound inside not are not visible outside.
-  ExpectError("query q() { match { $p: Person not { $p knows $f } } return { $f.name } }", "T6",
-              "$f");
-  ExpectError("query q() { match { $a $e:knows $b $e: Person } return { $a.name } }", "T25",
-              "edge type Knows");
+  ExpectError("query q() { match { $p: Person not { $p knows $f } } return { $f.name } }", "T6", "$f");
+  ExpectError("query q() { match { $a $e:knows $b $e: Person } return { $a.name } }", "T25", "edge type Knows");
 }
 
 TEST_F(TypeCheckerTest, IdentityComparisonAndWholeNodes) {
@@ -125,27 +120,25 @@ TEST_F(TypeCheckerTest, IdentityComparisonAndWholeNodes) {
 TEST_F(TypeCheckerTest, BindingRestrictions) {
   ExpectError("query q($b: Blob) { match { $p: Person { avatar: $b } } return { $p.name } }", "T3",
               "cannot be matched by value");
-  ExpectError("query q() { match { $p: Person { tags: [\"a\"] } } return { $p.name } }", "T3",
-              "cannot be matched");
-  ExpectError("query q() { match { $p: Person { name: \"a\", name: \"b\" } } return { $p.name } }",
-              "T13", "appears twice");
+  ExpectError("query q() { match { $p: Person { tags: [\"a\"] } } return { $p.name } }", "T3", "cannot be matched");
+  ExpectError("query q() { match { $p: Person { name: \"a\", name: \"b\" } } return { $p.name } }", "T13",
+              "appears twice");
   ExpectError("query q() { match { $k: Knows } return { $k.since } }", "T1", "is an edge type");
 }
 
 TEST_F(TypeCheckerTest, ComparisonsAndBlob) {
-  ExpectError("query q($b: Blob) { match { $p: Person $p.avatar = $b } return { $p.name } }", "T7",
-              "Blob");
+  ExpectError("query q($b: Blob) { match { $p: Person $p.avatar = $b } return { $p.name } }", "T7", "Blob");
   ExpectError("query q() { match { $p: Person $p.tags = [\"a\"] } return { $p.name } }", "T7", "lists");
   ExpectError("query q() { match { $p: Person $p.tags contains 3 } return { $p.name } }", "T7", "");
-  ExpectError("query q() { match { $p: Person $p.status = \"c\" } return { $p.name } }", "T7",
-              "enum values");
+  ExpectError("query q() { match { $p: Person $p.status = \"c\" } return { $p.name } }", "T7", "enum values");
   ExpectError("query q() { match { $p: Person $p.born = \"yesterday\" } return { $p.name } }", "T7", "");
   ExpectError("query q() { match { $p: Person $p.name starts_with 1 } return { $p.name } }", "T7", "");
 }
 
 TEST_F(TypeCheckerTest, ProjectionNamesAndAggregates) {
-  auto r = Check("query q() { match { $a knows $b } return { $a.name, count($b), now(), 1, "
-                 "$b.age as b_age } }");
+  auto r = Check(
+      "query q() { match { $a knows $b } return { $a.name, count($b), now(), 1, "
+      "$b.age as b_age } }");
   ASSERT_FALSE(r.ok());  // now()/literal are not grouping keys
   EXPECT_EQ(r.status().code_string(), "T9");
   r = Check("query q() { match { $a knows $b } return { $a.name, count($b), max($b.age) } }");
@@ -153,23 +146,23 @@ TEST_F(TypeCheckerTest, ProjectionNamesAndAggregates) {
   EXPECT_EQ(r->projections[1].name, "count");
   EXPECT_EQ(r->projections[2].name, "max");
   EXPECT_EQ(r->group_keys, std::vector<int>{0});
-  ExpectError("query q() { match { $a knows $b } return { $a.name, $b.name } }", "T26",
-              "add `as <name>`");
+  ExpectError("query q() { match { $a knows $b } return { $a.name, $b.name } }", "T26", "add `as <name>`");
   ExpectError("query q() { match { $a: Person } return { $a.name as x, $a.age as x } }", "T26", "`x`");
   ExpectError("query q() { match { $a: Person } return { count(count($a)) } }", "T28", "nest");
   ExpectError("query q() { match { $a: Person } return { avg($a.born) } }", "T8", "numeric");
   ExpectError("query q() { match { $a: Person } return { count($a.avatar) } }", "T24", "Blob");
   ExpectError("query q() { match { $a: Person } return { $a.name } order { count($a) } }", "T28", "");
-  ExpectError("query q() { match { $a: Person } return { count($a) } order { $a.age } }", "T9",
-              "grouping key");
+  ExpectError("query q() { match { $a: Person } return { count($a) } order { $a.age } }", "T9", "grouping key");
 }
 
 TEST_F(TypeCheckerTest, EdgeBindings) {
   auto r = Check("query q() { match { $a $k:knows $b } return { $k.since, $k.id, $k.src } }");
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ(r->clauses[0].edge_var, 2);
-  ExpectError("query q($v: Vector(2)) { match { $a $k:knows $b } return { $a.name } "
-              "order { nearest($k.since, $v) } limit 1 }", "T23", "edge binding");
+  ExpectError(
+      "query q($v: Vector(2)) { match { $a $k:knows $b } return { $a.name } "
+      "order { nearest($k.since, $v) } limit 1 }",
+      "T23", "edge binding");
   ExpectError("query q() { match { $a $_:knows $b } return { $a.name } }", "T23", "needs a name");
   ExpectError("query q() { match { $a $b:knows $b } return { $a.name } }", "T23", "already bound");
 }
@@ -207,8 +200,9 @@ TEST_F(TypeCheckerTest, ReadsAndWrites) {
 }
 
 TEST_F(TypeCheckerTest, DuplicateQueryNames) {
-  auto r = CompileQueries(catalog_, "query a() { delete Person where name = \"x\" }\n"
-                                    "query a() { delete Person where name = \"y\" }");
+  auto r = CompileQueries(catalog_,
+                          "query a() { delete Person where name = \"x\" }\n"
+                          "query a() { delete Person where name = \"y\" }");
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code_string(), "T27");
   EXPECT_EQ(r.status().span()->line, 2u);

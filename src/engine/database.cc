@@ -353,9 +353,8 @@ Result<MutationSummary> Database::Apply(const PreparedQuery& mutation, const Par
   return NoThrow([&]() -> Result<MutationSummary> { return ApplyBound(*impl_, mutation, {}, &params, options); });
 }
 
-Result<MutationSummary> Database::Mutate(std::string_view source, std::string_view params_json,
-                                         std::string_view branch, std::optional<std::string> query_name,
-                                         std::optional<std::string> if_commit) {
+Result<MutationSummary> Database::Mutate(std::string_view source, std::string_view params_json, std::string_view branch,
+                                         std::optional<std::string> query_name, std::optional<std::string> if_commit) {
   return NoThrow([&]() -> Result<MutationSummary> {
     OG_ASSIGN_OR_RETURN(engine::Snapshot head, impl_->graph->Head(branch));
     OG_ASSIGN_OR_RETURN(PreparedQuery q, PrepareAt(*impl_, head, source, query_name));

@@ -135,7 +135,8 @@ Result<MergeResult> Database::Merge(std::string_view source, const MergeOptions&
       out.commit_id = target.commit().id;
       out.version = target.seq();
       for (const auto& c : conflicts) {
-        out.conflicts.push_back(MergeConflict{std::string(c.conflict), c.kind, c.type_name, c.entity_id, c.property, c.message});
+        out.conflicts.push_back(
+            MergeConflict{std::string(c.conflict), c.kind, c.type_name, c.entity_id, c.property, c.message});
       }
       return out;
     }

@@ -12,8 +12,8 @@
 #include <utility>
 #include <vector>
 
-#include "common/error_codes.h"
 #include "common/check.h"
+#include "common/error_codes.h"
 #include "compiler/query_ir.h"
 #include "engine/derived/read_cache.h"
 #include "engine/graph/graph.h"

@@ -46,8 +46,9 @@ class DatabaseTest : public ::testing::Test {
 };
 
 TEST_F(DatabaseTest, PreparedQueryRunsWithTypedParameters) {
-  auto q = db_->Prepare("query older($min: I32) { match { $p: Person $p.age > $min } "
-                        "return { $p.name, $p.age } order { $p.name } }");
+  auto q = db_->Prepare(
+      "query older($min: I32) { match { $p: Person $p.age > $min } "
+      "return { $p.name, $p.age } order { $p.name } }");
   ASSERT_TRUE(q.ok()) << q.status().ToString();
   EXPECT_EQ(q->name(), "older");
   EXPECT_FALSE(q->is_mutation());
@@ -86,8 +87,9 @@ TEST_F(DatabaseTest, OneWayInRefusesTheWrongKind) {
   EXPECT_TRUE(mutation->is_mutation());
   auto executed = db_->Execute(*mutation);
   EXPECT_NE(executed.status().message().find("is a mutation"), std::string::npos);
-  auto two = db_->Prepare("query a() { match { $p: Person } return { $p.name } }\n"
-                          "query b() { match { $p: Person } return { $p.age } }");
+  auto two = db_->Prepare(
+      "query a() { match { $p: Person } return { $p.name } }\n"
+      "query b() { match { $p: Person } return { $p.age } }");
   EXPECT_EQ(two.status().category(), StatusCode::kInvalidArgument);
   EXPECT_EQ(db_->Prepare("query a() { match { $p: Person } return { $p.name } }", "zzz").status().category(),
             StatusCode::kNotFound);
@@ -116,7 +118,13 @@ TEST_F(DatabaseTest, ReadsAtOlderVersionsCommitsAndSnapshotIds) {
   EXPECT_EQ(db_->Snapshot(ReadTarget::Version("main", 99)).status().category(), StatusCode::kNotFound);
   EXPECT_EQ(db_->Snapshot(ReadTarget::Any("nope")).status().category(), StatusCode::kNotFound);
   size_t lines = 0;
-  ASSERT_TRUE(db_->Export([&](std::string_view) { ++lines; return Status::Ok(); }, ReadTarget::Commit(first_commit_)).ok());
+  ASSERT_TRUE(db_->Export(
+                     [&](std::string_view) {
+                       ++lines;
+                       return Status::Ok();
+                     },
+                     ReadTarget::Commit(first_commit_))
+                  .ok());
   EXPECT_EQ(lines, 4u);
 }
 
@@ -230,7 +238,8 @@ TEST_F(DatabaseTest, ChangesFeedAndDiff) {
 TEST_F(DatabaseTest, RejectedLoadListsEveryErrorAsData) {
   auto r = db_->Load(R"({"type":"Person","data":{"name":"zed","age":"old"}}
 {"type":"Nobody","data":{}}
-{"type":"Person","data":{"name":"ok"}})", LoadMode::kAppend);
+{"type":"Person","data":{"name":"ok"}})",
+                     LoadMode::kAppend);
   ASSERT_FALSE(r.ok());
   const auto& errors = r.status().errors();
   ASSERT_EQ(errors.size(), 2u) << r.status().details();

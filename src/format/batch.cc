@@ -19,14 +19,12 @@ Result<Batch> Batch::Make(Schema schema, std::vector<Column> columns) {
   for (size_t i = 0; i < columns.size(); ++i) {
     const Field& f = schema.field(i);
     if (!(columns[i].type() == f.type)) {
-      return InvalidArgumentError("column '" + f.name + "' has type " +
-                                  columns[i].type().ToString() + ", field type is " +
-                                  f.type.ToString());
+      return InvalidArgumentError("column '" + f.name + "' has type " + columns[i].type().ToString() +
+                                  ", field type is " + f.type.ToString());
     }
     if (columns[i].length() != rows) {
-      return InvalidArgumentError("column '" + f.name + "' has " +
-                                  std::to_string(columns[i].length()) + " rows, expected " +
-                                  std::to_string(rows));
+      return InvalidArgumentError("column '" + f.name + "' has " + std::to_string(columns[i].length()) +
+                                  " rows, expected " + std::to_string(rows));
     }
     if (!f.nullable && columns[i].has_nulls()) {
       return InvalidArgumentError("non-nullable column '" + f.name + "' has " +
@@ -42,9 +40,7 @@ Batch Batch::Empty(Schema schema) {
   return Batch(std::make_shared<const Schema>(std::move(schema)), std::move(cols), 0);
 }
 
-Batch Batch::NoColumns(size_t num_rows) {
-  return Batch(std::make_shared<const Schema>(), {}, num_rows);
-}
+Batch Batch::NoColumns(size_t num_rows) { return Batch(std::make_shared<const Schema>(), {}, num_rows); }
 
 Result<Batch> Batch::FromRows(Schema schema, const std::vector<std::vector<Value>>& rows) {
   std::vector<ColumnBuilder> builders;
@@ -55,9 +51,8 @@ Result<Batch> Batch::FromRows(Schema schema, const std::vector<std::vector<Value
   }
   for (size_t r = 0; r < rows.size(); ++r) {
     if (rows[r].size() != builders.size()) {
-      return InvalidArgumentError("row " + std::to_string(r) + " has " +
-                                  std::to_string(rows[r].size()) + " values for " +
-                                  std::to_string(builders.size()) + " fields");
+      return InvalidArgumentError("row " + std::to_string(r) + " has " + std::to_string(rows[r].size()) +
+                                  " values for " + std::to_string(builders.size()) + " fields");
     }
     for (size_t c = 0; c < builders.size(); ++c) {
       Status s = builders[c].Append(rows[r][c]);
@@ -131,8 +126,8 @@ Result<Batch> Batch::AddColumn(Field field, Column column) const {
     return Make(std::move(s), std::move(cols));
   }
   if (column.length() != num_rows_) {
-    return InvalidArgumentError("added column has " + std::to_string(column.length()) +
-                                " rows, batch has " + std::to_string(num_rows_));
+    return InvalidArgumentError("added column has " + std::to_string(column.length()) + " rows, batch has " +
+                                std::to_string(num_rows_));
   }
   cols.push_back(std::move(column));
   return Make(std::move(s), std::move(cols));
@@ -145,8 +140,8 @@ Result<Batch> Batch::Concat(std::span<const Batch> batches) {
   size_t rows = 0;
   for (const Batch& b : batches) {
     if (!(b.schema() == schema)) {
-      return InvalidArgumentError("Batch::Concat of different schemas " + schema.ToString() +
-                                  " and " + b.schema().ToString());
+      return InvalidArgumentError("Batch::Concat of different schemas " + schema.ToString() + " and " +
+                                  b.schema().ToString());
     }
     rows += b.num_rows();
   }

@@ -28,8 +28,7 @@ std::string BlobDescriptor::Encode() const {
 
 Result<BlobDescriptor> BlobDescriptor::Decode(std::string_view bytes) {
   if (bytes.size() <= 16) {
-    return CorruptError("blob descriptor of " + std::to_string(bytes.size()) +
-                        " bytes (needs 16 + a file name)");
+    return CorruptError("blob descriptor of " + std::to_string(bytes.size()) + " bytes (needs 16 + a file name)");
   }
   BlobDescriptor d;
   d.offset = GetU64(bytes.data());

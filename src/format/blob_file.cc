@@ -104,8 +104,7 @@ Result<std::vector<std::string>> BlobFileReader::ReadMany(io::ObjectStore& store
     if (!bytes.ok()) return MapRange(bytes.status(), blobs[i].file);
     if (bytes->size() != end - start) return CorruptError("blob file " + blobs[i].file + ": short read");
     for (size_t k = i; k < j; ++k) {
-      std::string_view entry =
-          std::string_view(*bytes).substr(blobs[k].offset - 8 - start, blobs[k].length + 16);
+      std::string_view entry = std::string_view(*bytes).substr(blobs[k].offset - 8 - start, blobs[k].length + 16);
       OG_ASSIGN_OR_RETURN(std::string payload, CheckEntry(entry, blobs[k]));
       out.push_back(std::move(payload));
     }
@@ -115,9 +114,7 @@ Result<std::vector<std::string>> BlobFileReader::ReadMany(io::ObjectStore& store
 }
 
 Status BlobFileReader::Verify(std::string_view bytes, std::string_view file) {
-  auto bad = [&](const std::string& what) {
-    return CorruptError("blob file " + std::string(file) + ": " + what);
-  };
+  auto bad = [&](const std::string& what) { return CorruptError("blob file " + std::string(file) + ": " + what); };
   if (bytes.size() < kBlobHeader + kBlobTrailer) return bad("file too short");
   if (bytes.substr(0, 4) != std::string_view(kBlobMagic, 4) ||
       bytes.substr(bytes.size() - 4) != std::string_view(kBlobMagic, 4)) {

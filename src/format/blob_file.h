@@ -45,8 +45,7 @@ class BlobFileReader {
   // not match; InvalidArgument for an empty file name; NotFound if the file is absent.
   static Result<std::string> Read(io::ObjectStore& store, const BlobDescriptor& blob);
   // Reads several; descriptors of the same file that are adjacent are fetched with one request.
-  static Result<std::vector<std::string>> ReadMany(io::ObjectStore& store,
-                                                   const std::vector<BlobDescriptor>& blobs);
+  static Result<std::vector<std::string>> ReadMany(io::ObjectStore& store, const std::vector<BlobDescriptor>& blobs);
   // Validates a whole blob file (magic, trailer, every payload checksum); Corrupt on the first error.
   static Status Verify(std::string_view bytes, std::string_view file);
 };

@@ -100,9 +100,9 @@ bool Column::IsValid(size_t i) const {
   return data_->validity.empty() || internal::GetBit(data_->validity.data(), offset_ + i);
 }
 
-#define OG_TYPED_SPAN(fn, T, member, phys)                       \
-  std::span<const T> Column::fn() const {                        \
-    OG_DCHECK(PhysOf(type().kind) == phys);                      \
+#define OG_TYPED_SPAN(fn, T, member, phys)                              \
+  std::span<const T> Column::fn() const {                               \
+    OG_DCHECK(PhysOf(type().kind) == phys);                             \
     return std::span<const T>(data_->member.data() + offset_, length_); \
   }
 OG_TYPED_SPAN(bool_values, uint8_t, bools, Phys::kBool)
@@ -232,10 +232,18 @@ bool Column::Equals(const Column& other) const {
       case Phys::kBool:
         if ((data_->bools[a] != 0) != (other.data_->bools[b] != 0)) return false;
         break;
-      case Phys::kI32: if (data_->i32[a] != other.data_->i32[b]) return false; break;
-      case Phys::kI64: if (data_->i64[a] != other.data_->i64[b]) return false; break;
-      case Phys::kU32: if (data_->u32[a] != other.data_->u32[b]) return false; break;
-      case Phys::kU64: if (data_->u64[a] != other.data_->u64[b]) return false; break;
+      case Phys::kI32:
+        if (data_->i32[a] != other.data_->i32[b]) return false;
+        break;
+      case Phys::kI64:
+        if (data_->i64[a] != other.data_->i64[b]) return false;
+        break;
+      case Phys::kU32:
+        if (data_->u32[a] != other.data_->u32[b]) return false;
+        break;
+      case Phys::kU64:
+        if (data_->u64[a] != other.data_->u64[b]) return false;
+        break;
       case Phys::kF32:
       case Phys::kVector: {
         size_t n = w / 4;
@@ -316,9 +324,8 @@ Column Column::FromStrings(const std::vector<std::string>& values) {
 
 size_t Column::memory_bytes() const {
   const ColumnData& d = *data_;
-  size_t n = d.validity.size() + d.bools.size() + 4 * d.i32.size() + 8 * d.i64.size() +
-             4 * d.u32.size() + 8 * d.u64.size() + 4 * d.f32.size() + 8 * d.f64.size() +
-             8 * d.offsets.size() + d.bytes.size();
+  size_t n = d.validity.size() + d.bools.size() + 4 * d.i32.size() + 8 * d.i64.size() + 4 * d.u32.size() +
+             8 * d.u64.size() + 4 * d.f32.size() + 8 * d.f64.size() + 8 * d.offsets.size() + d.bytes.size();
   if (d.child) n += d.child->memory_bytes();
   return n;
 }

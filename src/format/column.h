@@ -67,8 +67,8 @@ class Column {
   std::string_view string_at(size_t i) const {
     return std::string_view(bytes_ + string_offsets_[i], string_offsets_[i + 1] - string_offsets_[i]);
   }
-  const Column& list_elements() const;               // kList
-  Column list_at(size_t i) const;                    // kList: elements of row i (a slice)
+  const Column& list_elements() const;  // kList
+  Column list_at(size_t i) const;       // kList: elements of row i (a slice)
   // kBlob: the decoded descriptor of row i; Corrupt if the cell is not a descriptor.
   Result<BlobDescriptor> blob_at(size_t i) const;
 

@@ -136,8 +136,7 @@ Status ColumnBuilder::AppendVector(std::span<const float> v) {
     return InvalidArgumentError("AppendVector on a " + type_.ToString() + " column");
   }
   if (v.size() != type_.dimension) {
-    return InvalidArgumentError("vector of " + std::to_string(v.size()) + " elements for " +
-                                type_.ToString());
+    return InvalidArgumentError("vector of " + std::to_string(v.size()) + " elements for " + type_.ToString());
   }
   buf_->data.f32.insert(buf_->data.f32.end(), v.begin(), v.end());
   MarkValid();
@@ -150,12 +149,11 @@ namespace {
 // integer / float in *i / *u / *f as applicable.
 Status CheckScalar(TypeKind kind, const Value& v) {
   auto mismatch = [&] {
-    return InvalidArgumentError("value " + v.ToString() + " of type " + v.type().ToString() +
-                                " does not fit a " + std::string(TypeKindName(kind)) + " column");
+    return InvalidArgumentError("value " + v.ToString() + " of type " + v.type().ToString() + " does not fit a " +
+                                std::string(TypeKindName(kind)) + " column");
   };
   TypeKind vk = v.kind();
-  bool v_signed = vk == TypeKind::kI32 || vk == TypeKind::kI64 || vk == TypeKind::kDate ||
-                  vk == TypeKind::kDateTime;
+  bool v_signed = vk == TypeKind::kI32 || vk == TypeKind::kI64 || vk == TypeKind::kDate || vk == TypeKind::kDateTime;
   bool v_unsigned = vk == TypeKind::kU32 || vk == TypeKind::kU64;
   bool v_float = vk == TypeKind::kF32 || vk == TypeKind::kF64;
   auto in_range = [&](long double lo, long double hi) {
@@ -164,10 +162,8 @@ Status CheckScalar(TypeKind kind, const Value& v) {
     return false;
   };
   switch (kind) {
-    case TypeKind::kBool:
-      return vk == TypeKind::kBool ? Status::Ok() : mismatch();
-    case TypeKind::kString:
-      return vk == TypeKind::kString ? Status::Ok() : mismatch();
+    case TypeKind::kBool: return vk == TypeKind::kBool ? Status::Ok() : mismatch();
+    case TypeKind::kString: return vk == TypeKind::kString ? Status::Ok() : mismatch();
     case TypeKind::kBlob: {
       if (vk != TypeKind::kBlob) return mismatch();
       auto d = BlobDescriptor::Decode(v.string_value());
@@ -178,18 +174,15 @@ Status CheckScalar(TypeKind kind, const Value& v) {
     case TypeKind::kDate:
       if (vk == TypeKind::kDate && kind == TypeKind::kI32) return mismatch();
       if (vk == TypeKind::kDateTime) return mismatch();
-      return in_range(std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max())
-                 ? Status::Ok()
-                 : mismatch();
+      return in_range(std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max()) ? Status::Ok()
+                                                                                                : mismatch();
     case TypeKind::kI64:
     case TypeKind::kDateTime:
       if (vk == TypeKind::kDate || (vk == TypeKind::kDateTime && kind == TypeKind::kI64)) {
         return mismatch();
       }
       if (v_signed) return Status::Ok();
-      return in_range(0, static_cast<long double>(std::numeric_limits<int64_t>::max()))
-                 ? Status::Ok()
-                 : mismatch();
+      return in_range(0, static_cast<long double>(std::numeric_limits<int64_t>::max())) ? Status::Ok() : mismatch();
     case TypeKind::kU32:
       if (v_signed && (vk == TypeKind::kDate || vk == TypeKind::kDateTime)) return mismatch();
       if (v_signed && v.int_value() < 0) return mismatch();
@@ -202,13 +195,10 @@ Status CheckScalar(TypeKind kind, const Value& v) {
       return mismatch();
     case TypeKind::kF32:
     case TypeKind::kF64:
-      return (v_float || v_signed || v_unsigned) && vk != TypeKind::kDate &&
-                     vk != TypeKind::kDateTime
-                 ? Status::Ok()
-                 : mismatch();
+      return (v_float || v_signed || v_unsigned) && vk != TypeKind::kDate && vk != TypeKind::kDateTime ? Status::Ok()
+                                                                                                       : mismatch();
     case TypeKind::kVector:
-    case TypeKind::kList:
-      return mismatch();
+    case TypeKind::kList: return mismatch();
   }
   return mismatch();
 }
@@ -282,15 +272,13 @@ Status ColumnBuilder::Append(const Value& value) {
   }
   if (type_.kind == TypeKind::kVector) {
     if (value.kind() != TypeKind::kVector) {
-      return InvalidArgumentError("value " + value.ToString() + " does not fit a " +
-                                  type_.ToString() + " column");
+      return InvalidArgumentError("value " + value.ToString() + " does not fit a " + type_.ToString() + " column");
     }
     return AppendVector(value.vector_value());
   }
   if (type_.kind == TypeKind::kList) {
     if (value.kind() != TypeKind::kList) {
-      return InvalidArgumentError("value " + value.ToString() + " does not fit a " +
-                                  type_.ToString() + " column");
+      return InvalidArgumentError("value " + value.ToString() + " does not fit a " + type_.ToString() + " column");
     }
     return AppendList(value.list_value());
   }
@@ -299,8 +287,8 @@ Status ColumnBuilder::Append(const Value& value) {
 
 Status ColumnBuilder::AppendColumn(const Column& column, size_t offset, size_t length) {
   if (!(column.type() == type_)) {
-    return InvalidArgumentError("cannot append a " + column.type().ToString() + " column to a " +
-                                type_.ToString() + " column");
+    return InvalidArgumentError("cannot append a " + column.type().ToString() + " column to a " + type_.ToString() +
+                                " column");
   }
   OG_CHECK(offset + length <= column.length());
   if (length == 0) return Status::Ok();

@@ -40,14 +40,14 @@ class ColumnBuilder {
 
   // Typed fast paths; precondition: the column's kind matches (checked in debug builds).
   void AppendBool(bool v);
-  void AppendI32(int32_t v);     // kI32, kDate
-  void AppendI64(int64_t v);     // kI64, kDateTime
+  void AppendI32(int32_t v);  // kI32, kDate
+  void AppendI64(int64_t v);  // kI64, kDateTime
   void AppendU32(uint32_t v);
   void AppendU64(uint64_t v);
   void AppendF32(float v);
   void AppendF64(double v);
-  void AppendString(std::string_view v);          // kString, kBlob (raw cell bytes)
-  void AppendBlob(const BlobDescriptor& d);       // kBlob
+  void AppendString(std::string_view v);     // kString, kBlob (raw cell bytes)
+  void AppendBlob(const BlobDescriptor& d);  // kBlob
   // kVector; InvalidArgument if v.size() != dimension.
   Status AppendVector(std::span<const float> v);
   // kList: appends one list row; InvalidArgument if an item does not convert to the element kind.

@@ -22,9 +22,7 @@ size_t FixedWidth(const DataType& type);
 
 inline bool GetBit(const uint8_t* bits, size_t i) { return (bits[i >> 3] >> (i & 7)) & 1; }
 inline void SetBit(uint8_t* bits, size_t i) { bits[i >> 3] |= static_cast<uint8_t>(1u << (i & 7)); }
-inline void ClearBit(uint8_t* bits, size_t i) {
-  bits[i >> 3] &= static_cast<uint8_t>(~(1u << (i & 7)));
-}
+inline void ClearBit(uint8_t* bits, size_t i) { bits[i >> 3] &= static_cast<uint8_t>(~(1u << (i & 7))); }
 // Number of set bits among bits [begin, end).
 size_t CountSetBits(const uint8_t* bits, size_t begin, size_t end);
 

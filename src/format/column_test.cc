@@ -115,13 +115,12 @@ TEST(ColumnTest, EqualsDistinguishesValuesAndNulls) {
 }
 
 TEST(BatchTest, MakeValidatesAndSelects) {
-  Schema s = *Schema::Make({{1, "a", DataType::Scalar(TypeKind::kI64), false},
-                            {2, "b", DataType::Scalar(TypeKind::kString), true}});
+  Schema s = *Schema::Make(
+      {{1, "a", DataType::Scalar(TypeKind::kI64), false}, {2, "b", DataType::Scalar(TypeKind::kString), true}});
   EXPECT_FALSE(Batch::Make(s, {Column::FromI64({1, 2})}).ok());
   EXPECT_FALSE(Batch::Make(s, {Column::FromI64({1, 2}), Column::FromStrings({"x"})}).ok());
   EXPECT_FALSE(Batch::Make(s, {Column::FromU64({1}), Column::FromStrings({"x"})}).ok());
-  EXPECT_FALSE(Batch::Make(s, {Column::Nulls(DataType::Scalar(TypeKind::kI64), 1),
-                               Column::FromStrings({"x"})}).ok());
+  EXPECT_FALSE(Batch::Make(s, {Column::Nulls(DataType::Scalar(TypeKind::kI64), 1), Column::FromStrings({"x"})}).ok());
   auto b = Batch::Make(s, {Column::FromI64({1, 2}), Column::FromStrings({"x", "y"})});
   ASSERT_TRUE(b.ok());
   std::vector<FieldId> ids = {2};

@@ -26,8 +26,7 @@ void DeletionVector::Deleter::operator()(roaring_bitmap_s* b) const { roaring_bi
 
 DeletionVector::DeletionVector() : bitmap_(NewBitmap()) {}
 DeletionVector::~DeletionVector() = default;
-DeletionVector::DeletionVector(const DeletionVector& other)
-    : bitmap_(roaring_bitmap_copy(other.bitmap_.get())) {
+DeletionVector::DeletionVector(const DeletionVector& other) : bitmap_(roaring_bitmap_copy(other.bitmap_.get())) {
   OG_CHECK(bitmap_ != nullptr);
 }
 DeletionVector& DeletionVector::operator=(const DeletionVector& other) {
@@ -38,8 +37,7 @@ DeletionVector& DeletionVector::operator=(const DeletionVector& other) {
   return *this;
 }
 // A moved-from vector is empty (not null), so every method stays usable.
-DeletionVector::DeletionVector(DeletionVector&& other) noexcept
-    : bitmap_(std::move(other.bitmap_)) {
+DeletionVector::DeletionVector(DeletionVector&& other) noexcept : bitmap_(std::move(other.bitmap_)) {
   other.bitmap_.reset(NewBitmap());
 }
 DeletionVector& DeletionVector::operator=(DeletionVector&& other) noexcept {
@@ -56,18 +54,14 @@ DeletionVector DeletionVector::FromRows(std::span<const uint32_t> rows) {
   return dv;
 }
 
-uint64_t DeletionVector::memory_bytes() const {
-  return 64 + roaring_bitmap_portable_size_in_bytes(bitmap_.get());
-}
+uint64_t DeletionVector::memory_bytes() const { return 64 + roaring_bitmap_portable_size_in_bytes(bitmap_.get()); }
 
 void DeletionVector::Add(uint32_t row) { roaring_bitmap_add(bitmap_.get(), row); }
 void DeletionVector::AddRange(uint32_t begin, uint32_t end) {
   if (begin < end) roaring_bitmap_add_range(bitmap_.get(), begin, end);
 }
 void DeletionVector::Remove(uint32_t row) { roaring_bitmap_remove(bitmap_.get(), row); }
-bool DeletionVector::Contains(uint32_t row) const {
-  return roaring_bitmap_contains(bitmap_.get(), row);
-}
+bool DeletionVector::Contains(uint32_t row) const { return roaring_bitmap_contains(bitmap_.get(), row); }
 uint64_t DeletionVector::cardinality() const { return roaring_bitmap_get_cardinality(bitmap_.get()); }
 
 std::vector<uint32_t> DeletionVector::ToVector() const {
@@ -134,8 +128,8 @@ Result<DeletionVector> DeletionVector::Deserialize(std::string_view bytes, std::
   r.U64(&card);
   r.U32(&len);
   if (version != kDvVersion) {
-    return Status(ErrorCode::kFormatTooNew, "deletion vector " + std::string(file) +
-                                                " has format version " + std::to_string(version));
+    return Status(ErrorCode::kFormatTooNew,
+                  "deletion vector " + std::string(file) + " has format version " + std::to_string(version));
   }
   if (flags != 0) return bad("unknown flags");
   if (len != bytes.size() - kDvOverhead) return bad("payload length mismatch");

@@ -63,8 +63,7 @@ TEST(DeletionVectorTest, EveryFlippedByteIsCorrupt) {
     EXPECT_NE(r.status().message().find("x.del"), std::string::npos);
   }
   for (size_t len = 0; len < bytes.size(); len += 3) {
-    EXPECT_EQ(DeletionVector::Deserialize(bytes.substr(0, len), "x.del").status().category(),
-              StatusCode::kCorrupt);
+    EXPECT_EQ(DeletionVector::Deserialize(bytes.substr(0, len), "x.del").status().category(), StatusCode::kCorrupt);
   }
 }
 

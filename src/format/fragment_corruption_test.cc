@@ -17,8 +17,8 @@ struct FlipOutcome {
 };
 
 // Opens and reads `bytes` in several ways; every result must be right or kCorrupt.
-void CheckAllReads(io::MemoryStore& store, const std::string& bytes, const Batch& want,
-                   const FragmentOpenOptions& oo, size_t at, FlipOutcome* out) {
+void CheckAllReads(io::MemoryStore& store, const std::string& bytes, const Batch& want, const FragmentOpenOptions& oo,
+                   size_t at, FlipOutcome* out) {
   ASSERT_TRUE(store.Put("f.ogf", bytes).ok());
   bool any_corrupt = false;
   auto check = [&](const Status& s) {

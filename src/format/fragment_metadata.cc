@@ -150,8 +150,16 @@ void PutStatValue(ByteWriter& w, TypeKind kind, const Value& v) {
     case TypeKind::kDateTime: w.U64(static_cast<uint64_t>(v.int_value())); break;
     case TypeKind::kU32: w.U32(static_cast<uint32_t>(v.uint_value())); break;
     case TypeKind::kU64: w.U64(v.uint_value()); break;
-    case TypeKind::kF32: { float f = static_cast<float>(v.float_value()); w.Raw(&f, 4); break; }
-    case TypeKind::kF64: { double d = v.float_value(); w.Raw(&d, 8); break; }
+    case TypeKind::kF32: {
+      float f = static_cast<float>(v.float_value());
+      w.Raw(&f, 4);
+      break;
+    }
+    case TypeKind::kF64: {
+      double d = v.float_value();
+      w.Raw(&d, 8);
+      break;
+    }
     case TypeKind::kString:
     case TypeKind::kBlob: w.Str(v.string_value()); break;
     case TypeKind::kVector:
@@ -161,7 +169,12 @@ void PutStatValue(ByteWriter& w, TypeKind kind, const Value& v) {
 
 bool GetStatValue(ByteReader& r, TypeKind kind, Value* out) {
   switch (kind) {
-    case TypeKind::kBool: { uint8_t b = 0; if (!r.U8(&b) || b > 1) return false; *out = Value::Bool(b); return true; }
+    case TypeKind::kBool: {
+      uint8_t b = 0;
+      if (!r.U8(&b) || b > 1) return false;
+      *out = Value::Bool(b);
+      return true;
+    }
     case TypeKind::kI32:
     case TypeKind::kDate: {
       uint32_t x = 0;
@@ -178,10 +191,30 @@ bool GetStatValue(ByteReader& r, TypeKind kind, Value* out) {
       *out = kind == TypeKind::kI64 ? Value::I64(v) : Value::DateTime(v);
       return true;
     }
-    case TypeKind::kU32: { uint32_t x = 0; if (!r.U32(&x)) return false; *out = Value::U32(x); return true; }
-    case TypeKind::kU64: { uint64_t x = 0; if (!r.U64(&x)) return false; *out = Value::U64(x); return true; }
-    case TypeKind::kF32: { float f = 0; if (!r.Raw(&f, 4) || std::isnan(f)) return false; *out = Value::F32(f); return true; }
-    case TypeKind::kF64: { double d = 0; if (!r.Raw(&d, 8) || std::isnan(d)) return false; *out = Value::F64(d); return true; }
+    case TypeKind::kU32: {
+      uint32_t x = 0;
+      if (!r.U32(&x)) return false;
+      *out = Value::U32(x);
+      return true;
+    }
+    case TypeKind::kU64: {
+      uint64_t x = 0;
+      if (!r.U64(&x)) return false;
+      *out = Value::U64(x);
+      return true;
+    }
+    case TypeKind::kF32: {
+      float f = 0;
+      if (!r.Raw(&f, 4) || std::isnan(f)) return false;
+      *out = Value::F32(f);
+      return true;
+    }
+    case TypeKind::kF64: {
+      double d = 0;
+      if (!r.Raw(&d, 8) || std::isnan(d)) return false;
+      *out = Value::F64(d);
+      return true;
+    }
     case TypeKind::kString:
     case TypeKind::kBlob: {
       std::string_view s;
@@ -202,8 +235,7 @@ bool EncodingFits(Encoding e, const DataType& t) {
     case Encoding::kDictionary: return p == Phys::kBytes;
     case Encoding::kBitPacked:
     case Encoding::kRle:
-      return p == Phys::kBool || p == Phys::kI32 || p == Phys::kI64 || p == Phys::kU32 ||
-             p == Phys::kU64;
+      return p == Phys::kBool || p == Phys::kI32 || p == Phys::kI64 || p == Phys::kU32 || p == Phys::kU64;
     case Encoding::kFixedSize: return p == Phys::kVector;
     case Encoding::kList: return p == Phys::kList;
   }
@@ -214,8 +246,8 @@ bool EncodingFits(Encoding e, const DataType& t) {
 
 size_t FragmentMetadata::PageForRow(size_t col, uint64_t row) const {
   const auto& pages = columns[col].pages;
-  auto it = std::upper_bound(pages.begin(), pages.end(), row,
-                             [](uint64_t r, const PageInfo& p) { return r < p.first_row; });
+  auto it =
+      std::upper_bound(pages.begin(), pages.end(), row, [](uint64_t r, const PageInfo& p) { return r < p.first_row; });
   OG_DCHECK(it != pages.begin());
   return static_cast<size_t>(it - pages.begin()) - 1;
 }
@@ -255,8 +287,8 @@ std::string FragmentMetadata::Serialize() const {
   return out;
 }
 
-Result<FragmentMetadata> FragmentMetadata::Parse(std::string_view footer, uint64_t data_end,
-                                                 uint16_t version, std::string_view file) {
+Result<FragmentMetadata> FragmentMetadata::Parse(std::string_view footer, uint64_t data_end, uint16_t version,
+                                                 std::string_view file) {
   auto bad = [&](const std::string& what) {
     return CorruptError("fragment " + std::string(file) + ": footer: " + what);
   };
@@ -268,16 +300,14 @@ Result<FragmentMetadata> FragmentMetadata::Parse(std::string_view footer, uint64
     uint8_t kind = 0, elem = 0, nullable = 0;
     uint32_t dim = 0;
     std::string_view name;
-    if (!r.U32(&f.id) || !r.U8(&kind) || !r.U8(&elem) || !r.U8(&nullable) || !r.U32(&dim) ||
-        !r.Str(&name)) {
+    if (!r.U32(&f.id) || !r.U8(&kind) || !r.U8(&elem) || !r.U8(&nullable) || !r.U32(&dim) || !r.Str(&name)) {
       return bad("truncated schema");
     }
     if (kind > static_cast<uint8_t>(TypeKind::kList) || nullable > 1) return bad("bad field type");
     f.type.kind = static_cast<TypeKind>(kind);
     f.type.element = static_cast<TypeKind>(elem);
     f.type.dimension = dim;
-    if ((f.type.kind != TypeKind::kList && elem != 0) ||
-        (f.type.kind != TypeKind::kVector && dim != 0)) {
+    if ((f.type.kind != TypeKind::kList && elem != 0) || (f.type.kind != TypeKind::kVector && dim != 0)) {
       return bad("bad field type");
     }
     f.nullable = nullable == 1;
@@ -300,23 +330,20 @@ Result<FragmentMetadata> FragmentMetadata::Parse(std::string_view footer, uint64
     for (uint32_t k = 0; k < np; ++k) {
       PageInfo& p = chunk.pages[k];
       uint8_t enc = 0, comp = 0, flags = 0;
-      if (!r.U64(&p.offset) || !r.U64(&p.stored_length) || !r.U64(&p.raw_length) ||
-          !r.U64(&p.first_row) || !r.U32(&p.row_count) || !r.U8(&enc) || !r.U8(&comp) ||
-          !r.U64(&p.checksum) || !r.U64(&p.stats.null_count) || !r.U64(&p.stats.nan_count) ||
-          !r.U8(&flags)) {
+      if (!r.U64(&p.offset) || !r.U64(&p.stored_length) || !r.U64(&p.raw_length) || !r.U64(&p.first_row) ||
+          !r.U32(&p.row_count) || !r.U8(&enc) || !r.U8(&comp) || !r.U64(&p.checksum) || !r.U64(&p.stats.null_count) ||
+          !r.U64(&p.stats.nan_count) || !r.U8(&flags)) {
         return bad("truncated page index");
       }
       std::string where = "column " + f.name + " page " + std::to_string(k) + ": ";
-      if (enc > static_cast<uint8_t>(Encoding::kList) ||
-          !EncodingFits(static_cast<Encoding>(enc), f.type)) {
+      if (enc > static_cast<uint8_t>(Encoding::kList) || !EncodingFits(static_cast<Encoding>(enc), f.type)) {
         return bad(where + "bad encoding");
       }
       if (comp > static_cast<uint8_t>(Compression::kLz4)) return bad(where + "bad compression");
       p.encoding = static_cast<Encoding>(enc);
       p.compression = static_cast<Compression>(comp);
       p.checksums_length = internal::ChunkChecksumsLength(p.stored_length, version);
-      if (p.offset < 16 || p.stored_length > data_end ||
-          p.checksums_length > data_end - p.stored_length ||
+      if (p.offset < 16 || p.stored_length > data_end || p.checksums_length > data_end - p.stored_length ||
           p.offset > data_end - p.stored_length - p.checksums_length) {
         return bad(where + "page outside the data area");
       }
@@ -324,7 +351,8 @@ Result<FragmentMetadata> FragmentMetadata::Parse(std::string_view footer, uint64
       if (p.compression == Compression::kNone && p.raw_length != p.stored_length) {
         return bad(where + "length mismatch");
       }
-      if (p.row_count == 0 || p.row_count > kMaxPageRows || p.first_row != next_row || p.row_count > m.num_rows - next_row) {
+      if (p.row_count == 0 || p.row_count > kMaxPageRows || p.first_row != next_row ||
+          p.row_count > m.num_rows - next_row) {
         return bad(where + "rows not contiguous");
       }
       next_row += p.row_count;

@@ -55,11 +55,11 @@ struct ColumnStats {
 ColumnStats ComputeColumnStats(const Column& column);
 
 struct PageInfo {
-  uint64_t offset = 0;          // of the page's stored bytes in the file
-  uint64_t stored_length = 0;   // bytes in the file (after compression)
-  uint64_t raw_length = 0;      // bytes after decompression
-  uint64_t first_row = 0;       // first row of the fragment this page holds
-  uint32_t row_count = 0;       // >= 1
+  uint64_t offset = 0;         // of the page's stored bytes in the file
+  uint64_t stored_length = 0;  // bytes in the file (after compression)
+  uint64_t raw_length = 0;     // bytes after decompression
+  uint64_t first_row = 0;      // first row of the fragment this page holds
+  uint32_t row_count = 0;      // >= 1
   Encoding encoding = Encoding::kPlain;
   Compression compression = Compression::kNone;
   // xxhash64 (seed 0) of the chunk checksums (version >= 2) or of the stored bytes (version 1).
@@ -92,8 +92,8 @@ struct FragmentMetadata {
   // Parses and validates footer bytes (already checksum-verified) of a file of format `version`.
   // Corrupt, naming `file`, if the structure is inconsistent (bad kinds, a page with its chunk
   // checksums out of [16, data_end), rows not contiguous).
-  static Result<FragmentMetadata> Parse(std::string_view footer, uint64_t data_end,
-                                        uint16_t version, std::string_view file);
+  static Result<FragmentMetadata> Parse(std::string_view footer, uint64_t data_end, uint16_t version,
+                                        std::string_view file);
 };
 
 }  // namespace omnigraph::format

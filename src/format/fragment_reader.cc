@@ -16,12 +16,9 @@ namespace omnigraph::format {
 
 using internal::MapRangeError;
 
-Result<std::unique_ptr<FragmentReader>> FragmentReader::Open(io::ObjectStore& store,
-                                                             std::string key,
+Result<std::unique_ptr<FragmentReader>> FragmentReader::Open(io::ObjectStore& store, std::string key,
                                                              const FragmentOpenOptions& options) {
-  auto bad = [&](const std::string& what) {
-    return CorruptError("fragment " + key + ": " + what);
-  };
+  auto bad = [&](const std::string& what) { return CorruptError("fragment " + key + ": " + what); };
   uint64_t size = 0;
   if (options.file_size) {
     size = *options.file_size;
@@ -63,9 +60,8 @@ Result<std::unique_ptr<FragmentReader>> FragmentReader::Open(io::ObjectStore& st
   covered.append(tl.substr(16, 8));
   if (XxHash64(covered) != checksum) return bad("footer checksum mismatch");
   if (version > kFragmentFormatVersion) {
-    return Status(ErrorCode::kFormatTooNew, "fragment " + key + " has format version " +
-                                                std::to_string(version) + "; this build reads " +
-                                                std::to_string(kOldestFragmentFormatVersion) +
+    return Status(ErrorCode::kFormatTooNew, "fragment " + key + " has format version " + std::to_string(version) +
+                                                "; this build reads " + std::to_string(kOldestFragmentFormatVersion) +
                                                 ".." + std::to_string(kFragmentFormatVersion));
   }
   if (version < kOldestFragmentFormatVersion) {
@@ -74,13 +70,12 @@ Result<std::unique_ptr<FragmentReader>> FragmentReader::Open(io::ObjectStore& st
   if (flags != 0) return bad("unknown trailer flags");
   covered.resize(footer_len);
   OG_ASSIGN_OR_RETURN(FragmentMetadata meta, FragmentMetadata::Parse(covered, size - need, version, key));
-  return std::unique_ptr<FragmentReader>(new FragmentReader(store, std::move(key), size, version,
-                                                            std::move(meta), options.ranged_take));
+  return std::unique_ptr<FragmentReader>(
+      new FragmentReader(store, std::move(key), size, version, std::move(meta), options.ranged_take));
 }
 
-FragmentReader::FragmentReader(io::ObjectStore& store, std::string key, uint64_t file_size,
-                               uint16_t version, FragmentMetadata metadata,
-                               RangedTakeOptions ranged_take)
+FragmentReader::FragmentReader(io::ObjectStore& store, std::string key, uint64_t file_size, uint16_t version,
+                               FragmentMetadata metadata, RangedTakeOptions ranged_take)
     : store_(store),
       key_(std::move(key)),
       file_size_(file_size),
@@ -93,14 +88,12 @@ Result<Column> FragmentReader::DecodePage(size_t col, size_t page, std::string_v
   const Field& f = metadata_.schema.field(col);
   const PageInfo& p = metadata_.columns[col].pages[page];
   auto ctx = [&](const Status& s) {
-    return CorruptError("fragment " + key_ + " column '" + f.name + "' (field " +
-                        std::to_string(f.id) + ") page " + std::to_string(page) + ": " +
-                        s.message());
+    return CorruptError("fragment " + key_ + " column '" + f.name + "' (field " + std::to_string(f.id) + ") page " +
+                        std::to_string(page) + ": " + s.message());
   };
   if (bytes.size() != p.stored_length + p.checksums_length) return ctx(CorruptError("short page"));
   std::string_view stored = bytes.substr(0, p.stored_length);
-  Status checked = internal::VerifyPageChecksums(stored, bytes.substr(p.stored_length), p.checksum,
-                                                 version_);
+  Status checked = internal::VerifyPageChecksums(stored, bytes.substr(p.stored_length), p.checksum, version_);
   if (!checked.ok()) return ctx(checked);
   std::string decompressed;
   std::string_view body = stored;  // uncompressed pages are decoded in place
@@ -123,8 +116,7 @@ namespace {
 
 // Sorted, unique page indices -> decoded pages (same order); adjacent pages share one GetRange.
 // `decode` gets each page's stored bytes followed by its chunk checksums.
-Result<std::vector<Column>> FetchPages(io::ObjectStore& store, const std::string& key,
-                                       const ColumnChunkInfo& chunk,
+Result<std::vector<Column>> FetchPages(io::ObjectStore& store, const std::string& key, const ColumnChunkInfo& chunk,
                                        const std::vector<size_t>& pages,
                                        const std::function<Result<Column>(size_t, std::string_view)>& decode) {
   std::vector<Column> out;
@@ -144,9 +136,8 @@ Result<std::vector<Column>> FetchPages(io::ObjectStore& store, const std::string
     if (bytes->size() != len) return CorruptError("fragment " + key + ": short page read");
     for (size_t k = i; k < j; ++k) {
       const PageInfo& p = chunk.pages[pages[k]];
-      OG_ASSIGN_OR_RETURN(Column c, decode(pages[k], std::string_view(*bytes).substr(
-                                                         p.offset - a.offset,
-                                                         p.file_end() - p.offset)));
+      OG_ASSIGN_OR_RETURN(
+          Column c, decode(pages[k], std::string_view(*bytes).substr(p.offset - a.offset, p.file_end() - p.offset)));
       out.push_back(std::move(c));
     }
     i = j;
@@ -156,8 +147,7 @@ Result<std::vector<Column>> FetchPages(io::ObjectStore& store, const std::string
 
 }  // namespace
 
-Result<std::vector<Column>> FragmentReader::LoadPages(size_t col,
-                                                      const std::vector<size_t>& pages) const {
+Result<std::vector<Column>> FragmentReader::LoadPages(size_t col, const std::vector<size_t>& pages) const {
   std::vector<Column> out(pages.size());
   std::vector<size_t> missing;
   std::vector<size_t> missing_at;
@@ -187,8 +177,8 @@ Result<Column> FragmentReader::ReadPages(size_t col, size_t first_page, size_t e
   if (col >= metadata_.columns.size()) return InvalidArgumentError("column index out of range");
   const ColumnChunkInfo& chunk = metadata_.columns[col];
   if (first_page >= end_page || end_page > chunk.pages.size()) {
-    return InvalidArgumentError("page span [" + std::to_string(first_page) + ", " +
-                                std::to_string(end_page) + ") is empty or out of range");
+    return InvalidArgumentError("page span [" + std::to_string(first_page) + ", " + std::to_string(end_page) +
+                                ") is empty or out of range");
   }
   std::vector<size_t> pages;
   for (size_t p = first_page; p < end_page; ++p) pages.push_back(p);
@@ -196,12 +186,10 @@ Result<Column> FragmentReader::ReadPages(size_t col, size_t first_page, size_t e
   return Column::Concat(cols);
 }
 
-Result<Batch> FragmentReader::Read(std::span<const FieldId> ids, uint64_t begin_row,
-                                   uint64_t end_row) const {
+Result<Batch> FragmentReader::Read(std::span<const FieldId> ids, uint64_t begin_row, uint64_t end_row) const {
   if (begin_row > end_row || end_row > num_rows()) {
-    return InvalidArgumentError("row range [" + std::to_string(begin_row) + ", " +
-                                std::to_string(end_row) + ") is outside fragment " + key_ +
-                                " of " + std::to_string(num_rows()) + " rows");
+    return InvalidArgumentError("row range [" + std::to_string(begin_row) + ", " + std::to_string(end_row) +
+                                ") is outside fragment " + key_ + " of " + std::to_string(num_rows()) + " rows");
   }
   OG_ASSIGN_OR_RETURN(Schema out_schema, metadata_.schema.Select(ids));
   std::vector<Column> cols;
@@ -222,9 +210,7 @@ Result<Batch> FragmentReader::Read(std::span<const FieldId> ids, uint64_t begin_
   return Batch::Make(std::move(out_schema), std::move(cols));
 }
 
-Result<Batch> FragmentReader::ReadAll(std::span<const FieldId> ids) const {
-  return Read(ids, 0, num_rows());
-}
+Result<Batch> FragmentReader::ReadAll(std::span<const FieldId> ids) const { return Read(ids, 0, num_rows()); }
 
 bool FragmentReader::IsCached(size_t col, size_t page) const {
   MutexLock lock(&cache_mu_);
@@ -268,9 +254,7 @@ FragmentReader::TakePlan FragmentReader::PlanTake(size_t col, std::span<const ui
 Result<Column> FragmentReader::AssembleTake(const TakePlan& plan, std::span<const uint64_t> rows,
                                             std::span<const internal::RangedPage> ranged,
                                             std::span<const std::optional<Column>> partial) const {
-  auto is_ranged = [&](size_t k) {
-    return plan.ranged_at[k] != SIZE_MAX && partial[plan.ranged_at[k]].has_value();
-  };
+  auto is_ranged = [&](size_t k) { return plan.ranged_at[k] != SIZE_MAX && partial[plan.ranged_at[k]].has_value(); };
   // Pages not read row-granularly (or whose ranged read fell back) are read whole.
   std::vector<size_t> whole;
   for (size_t k = 0; k < plan.pages.size(); ++k) {
@@ -300,12 +284,11 @@ Result<Column> FragmentReader::AssembleTake(const TakePlan& plan, std::span<cons
   return b.Finish();
 }
 
-Result<Batch> FragmentReader::Take(std::span<const FieldId> ids,
-                                   std::span<const uint64_t> rows) const {
+Result<Batch> FragmentReader::Take(std::span<const FieldId> ids, std::span<const uint64_t> rows) const {
   for (uint64_t r : rows) {
     if (r >= num_rows()) {
-      return InvalidArgumentError("row " + std::to_string(r) + " is outside fragment " + key_ +
-                                  " of " + std::to_string(num_rows()) + " rows");
+      return InvalidArgumentError("row " + std::to_string(r) + " is outside fragment " + key_ + " of " +
+                                  std::to_string(num_rows()) + " rows");
     }
   }
   OG_ASSIGN_OR_RETURN(Schema out_schema, metadata_.schema.Select(ids));
@@ -343,10 +326,9 @@ Status FragmentReader::Verify() const {
   for (size_t c = 0; c < metadata_.columns.size(); ++c) {
     const auto& pages = metadata_.columns[c].pages;
     for (size_t p = 0; p < pages.size(); ++p) {
-      OG_RETURN_IF_ERROR(DecodePage(c, p,
-                                    std::string_view(bytes).substr(
-                                        pages[p].offset, pages[p].file_end() - pages[p].offset))
-                             .status());
+      OG_RETURN_IF_ERROR(
+          DecodePage(c, p, std::string_view(bytes).substr(pages[p].offset, pages[p].file_end() - pages[p].offset))
+              .status());
     }
   }
   return Status::Ok();

@@ -110,8 +110,7 @@ class FragmentReader {
   // Take, per column: which pages hold the rows (`sorted`: ascending, unique) and which of them to
   // read row-granularly (appended to *ranged); then the column of the requested rows in order.
   struct TakePlan;
-  TakePlan PlanTake(size_t col, std::span<const uint64_t> sorted,
-                    std::vector<internal::RangedPage>* ranged) const;
+  TakePlan PlanTake(size_t col, std::span<const uint64_t> sorted, std::vector<internal::RangedPage>* ranged) const;
   Result<Column> AssembleTake(const TakePlan& plan, std::span<const uint64_t> rows,
                               std::span<const internal::RangedPage> ranged,
                               std::span<const std::optional<Column>> partial) const;

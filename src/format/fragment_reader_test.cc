@@ -170,8 +170,8 @@ TEST_F(FragmentReaderTest, TakeReadsOnlyPagesHoldingTheRows) {
   store_.Reset();
   ASSERT_TRUE((*fresh)->Take(one, few).ok());
   EXPECT_EQ(store_.counts().total(), 2u);
-  EXPECT_EQ(store_.counts().bytes_read, pages[1].file_end() - pages[1].offset +
-                                             pages[19].file_end() - pages[19].offset);
+  EXPECT_EQ(store_.counts().bytes_read,
+            pages[1].file_end() - pages[1].offset + pages[19].file_end() - pages[19].offset);
   // The last decoded page (19) is cached: taking from it again costs nothing.
   store_.Reset();
   std::vector<uint64_t> again = {1950};
@@ -228,8 +228,8 @@ TEST_F(FragmentReaderTest, ConcurrentReadsOfOneReader) {
 }
 
 TEST_F(FragmentReaderTest, ReadPagesAndStatistics) {
-  Schema s = *Schema::Make({{1, "x", DataType::Scalar(TypeKind::kI64), true},
-                            {2, "f", DataType::Scalar(TypeKind::kF64), true}});
+  Schema s = *Schema::Make(
+      {{1, "x", DataType::Scalar(TypeKind::kI64), true}, {2, "f", DataType::Scalar(TypeKind::kF64), true}});
   ColumnBuilder xb(s.field(0).type), fb(s.field(1).type);
   for (int64_t i = 0; i < 1000; ++i) {
     if (i % 10 == 0) {

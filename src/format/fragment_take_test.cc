@@ -45,10 +45,8 @@ bool RandomAccess(const PageInfo& p) {
     case Encoding::kPlain:
     case Encoding::kDictionary:
     case Encoding::kBitPacked:
-    case Encoding::kFixedSize:
-      return true;
-    default:
-      return false;
+    case Encoding::kFixedSize: return true;
+    default: return false;
   }
 }
 
@@ -185,8 +183,8 @@ TEST(RangedTakeTest, NullPagesConstantsAndWideValues) {
                             {4, "empty", DataType::Scalar(TypeKind::kString), true},
                             {5, "flag", DataType::Scalar(TypeKind::kBool), false}});
   const size_t n = 5000;
-  ColumnBuilder nulls(s.field(0).type), cons(s.field(1).type), wide(s.field(2).type),
-      empty(s.field(3).type), flag(s.field(4).type);
+  ColumnBuilder nulls(s.field(0).type), cons(s.field(1).type), wide(s.field(2).type), empty(s.field(3).type),
+      flag(s.field(4).type);
   for (size_t i = 0; i < n; ++i) {
     nulls.AppendNull();
     cons.AppendU64(UINT64_MAX);
@@ -198,8 +196,7 @@ TEST(RangedTakeTest, NullPagesConstantsAndWideValues) {
     }
     flag.AppendBool(i % 3 == 0);
   }
-  Batch batch = *Batch::Make(
-      s, {nulls.Finish(), cons.Finish(), wide.Finish(), empty.Finish(), flag.Finish()});
+  Batch batch = *Batch::Make(s, {nulls.Finish(), cons.Finish(), wide.Finish(), empty.Finish(), flag.Finish()});
   std::vector<uint64_t> rows = {4999, 0, 1, 2, 3, 1000, 1001, 2500, 2500};
   for (auto force : {std::optional<Encoding>(), std::optional(Encoding::kBitPacked)}) {
     io::MemoryStore store;
@@ -216,8 +213,8 @@ TEST(RangedTakeTest, NullPagesConstantsAndWideValues) {
 
 // A fragment of `rows` rows: a unique-name string column and a random-looking i64 column.
 Batch NamesAndScores(size_t rows) {
-  Schema s = *Schema::Make({{1, "name", DataType::Scalar(TypeKind::kString), false},
-                            {2, "score", DataType::Scalar(TypeKind::kI64), true}});
+  Schema s = *Schema::Make(
+      {{1, "name", DataType::Scalar(TypeKind::kString), false}, {2, "score", DataType::Scalar(TypeKind::kI64), true}});
   ColumnBuilder names(s.field(0).type), scores(s.field(1).type);
   names.Reserve(rows);
   scores.Reserve(rows);
@@ -271,10 +268,9 @@ TEST(RangedTakeTest, SparseTakeOfAMillionRowsReadsAFewChunksPerRow) {
     std::printf(
         "[%s] columns %llu bytes; take of %zu rows: ranged %llu bytes in %llu requests, "
         "whole pages %llu bytes in %llu requests\n",
-        std::string(CompressionName(comp)).c_str(), static_cast<unsigned long long>(column_bytes),
-        rows.size(), static_cast<unsigned long long>(read[0]),
-        static_cast<unsigned long long>(requests[0]), static_cast<unsigned long long>(read[1]),
-        static_cast<unsigned long long>(requests[1]));
+        std::string(CompressionName(comp)).c_str(), static_cast<unsigned long long>(column_bytes), rows.size(),
+        static_cast<unsigned long long>(read[0]), static_cast<unsigned long long>(requests[0]),
+        static_cast<unsigned long long>(read[1]), static_cast<unsigned long long>(requests[1]));
     if (comp == Compression::kNone) {
       // Each wanted byte range is rounded out to the 1 KiB chunks whose checksums verify it: an
       // end-offset chunk and a string-bytes chunk per name, a value chunk per score, plus per
@@ -352,8 +348,7 @@ TEST(RangedTakeTest, DamagedBytesOfARangedTakeAreCorrupt) {
     Status s = TakeFrom(mem, bad, rows);
     EXPECT_EQ(s.category(), StatusCode::kCorrupt) << what;
     EXPECT_NE(s.message().find("f.ogf"), std::string::npos) << s.message();
-    EXPECT_NE(s.message().find("column 'name' (field 1) page 0"), std::string::npos)
-        << s.message();
+    EXPECT_NE(s.message().find("column 'name' (field 1) page 0"), std::string::npos) << s.message();
   };
   // Body: u8 flags (0), u8 encoding, then rows x u32 end offsets, then the string bytes.
   const uint64_t offsets = page.offset + 2;
@@ -445,8 +440,7 @@ TEST(RangedTakeTest, FlippedValueByteOfAPlainI64IsCorrupt) {
 // checksums accept, as a buggy writer could produce. `p` is the page's entry before the change.
 void Reseal(std::string* file, const PageInfo& p) {
   std::string sums;
-  const uint64_t sum = internal::AppendChunkChecksums(
-      std::string_view(*file).substr(p.offset, p.stored_length), &sums);
+  const uint64_t sum = internal::AppendChunkChecksums(std::string_view(*file).substr(p.offset, p.stored_length), &sums);
   file->replace(p.offset + p.stored_length, sums.size(), sums);
   const size_t trailer = file->size() - 24;
   uint64_t footer_len = 0;
@@ -479,8 +473,8 @@ const PageInfo* PageAt(const FragmentMetadata& meta, uint64_t at) {
 // ranged decoder: it must return well-formed columns or Corrupt, never crash or read out of
 // bounds (run under ASan too); only pages it reads are flipped then (the whole-page decoder has
 // its own hostile-input tests in page_codec_test.cc). Returns {ok, corrupt} counts.
-std::pair<size_t, size_t> FlipEveryPageByte(const std::string& good, const Batch& batch,
-                                            std::span<const uint64_t> rows, bool reseal) {
+std::pair<size_t, size_t> FlipEveryPageByte(const std::string& good, const Batch& batch, std::span<const uint64_t> rows,
+                                            bool reseal) {
   io::MemoryStore store;
   EXPECT_TRUE(store.Put("f.ogf", good).ok());
   FragmentOpenOptions oo = ForcedRanged();
@@ -515,8 +509,7 @@ std::pair<size_t, size_t> FlipEveryPageByte(const std::string& good, const Batch
     for (size_t c = 0; right && c < got->num_columns(); ++c) {
       right = reseal ? got->column(c).Equals(got->column(c)) : got->column(c).Equals(want.column(c));
       if (!right) {
-        ADD_FAILURE() << "flip at " << at << " returned other data in column "
-                      << batch.schema().field(c).name;
+        ADD_FAILURE() << "flip at " << at << " returned other data in column " << batch.schema().field(c).name;
       }
     }
     if (!right) break;
@@ -528,9 +521,8 @@ TEST(RangedTakeTest, EveryFlippedStoredByteGivesTheOriginalDataOrCorrupt) {
   // Pages of one chunk, every type and encoding: every flip of a page the take touches is caught.
   const Batch small = testing::AllTypesBatch(64);
   const std::vector<uint64_t> rows = {63, 0, 31, 32, 50, 50};
-  for (std::optional<Encoding> force :
-       {std::optional<Encoding>(), std::optional(Encoding::kDictionary),
-        std::optional(Encoding::kBitPacked), std::optional(Encoding::kPlain)}) {
+  for (std::optional<Encoding> force : {std::optional<Encoding>(), std::optional(Encoding::kDictionary),
+                                        std::optional(Encoding::kBitPacked), std::optional(Encoding::kPlain)}) {
     SCOPED_TRACE(force ? EncodingName(*force) : "default");
     FragmentWriterOptions o;
     o.max_page_rows = 32;
@@ -606,8 +598,7 @@ TEST(RangedTakeTest, ReadsVersion1Files) {
   EXPECT_TRUE(r->Verify().ok());
   for (uint16_t bad : {uint16_t{0}, uint16_t{kFragmentFormatVersion + 1}}) {
     o.format_version = bad;
-    EXPECT_EQ(WriteFragment(store, "bad.ogf", batch, o).status().category(),
-              StatusCode::kInvalidArgument);
+    EXPECT_EQ(WriteFragment(store, "bad.ogf", batch, o).status().category(), StatusCode::kInvalidArgument);
   }
   ASSERT_TRUE(WriteFragment(store, "v2.ogf", batch).ok());
   EXPECT_EQ(OpenOrDie(store, "v2.ogf", {})->format_version(), kFragmentFormatVersion);

@@ -56,9 +56,8 @@ Result<std::vector<uint32_t>> CutPages(const Column& c, const FragmentWriterOpti
   for (size_t i = 0; i < c.length(); ++i) {
     uint64_t n = p == Phys::kList ? c.offsets()[i + 1] - c.offsets()[i] : 0;
     if (n > kMaxListElementsPerPage) {
-      return InvalidArgumentError("row " + std::to_string(i) + " holds a list of " +
-                                  std::to_string(n) + " elements; the limit is " +
-                                  std::to_string(kMaxListElementsPerPage));
+      return InvalidArgumentError("row " + std::to_string(i) + " holds a list of " + std::to_string(n) +
+                                  " elements; the limit is " + std::to_string(kMaxListElementsPerPage));
     }
     if (rows > 0 && elems + n > kMaxListElementsPerPage) {
       pages.push_back(rows);
@@ -84,12 +83,11 @@ FragmentWriter::FragmentWriter(Schema schema, FragmentWriterOptions options)
 Status FragmentWriter::Append(const Batch& batch) {
   if (finished_) return InvalidArgumentError("FragmentWriter::Append after Finish");
   if (!(batch.schema() == schema_)) {
-    return InvalidArgumentError("batch schema " + batch.schema().ToString() +
-                                " differs from the fragment schema " + schema_.ToString());
+    return InvalidArgumentError("batch schema " + batch.schema().ToString() + " differs from the fragment schema " +
+                                schema_.ToString());
   }
   if (batch.num_rows() > kMaxFragmentRows - num_rows_) {
-    return InvalidArgumentError("a fragment holds at most " + std::to_string(kMaxFragmentRows) +
-                                " rows");
+    return InvalidArgumentError("a fragment holds at most " + std::to_string(kMaxFragmentRows) + " rows");
   }
   if (batch.num_rows() == 0) return Status::Ok();
   for (size_t c = 0; c < batch.num_columns(); ++c) pending_[c].push_back(batch.column(c));

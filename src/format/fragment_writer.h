@@ -47,8 +47,8 @@ struct FragmentInfo {
   uint64_t file_size = 0;
   // Footer + trailer bytes: pass as FragmentOpenOptions::tail_size_hint for a single-read open.
   uint64_t tail_size = 0;
-  std::vector<FieldId> field_ids;   // schema order
-  std::vector<ColumnStats> stats;   // parallel to field_ids
+  std::vector<FieldId> field_ids;  // schema order
+  std::vector<ColumnStats> stats;  // parallel to field_ids
 };
 
 // Not thread-safe. Memory: holds the appended rows until Finish / WriteTo; WriteTo streams the

@@ -8,16 +8,15 @@
 #include "common/hash.h"
 #include "format/column_builder.h"
 #include "format/format_test_util.h"
-#include "format/page_checksum.h"
 #include "format/fragment_reader.h"
+#include "format/page_checksum.h"
 #include "io/memory_store.h"
 
 namespace omnigraph::format {
 namespace {
 
 // Writes one column, checks the encoding of every page and the round trip.
-void CheckEncoding(const Column& col, const FragmentWriterOptions& o, Encoding want,
-                   const std::string& what) {
+void CheckEncoding(const Column& col, const FragmentWriterOptions& o, Encoding want, const std::string& what) {
   io::MemoryStore store;
   Schema s = *Schema::Make({{7, "c", col.type(), true}});
   Batch batch = *Batch::Make(s, {col});
@@ -50,24 +49,32 @@ TEST(FragmentWriterTest, ChoosesEveryEncoding) {
   for (bool nulls : {false, true}) {
     std::string tag = nulls ? " (nulls)" : "";
     // Random-looking wide values: plain.
-    CheckEncoding(Ints(TypeKind::kI64, 3000, [](size_t i) { return int64_t(i * 0x9E3779B97F4A7C15ull); }, nulls),
+    CheckEncoding(Ints(
+                      TypeKind::kI64, 3000, [](size_t i) { return int64_t(i * 0x9E3779B97F4A7C15ull); }, nulls),
                   o, Encoding::kPlain, "wide i64" + tag);
     // Small range: bit-packed (including negative bases and I32/U32/Date kinds).
-    CheckEncoding(Ints(TypeKind::kI64, 3000, [](size_t i) { return -1000000 + int64_t(i * 7 % 300); }, nulls),
+    CheckEncoding(Ints(
+                      TypeKind::kI64, 3000, [](size_t i) { return -1000000 + int64_t(i * 7 % 300); }, nulls),
                   o, Encoding::kBitPacked, "narrow i64" + tag);
-    CheckEncoding(Ints(TypeKind::kI32, 3000, [](size_t i) { return int64_t(i % 17) - 8; }, nulls), o,
-                  Encoding::kBitPacked, "narrow i32" + tag);
-    CheckEncoding(Ints(TypeKind::kU32, 3000, [](size_t i) { return int64_t(i % 100); }, nulls), o,
-                  Encoding::kBitPacked, "narrow u32" + tag);
-    CheckEncoding(Ints(TypeKind::kDate, 3000, [](size_t i) { return int64_t(19000 + i % 30); }, nulls), o,
-                  Encoding::kBitPacked, "dates" + tag);
+    CheckEncoding(Ints(
+                      TypeKind::kI32, 3000, [](size_t i) { return int64_t(i % 17) - 8; }, nulls),
+                  o, Encoding::kBitPacked, "narrow i32" + tag);
+    CheckEncoding(Ints(
+                      TypeKind::kU32, 3000, [](size_t i) { return int64_t(i % 100); }, nulls),
+                  o, Encoding::kBitPacked, "narrow u32" + tag);
+    CheckEncoding(Ints(
+                      TypeKind::kDate, 3000, [](size_t i) { return int64_t(19000 + i % 30); }, nulls),
+                  o, Encoding::kBitPacked, "dates" + tag);
     // Long runs: RLE.
-    CheckEncoding(Ints(TypeKind::kI64, 3000, [](size_t i) { return int64_t(i / 500) * 1000000007; }, nulls),
+    CheckEncoding(Ints(
+                      TypeKind::kI64, 3000, [](size_t i) { return int64_t(i / 500) * 1000000007; }, nulls),
                   o, Encoding::kRle, "runs i64" + tag);
-    CheckEncoding(Ints(TypeKind::kDateTime, 3000, [](size_t i) { return int64_t(i / 300) << 50; }, nulls),
+    CheckEncoding(Ints(
+                      TypeKind::kDateTime, 3000, [](size_t i) { return int64_t(i / 300) << 50; }, nulls),
                   o, Encoding::kRle, "datetime runs" + tag);
     // A constant needs 0 bits: bit-packed with width 0 beats one RLE run.
-    CheckEncoding(Ints(TypeKind::kI64, 3000, [](size_t) { return int64_t{1700000000000}; }, nulls),
+    CheckEncoding(Ints(
+                      TypeKind::kI64, 3000, [](size_t) { return int64_t{1700000000000}; }, nulls),
                   o, Encoding::kBitPacked, "constant" + tag);
     ColumnBuilder bools(DataType::Scalar(TypeKind::kBool)), runs(DataType::Scalar(TypeKind::kBool));
     for (size_t i = 0; i < 3000; ++i) {
@@ -109,10 +116,9 @@ TEST(FragmentWriterTest, ChoosesEveryEncoding) {
   force.force_encoding = Encoding::kRle;
   CheckEncoding(Column::FromI64({1, 2, 3, 4}), force, Encoding::kRle, "forced rle");
   force.force_encoding = Encoding::kBitPacked;
-  CheckEncoding(Ints(TypeKind::kU64, 100, [](size_t i) { return int64_t(i); }), force,
-                Encoding::kBitPacked, "forced bit-packed");
-  CheckEncoding(Column::FromI64({INT64_MIN, INT64_MAX, 0}), force, Encoding::kBitPacked,
-                "bit-packed 64-bit range");
+  CheckEncoding(Ints(TypeKind::kU64, 100, [](size_t i) { return int64_t(i); }), force, Encoding::kBitPacked,
+                "forced bit-packed");
+  CheckEncoding(Column::FromI64({INT64_MIN, INT64_MAX, 0}), force, Encoding::kBitPacked, "bit-packed 64-bit range");
   FragmentWriterOptions plain = o;
   plain.allow_encodings = false;
   CheckEncoding(Ints(TypeKind::kI64, 3000, [](size_t) { return int64_t{5}; }), plain, Encoding::kPlain,
@@ -217,11 +223,11 @@ TEST(FragmentWriterTest, PagesAreFollowedByTheirChunkChecksums) {
           } else {
             const uint64_t chunks = internal::ChunkCount(p.stored_length);
             ASSERT_EQ(p.checksums_length, 4 * chunks);
-            std::string_view sums =
-                std::string_view(*bytes).substr(p.offset + p.stored_length, 4 * chunks);
+            std::string_view sums = std::string_view(*bytes).substr(p.offset + p.stored_length, 4 * chunks);
             EXPECT_EQ(p.checksum, XxHash64(sums));
             for (uint64_t c = 0; c < chunks; ++c) {
-              uint32_t want = static_cast<uint32_t>(XxHash64(stored.substr(c * internal::kChecksumChunkBytes, internal::kChecksumChunkBytes)));
+              uint32_t want = static_cast<uint32_t>(
+                  XxHash64(stored.substr(c * internal::kChecksumChunkBytes, internal::kChecksumChunkBytes)));
               uint32_t got = 0;
               std::memcpy(&got, sums.data() + 4 * c, 4);
               EXPECT_EQ(got, want) << "chunk " << c;

@@ -9,9 +9,7 @@
 
 namespace omnigraph::format::internal {
 
-uint32_t ChunkChecksum(std::string_view chunk) {
-  return static_cast<uint32_t>(XxHash64(chunk));
-}
+uint32_t ChunkChecksum(std::string_view chunk) { return static_cast<uint32_t>(XxHash64(chunk)); }
 
 uint64_t AppendChunkChecksums(std::string_view stored, std::string* out) {
   const size_t at = out->size();
@@ -31,8 +29,7 @@ bool ChunkMatches(std::string_view sums, uint64_t chunk, std::string_view bytes)
   return ChunkChecksum(bytes) == want;
 }
 
-Status VerifyPageChecksums(std::string_view stored, std::string_view sums, uint64_t checksum,
-                           uint16_t version) {
+Status VerifyPageChecksums(std::string_view stored, std::string_view sums, uint64_t checksum, uint16_t version) {
   if (version < kFirstChunkedVersion) {
     if (XxHash64(stored) != checksum) return CorruptError("page checksum mismatch");
     return Status::Ok();

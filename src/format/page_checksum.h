@@ -42,7 +42,6 @@ bool ChunkMatches(std::string_view sums, uint64_t chunk, std::string_view bytes)
 // Verifies a whole page: for version >= 2 that `sums` (its chunk-checksum array) hashes to the
 // footer's `checksum` and every chunk of `stored` matches its entry; for version 1 (sums empty)
 // that xxhash64 of `stored` is `checksum`. Corrupt (without file context) on a mismatch.
-Status VerifyPageChecksums(std::string_view stored, std::string_view sums, uint64_t checksum,
-                           uint16_t version);
+Status VerifyPageChecksums(std::string_view stored, std::string_view sums, uint64_t checksum, uint16_t version);
 
 }  // namespace omnigraph::format::internal

@@ -32,8 +32,7 @@ size_t EncodedBodyBound(const Column& column);
 
 // Decodes a body of `rows` rows of `type` written by fragment format `version`, which must consume
 // all of `body`.
-Result<Column> DecodeColumnBody(std::string_view body, const DataType& type, size_t rows,
-                                uint16_t version);
+Result<Column> DecodeColumnBody(std::string_view body, const DataType& type, size_t rows, uint16_t version);
 
 // Building blocks of the decoder shared with the row-granular reader (ranged_take.cc). `d` already
 // holds type, rows and validity (empty = all valid).

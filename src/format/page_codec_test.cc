@@ -105,17 +105,17 @@ TEST(PageCodecTest, LargeStringPagesChooseDictionaryByCardinality) {
     std::vector<Value> v;
     for (size_t i = 0; i < rows; ++i) {
       // distinct < 0: runs of -distinct equal values (1024 distinct in 4096 rows, stride 4).
-      const size_t k = distinct < 0 ? i / static_cast<size_t>(-distinct)
-                       : distinct == static_cast<int>(rows) ? i : rng() % static_cast<size_t>(distinct);
+      const size_t k = distinct < 0                         ? i / static_cast<size_t>(-distinct)
+                       : distinct == static_cast<int>(rows) ? i
+                                                            : rng() % static_cast<size_t>(distinct);
       v.push_back(Value::String("value-" + std::to_string(k)));
     }
     return *Column::FromValues(DataType::Scalar(TypeKind::kString), v);
   };
   const EncodeOptions opt;
-  for (auto [rows, distinct, expected] : {std::tuple{5000, 5000, Encoding::kPlain},
-                                          std::tuple{5000, 12, Encoding::kDictionary},
-                                          std::tuple{5000, 1000, Encoding::kDictionary},
-                                          std::tuple{4096, -4, Encoding::kDictionary}}) {
+  for (auto [rows, distinct, expected] :
+       {std::tuple{5000, 5000, Encoding::kPlain}, std::tuple{5000, 12, Encoding::kDictionary},
+        std::tuple{5000, 1000, Encoding::kDictionary}, std::tuple{4096, -4, Encoding::kDictionary}}) {
     const Column col = page(static_cast<size_t>(rows), distinct);
     std::string body;
     EXPECT_EQ(EncodeColumnBody(col, opt, &body), expected) << distinct;

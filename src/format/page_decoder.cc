@@ -20,8 +20,7 @@ Status Bad(std::string what) { return CorruptError(std::move(what)); }
 constexpr uint64_t kMaxElements = kMaxListElementsPerPage;
 
 // Reads u8 encoding + payload of `n` integer-like values into raw uint64 images.
-Status DecodeIntegers(ByteReader& r, size_t n, size_t plain_width, bool is_signed,
-                      std::vector<uint64_t>* out) {
+Status DecodeIntegers(ByteReader& r, size_t n, size_t plain_width, bool is_signed, std::vector<uint64_t>* out) {
   uint8_t enc = 0;
   if (!r.U8(&enc)) return Bad("truncated integer block");
   out->assign(n, 0);
@@ -69,8 +68,7 @@ Status DecodeIntegers(ByteReader& r, size_t n, size_t plain_width, bool is_signe
       if (pos != n) return Bad("RLE runs do not add up to the row count");
       return Status::Ok();
     }
-    default:
-      return Bad("encoding " + std::to_string(enc) + " is not valid for integers");
+    default: return Bad("encoding " + std::to_string(enc) + " is not valid for integers");
   }
 }
 
@@ -95,9 +93,7 @@ Status Narrow(const std::vector<uint64_t>& raw, bool is_signed, std::vector<T>* 
   return Status::Ok();
 }
 
-bool ValidAt(const std::vector<uint8_t>& validity, size_t i) {
-  return validity.empty() || GetBit(validity.data(), i);
-}
+bool ValidAt(const std::vector<uint8_t>& validity, size_t i) { return validity.empty() || GetBit(validity.data(), i); }
 
 Status DecodeBytes(ByteReader& r, size_t n, uint16_t version, ColumnData* d) {
   uint8_t enc = 0;
@@ -164,8 +160,7 @@ Status DecodeBytes(ByteReader& r, size_t n, uint16_t version, ColumnData* d) {
   return Status::Ok();
 }
 
-Result<Column> DecodeBody(ByteReader& r, const DataType& type, size_t n, uint16_t version,
-                          int depth) {
+Result<Column> DecodeBody(ByteReader& r, const DataType& type, size_t n, uint16_t version, int depth) {
   auto d = std::make_shared<ColumnData>();
   d->type = type;
   d->rows = n;
@@ -208,9 +203,7 @@ Result<Column> DecodeBody(ByteReader& r, const DataType& type, size_t n, uint16_
       StoreFloats(s, d.get());
       break;
     }
-    case Phys::kBytes:
-      OG_RETURN_IF_ERROR(DecodeBytes(r, n, version, d.get()));
-      break;
+    case Phys::kBytes: OG_RETURN_IF_ERROR(DecodeBytes(r, n, version, d.get())); break;
     case Phys::kList: {
       if (depth > 0) return Bad("nested list");
       uint8_t enc = 0;
@@ -229,8 +222,7 @@ Result<Column> DecodeBody(ByteReader& r, const DataType& type, size_t n, uint16_
         total += lengths[i];
         d->offsets[i + 1] = total;
       }
-      OG_ASSIGN_OR_RETURN(Column child,
-                          DecodeBody(r, DataType::Scalar(type.element), total, version, depth + 1));
+      OG_ASSIGN_OR_RETURN(Column child, DecodeBody(r, DataType::Scalar(type.element), total, version, depth + 1));
       d->child = std::move(child);
       break;
     }
@@ -269,9 +261,7 @@ Status StoreIntegerImages(std::vector<uint64_t> raw, ColumnData* d) {
       d->i64.resize(raw.size());
       if (!raw.empty()) std::memcpy(d->i64.data(), raw.data(), raw.size() * 8);
       return Status::Ok();
-    case Phys::kU64:
-      d->u64 = std::move(raw);
-      return Status::Ok();
+    case Phys::kU64: d->u64 = std::move(raw); return Status::Ok();
     default: OG_UNREACHABLE();
   }
 }
@@ -296,8 +286,7 @@ void StoreFloats(std::string_view bytes, ColumnData* d) {
   }
 }
 
-Result<Column> DecodeColumnBody(std::string_view body, const DataType& type, size_t rows,
-                                uint16_t version) {
+Result<Column> DecodeColumnBody(std::string_view body, const DataType& type, size_t rows, uint16_t version) {
   ByteReader r(body);
   OG_ASSIGN_OR_RETURN(Column c, DecodeBody(r, type, rows, version, 0));
   if (!r.at_end()) return Bad(std::to_string(r.remaining()) + " trailing bytes after the page body");
@@ -320,8 +309,8 @@ Result<std::string> DecompressPage(Compression c, std::string_view stored, uint6
         stored.size() > static_cast<size_t>(std::numeric_limits<int>::max())) {
       return Bad("lz4 page too large");
     }
-    int n = LZ4_decompress_safe(stored.data(), out.data(), static_cast<int>(stored.size()),
-                                static_cast<int>(raw_length));
+    int n =
+        LZ4_decompress_safe(stored.data(), out.data(), static_cast<int>(stored.size()), static_cast<int>(raw_length));
     if (n < 0 || static_cast<uint64_t>(n) != raw_length) return Bad("lz4 page does not decompress");
     return out;
   }

@@ -18,8 +18,7 @@ namespace omnigraph::format::internal {
 namespace {
 
 bool IsIntegerLike(Phys p) {
-  return p == Phys::kBool || p == Phys::kI32 || p == Phys::kI64 || p == Phys::kU32 ||
-         p == Phys::kU64;
+  return p == Phys::kBool || p == Phys::kI32 || p == Phys::kI64 || p == Phys::kU32 || p == Phys::kU64;
 }
 bool IsSigned(Phys p) { return p == Phys::kI32 || p == Phys::kI64; }
 size_t PlainWidth(Phys p) {
@@ -37,11 +36,31 @@ std::vector<uint64_t> IntegerImage(const Column& c, Phys p) {
   size_t n = c.length();
   std::vector<uint64_t> v(n);
   switch (p) {
-    case Phys::kBool: { auto s = c.bool_values(); for (size_t i = 0; i < n; ++i) v[i] = s[i] ? 1 : 0; break; }
-    case Phys::kI32: { auto s = c.i32_values(); for (size_t i = 0; i < n; ++i) v[i] = static_cast<uint64_t>(int64_t{s[i]}); break; }
-    case Phys::kI64: { auto s = c.i64_values(); for (size_t i = 0; i < n; ++i) v[i] = static_cast<uint64_t>(s[i]); break; }
-    case Phys::kU32: { auto s = c.u32_values(); for (size_t i = 0; i < n; ++i) v[i] = s[i]; break; }
-    case Phys::kU64: { auto s = c.u64_values(); std::copy(s.begin(), s.end(), v.begin()); break; }
+    case Phys::kBool: {
+      auto s = c.bool_values();
+      for (size_t i = 0; i < n; ++i) v[i] = s[i] ? 1 : 0;
+      break;
+    }
+    case Phys::kI32: {
+      auto s = c.i32_values();
+      for (size_t i = 0; i < n; ++i) v[i] = static_cast<uint64_t>(int64_t{s[i]});
+      break;
+    }
+    case Phys::kI64: {
+      auto s = c.i64_values();
+      for (size_t i = 0; i < n; ++i) v[i] = static_cast<uint64_t>(s[i]);
+      break;
+    }
+    case Phys::kU32: {
+      auto s = c.u32_values();
+      for (size_t i = 0; i < n; ++i) v[i] = s[i];
+      break;
+    }
+    case Phys::kU64: {
+      auto s = c.u64_values();
+      std::copy(s.begin(), s.end(), v.begin());
+      break;
+    }
     default: OG_UNREACHABLE();
   }
   if (c.has_nulls()) {
@@ -67,8 +86,8 @@ void EncodePlainInts(std::span<const uint64_t> v, size_t width, std::string* out
 }
 
 // Writes u8 encoding + payload for integer-like values.
-Encoding EncodeIntegers(std::span<const uint64_t> v, bool is_signed, size_t plain_width,
-                        const EncodeOptions& opt, std::string* out) {
+Encoding EncodeIntegers(std::span<const uint64_t> v, bool is_signed, size_t plain_width, const EncodeOptions& opt,
+                        std::string* out) {
   ByteWriter w(out);
   uint64_t lo = 0, hi = 0;
   size_t runs = 0;
@@ -96,14 +115,15 @@ Encoding EncodeIntegers(std::span<const uint64_t> v, bool is_signed, size_t plai
     e = *opt.force_encoding;
   } else if (opt.allow_encodings) {
     size_t best = plain_size;
-    if (packed_size < best) { e = Encoding::kBitPacked; best = packed_size; }
+    if (packed_size < best) {
+      e = Encoding::kBitPacked;
+      best = packed_size;
+    }
     if (rle_size < best) e = Encoding::kRle;
   }
   w.U8(static_cast<uint8_t>(e));
   switch (e) {
-    case Encoding::kPlain:
-      EncodePlainInts(v, plain_width, out);
-      break;
+    case Encoding::kPlain: EncodePlainInts(v, plain_width, out); break;
     case Encoding::kBitPacked: {
       w.U64(lo);
       w.U8(width);
@@ -171,8 +191,7 @@ Encoding EncodeBytes(const Column& c, const EncodeOptions& opt, std::string* out
   size_t n = c.length();
   auto off = c.offsets();
   size_t data_bytes = off[n] - off[0];
-  bool try_dict = opt.force_encoding == Encoding::kDictionary ||
-                  (opt.allow_encodings && !MostlyDistinct(c));
+  bool try_dict = opt.force_encoding == Encoding::kDictionary || (opt.allow_encodings && !MostlyDistinct(c));
   std::unordered_map<std::string_view, uint32_t> dict;
   std::vector<std::string_view> entries;
   std::vector<uint64_t> idx;
@@ -250,8 +269,7 @@ Encoding EncodeColumnBody(const Column& c, const EncodeOptions& opt, std::string
       w.Raw(s.data(), s.size() * 4);
       return Encoding::kFixedSize;
     }
-    case Phys::kBytes:
-      return EncodeBytes(c, opt, out);
+    case Phys::kBytes: return EncodeBytes(c, opt, out);
     case Phys::kList: {
       w.U8(static_cast<uint8_t>(Encoding::kList));
       auto off = c.offsets();
@@ -304,8 +322,7 @@ bool CompressPage(Compression c, int zstd_level, std::string_view raw, std::stri
   } else {
     if (raw.size() > static_cast<size_t>(LZ4_MAX_INPUT_SIZE)) return false;
     out->resize(static_cast<size_t>(LZ4_compressBound(static_cast<int>(raw.size()))));
-    int n = LZ4_compress_default(raw.data(), out->data(), static_cast<int>(raw.size()),
-                                 static_cast<int>(out->size()));
+    int n = LZ4_compress_default(raw.data(), out->data(), static_cast<int>(raw.size()), static_cast<int>(out->size()));
     if (n <= 0) return false;
     out->resize(static_cast<size_t>(n));
   }

@@ -28,8 +28,7 @@ struct Range {
 
 // `ranges` sorted, with overlapping ones and those less than `gap` bytes apart merged.
 std::vector<Range> Coalesce(std::vector<Range> ranges, uint64_t gap) {
-  std::sort(ranges.begin(), ranges.end(),
-            [](const Range& a, const Range& b) { return a.offset < b.offset; });
+  std::sort(ranges.begin(), ranges.end(), [](const Range& a, const Range& b) { return a.offset < b.offset; });
   std::vector<Range> merged;
   for (const Range& r : ranges) {
     if (!merged.empty()) {
@@ -49,8 +48,8 @@ std::vector<Range> Coalesce(std::vector<Range> ranges, uint64_t gap) {
 class Fetched {
  public:
   // Coalesces `ranges` and fetches them (in parallel on the I/O pool when there are several).
-  static Result<Fetched> Fetch(io::ObjectStore& store, const std::string& key,
-                               std::vector<Range> ranges, uint64_t gap) {
+  static Result<Fetched> Fetch(io::ObjectStore& store, const std::string& key, std::vector<Range> ranges,
+                               uint64_t gap) {
     Fetched f;
     f.merged_ = Coalesce(std::move(ranges), gap);
     f.bytes_.resize(f.merged_.size());
@@ -93,18 +92,14 @@ std::optional<Layout> LayoutOf(Encoding e, Phys p) {
     case Encoding::kPlain:
       if (p == Phys::kList || p == Phys::kVector) return std::nullopt;
       return p == Phys::kBytes ? Layout::kPlainBytes : Layout::kFixed;
-    case Encoding::kFixedSize:
-      return p == Phys::kVector ? std::optional(Layout::kFixed) : std::nullopt;
+    case Encoding::kFixedSize: return p == Phys::kVector ? std::optional(Layout::kFixed) : std::nullopt;
     case Encoding::kBitPacked:
-      if (p == Phys::kBytes || p == Phys::kList || p == Phys::kVector || p == Phys::kF32 ||
-          p == Phys::kF64) {
+      if (p == Phys::kBytes || p == Phys::kList || p == Phys::kVector || p == Phys::kF32 || p == Phys::kF64) {
         return std::nullopt;
       }
       return Layout::kBitPacked;
-    case Encoding::kDictionary:
-      return p == Phys::kBytes ? std::optional(Layout::kDictionary) : std::nullopt;
-    default:
-      return std::nullopt;
+    case Encoding::kDictionary: return p == Phys::kBytes ? std::optional(Layout::kDictionary) : std::nullopt;
+    default: return std::nullopt;
   }
 }
 
@@ -135,8 +130,7 @@ class PageRead {
     if (failed_ || done_) return false;
     uint64_t bytes = fetched_;
     for (const Range& r : Coalesce(ranges_, options.coalesce_gap)) bytes += r.length;
-    if (static_cast<double>(bytes) >
-        options.max_byte_fraction * static_cast<double>(info_.raw_length)) {
+    if (static_cast<double>(bytes) > options.max_byte_fraction * static_cast<double>(info_.raw_length)) {
       Fail();
       return false;
     }
@@ -199,8 +193,7 @@ class PageRead {
     ReadValidity();
     if (failed_) return;
     switch (layout_) {
-      case Layout::kFixed:
-        return ReadFixed();
+      case Layout::kFixed: return ReadFixed();
       case Layout::kBitPacked: {
         std::string_view h = Body(payload_, 9);
         std::memcpy(&base_, h.data(), 8);
@@ -211,10 +204,8 @@ class PageRead {
         }
         return WantPacked();
       }
-      case Layout::kPlainBytes:
-        return PlanBytes();
-      case Layout::kDictionary:
-        return PlanDictionary();
+      case Layout::kPlainBytes: return PlanBytes();
+      case Layout::kDictionary: return PlanDictionary();
     }
   }
 
@@ -239,10 +230,8 @@ class PageRead {
         done_ = true;
         return;
       }
-      case Layout::kDictionary:
-        return ReadDictionary();
-      case Layout::kFixed:
-        OG_UNREACHABLE();
+      case Layout::kDictionary: return ReadDictionary();
+      case Layout::kFixed: OG_UNREACHABLE();
     }
   }
 
@@ -423,16 +412,15 @@ class PageRead {
 
 Status MapRangeError(Status s, std::string_view key) {
   if (!s.ok() && s.code() == ErrorCode::kRangeOutOfBounds) {
-    return CorruptError("fragment " + std::string(key) +
-                        " is shorter than expected: " + s.message());
+    return CorruptError("fragment " + std::string(key) + " is shorter than expected: " + s.message());
   }
   return s;
 }
 
 bool WantRanged(const PageInfo& page, const DataType& type, uint16_t version, size_t rows,
                 const RangedTakeOptions& options) {
-  if (!options.enabled || page.compression != Compression::kNone ||
-      page.stored_length != page.raw_length || page.stored_length < options.min_page_bytes ||
+  if (!options.enabled || page.compression != Compression::kNone || page.stored_length != page.raw_length ||
+      page.stored_length < options.min_page_bytes ||
       static_cast<double>(rows) > options.max_row_fraction * page.row_count) {
     return false;
   }
@@ -440,10 +428,8 @@ bool WantRanged(const PageInfo& page, const DataType& type, uint16_t version, si
   return version >= kFirstChunkedVersion && LayoutOf(page.encoding, PhysOf(type.kind)).has_value();
 }
 
-Result<std::vector<std::optional<Column>>> ReadRanged(io::ObjectStore& store,
-                                                      const std::string& key,
-                                                      const FragmentMetadata& meta,
-                                                      std::span<const RangedPage> pages,
+Result<std::vector<std::optional<Column>>> ReadRanged(io::ObjectStore& store, const std::string& key,
+                                                      const FragmentMetadata& meta, std::span<const RangedPage> pages,
                                                       const RangedTakeOptions& options) {
   std::vector<PageRead> reads;
   reads.reserve(pages.size());
@@ -462,8 +448,7 @@ Result<std::vector<std::optional<Column>>> ReadRanged(io::ObjectStore& store,
       ranges.insert(ranges.end(), reads[i].ranges().begin(), reads[i].ranges().end());
     }
     if (active.empty()) break;
-    OG_ASSIGN_OR_RETURN(rounds[round],
-                        Fetched::Fetch(store, key, std::move(ranges), options.coalesce_gap));
+    OG_ASSIGN_OR_RETURN(rounds[round], Fetched::Fetch(store, key, std::move(ranges), options.coalesce_gap));
     for (size_t i : active) {
       reads[i].Accept(rounds[round]);
       if (round == 0) {

@@ -45,10 +45,8 @@ bool WantRanged(const PageInfo& page, const DataType& type, uint16_t version, si
 // ...). The caller then reads that page whole, which verifies all its checksums and reports any
 // corruption. Errors: store errors; Corrupt naming `key` if the object is shorter than the page
 // index says. Precondition: every page passed WantRanged. Thread-safe.
-Result<std::vector<std::optional<Column>>> ReadRanged(io::ObjectStore& store,
-                                                      const std::string& key,
-                                                      const FragmentMetadata& meta,
-                                                      std::span<const RangedPage> pages,
+Result<std::vector<std::optional<Column>>> ReadRanged(io::ObjectStore& store, const std::string& key,
+                                                      const FragmentMetadata& meta, std::span<const RangedPage> pages,
                                                       const RangedTakeOptions& options);
 
 // A store range error on a file we sized ourselves means the object is shorter than recorded:

@@ -15,12 +15,10 @@ Status ValidateDataType(const DataType& type) {
     return InvalidArgumentError("unknown type kind " + std::to_string(static_cast<int>(type.kind)));
   }
   if (type.kind == TypeKind::kVector && (type.dimension < 1 || type.dimension > 65536)) {
-    return InvalidArgumentError("vector dimension " + std::to_string(type.dimension) +
-                                " is outside 1..65536");
+    return InvalidArgumentError("vector dimension " + std::to_string(type.dimension) + " is outside 1..65536");
   }
   if (type.kind == TypeKind::kList &&
-      (!ValidKind(type.element) || type.element == TypeKind::kVector ||
-       type.element == TypeKind::kList)) {
+      (!ValidKind(type.element) || type.element == TypeKind::kVector || type.element == TypeKind::kList)) {
     return InvalidArgumentError("list element must be a scalar kind");
   }
   return Status::Ok();

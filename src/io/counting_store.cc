@@ -3,8 +3,7 @@
 namespace omnigraph::io {
 
 std::string_view StoreOpName(StoreOp op) {
-  static constexpr std::string_view kNames[] = {"get", "get_range", "head", "list",
-                                                "put", "put_if_absent", "delete"};
+  static constexpr std::string_view kNames[] = {"get", "get_range", "head", "list", "put", "put_if_absent", "delete"};
   return kNames[static_cast<size_t>(op)];
 }
 
@@ -16,17 +15,14 @@ uint64_t StoreCounts::total() const {
 uint64_t StoreCounts::reads() const {
   return of(StoreOp::kGet) + of(StoreOp::kGetRange) + of(StoreOp::kHead) + of(StoreOp::kList);
 }
-uint64_t StoreCounts::writes() const {
-  return of(StoreOp::kPut) + of(StoreOp::kPutIfAbsent) + of(StoreOp::kDelete);
-}
+uint64_t StoreCounts::writes() const { return of(StoreOp::kPut) + of(StoreOp::kPutIfAbsent) + of(StoreOp::kDelete); }
 std::string StoreCounts::ToString() const {
   std::string out;
   for (size_t i = 0; i < kStoreOpCount; ++i) {
     if (!out.empty()) out += " ";
     out += std::string(StoreOpName(static_cast<StoreOp>(i))) + "=" + std::to_string(requests[i]);
   }
-  return out + " (bytes read " + std::to_string(bytes_read) + ", written " +
-         std::to_string(bytes_written) + ")";
+  return out + " (bytes read " + std::to_string(bytes_read) + ", written " + std::to_string(bytes_written) + ")";
 }
 StoreCounts StoreCounts::operator-(const StoreCounts& e) const {
   StoreCounts d;
@@ -69,14 +65,12 @@ Result<ObjectMeta> CountingStore::Head(std::string_view key) {
   return base_->Head(key);
 }
 
-Result<std::vector<ObjectMeta>> CountingStore::List(std::string_view prefix,
-                                                    std::string_view start_after) {
+Result<std::vector<ObjectMeta>> CountingStore::List(std::string_view prefix, std::string_view start_after) {
   // Page through ourselves so that every page is one counted request, as on S3.
   return ObjectStore::List(prefix, start_after);
 }
 
-Result<std::vector<ObjectMeta>> CountingStore::ListPage(std::string_view prefix,
-                                                        std::string_view start_after,
+Result<std::vector<ObjectMeta>> CountingStore::ListPage(std::string_view prefix, std::string_view start_after,
                                                         size_t max_keys) {
   Count(StoreOp::kList);
   return base_->ListPage(prefix, start_after, max_keys);
@@ -90,8 +84,7 @@ Status CountingStore::Put(std::string_view key, std::string_view data) {
 
 class CountingWriter final : public ObjectWriter {
  public:
-  CountingWriter(CountingStore* store, std::unique_ptr<ObjectWriter> base)
-      : store_(store), base_(std::move(base)) {}
+  CountingWriter(CountingStore* store, std::unique_ptr<ObjectWriter> base) : store_(store), base_(std::move(base)) {}
   Status Append(std::string_view bytes) override { return base_->Append(bytes); }
   Status Commit() override {
     store_->Count(StoreOp::kPutIfAbsent);

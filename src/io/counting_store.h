@@ -40,8 +40,7 @@ class CountingStore : public ObjectStore {
   Result<std::string> GetRange(std::string_view key, uint64_t offset, uint64_t length) override;
   Result<ObjectMeta> Head(std::string_view key) override;
   // Each List counts as one request per page the base store would return.
-  Result<std::vector<ObjectMeta>> List(std::string_view prefix,
-                                       std::string_view start_after = "") override;
+  Result<std::vector<ObjectMeta>> List(std::string_view prefix, std::string_view start_after = "") override;
   Result<std::vector<ObjectMeta>> ListPage(std::string_view prefix, std::string_view start_after,
                                            size_t max_keys) override;
   Status Put(std::string_view key, std::string_view data) override;

@@ -44,8 +44,7 @@ FaultStore::Decision FaultStore::Decide(StoreOp op, std::string_view key, Status
   Decision d = Decision::kProceed;
   for (ActiveRule& r : rules_) {
     if (r.done || (r.rule.ops & OpBit(op)) == 0) continue;
-    if (!r.rule.key_contains.empty() && key.find(r.rule.key_contains) == std::string_view::npos)
-      continue;
+    if (!r.rule.key_contains.empty() && key.find(r.rule.key_contains) == std::string_view::npos) continue;
     if (++r.matches != r.rule.nth) continue;
     r.done = true;
     fired_ = true;
@@ -70,15 +69,13 @@ void FaultStore::MarkCrashed() {
   crashed_ = true;
 }
 
-Status FaultStore::FaultError(StoreOp op, std::string_view key, Decision d,
-                              const Status& error) const {
+Status FaultStore::FaultError(StoreOp op, std::string_view key, Decision d, const Status& error) const {
   if (d == Decision::kFail && !error.ok()) return error;
   std::string what = std::string(StoreOpName(op)) + " '" + std::string(key) + "'";
   switch (d) {
     case Decision::kFail: return Status(ErrorCode::kInjectedFault, "injected failure of " + what);
     case Decision::kCrashBefore:
-    case Decision::kCrashAfter:
-      return Status(ErrorCode::kInjectedFault, "simulated crash at " + what);
+    case Decision::kCrashAfter: return Status(ErrorCode::kInjectedFault, "simulated crash at " + what);
     default: return Status(ErrorCode::kInjectedFault, "store is crashed (simulated); " + what + " refused");
   }
 }
@@ -100,21 +97,18 @@ Result<std::string> FaultStore::Get(std::string_view key) {
   return Run<Result<std::string>>(StoreOp::kGet, key, [&] { return base_->Get(key); });
 }
 Result<std::string> FaultStore::GetRange(std::string_view key, uint64_t offset, uint64_t length) {
-  return Run<Result<std::string>>(StoreOp::kGetRange, key,
-                                  [&] { return base_->GetRange(key, offset, length); });
+  return Run<Result<std::string>>(StoreOp::kGetRange, key, [&] { return base_->GetRange(key, offset, length); });
 }
 Result<ObjectMeta> FaultStore::Head(std::string_view key) {
   return Run<Result<ObjectMeta>>(StoreOp::kHead, key, [&] { return base_->Head(key); });
 }
-Result<std::vector<ObjectMeta>> FaultStore::List(std::string_view prefix,
-                                                 std::string_view start_after) {
+Result<std::vector<ObjectMeta>> FaultStore::List(std::string_view prefix, std::string_view start_after) {
   return ObjectStore::List(prefix, start_after);  // every page is one request
 }
-Result<std::vector<ObjectMeta>> FaultStore::ListPage(std::string_view prefix,
-                                                     std::string_view start_after,
+Result<std::vector<ObjectMeta>> FaultStore::ListPage(std::string_view prefix, std::string_view start_after,
                                                      size_t max_keys) {
-  return Run<Result<std::vector<ObjectMeta>>>(
-      StoreOp::kList, prefix, [&] { return base_->ListPage(prefix, start_after, max_keys); });
+  return Run<Result<std::vector<ObjectMeta>>>(StoreOp::kList, prefix,
+                                              [&] { return base_->ListPage(prefix, start_after, max_keys); });
 }
 Status FaultStore::Put(std::string_view key, std::string_view data) {
   return Run<Status>(StoreOp::kPut, key, [&] { return base_->Put(key, data); });

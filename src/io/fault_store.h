@@ -21,8 +21,7 @@ enum class FaultAction { kFail, kCrashBefore, kCrashAfter };
 
 constexpr uint32_t OpBit(StoreOp op) { return 1u << static_cast<uint32_t>(op); }
 constexpr uint32_t kAllOps = (1u << kStoreOpCount) - 1;
-constexpr uint32_t kWriteOps =
-    OpBit(StoreOp::kPut) | OpBit(StoreOp::kPutIfAbsent) | OpBit(StoreOp::kDelete);
+constexpr uint32_t kWriteOps = OpBit(StoreOp::kPut) | OpBit(StoreOp::kPutIfAbsent) | OpBit(StoreOp::kDelete);
 
 struct FaultRule {
   uint32_t ops = kAllOps;
@@ -44,14 +43,13 @@ class FaultStore : public ObjectStore {
   void Reset();  // clears rules, the crashed state and counters
 
   bool crashed() const;
-  bool fired() const;          // has any rule fired
-  uint64_t requests() const;   // requests seen so far (including failed ones)
+  bool fired() const;         // has any rule fired
+  uint64_t requests() const;  // requests seen so far (including failed ones)
 
   Result<std::string> Get(std::string_view key) override;
   Result<std::string> GetRange(std::string_view key, uint64_t offset, uint64_t length) override;
   Result<ObjectMeta> Head(std::string_view key) override;
-  Result<std::vector<ObjectMeta>> List(std::string_view prefix,
-                                       std::string_view start_after = "") override;
+  Result<std::vector<ObjectMeta>> List(std::string_view prefix, std::string_view start_after = "") override;
   Result<std::vector<ObjectMeta>> ListPage(std::string_view prefix, std::string_view start_after,
                                            size_t max_keys) override;
   Status Put(std::string_view key, std::string_view data) override;

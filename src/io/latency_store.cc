@@ -59,8 +59,7 @@ Result<ObjectMeta> LatencyStore::Head(std::string_view key) {
   Slot slot(this);
   return base_->Head(key);
 }
-Result<std::vector<ObjectMeta>> LatencyStore::ListPage(std::string_view prefix,
-                                                       std::string_view start_after,
+Result<std::vector<ObjectMeta>> LatencyStore::ListPage(std::string_view prefix, std::string_view start_after,
                                                        size_t max_keys) {
   Slot slot(this);
   return base_->ListPage(prefix, start_after, max_keys);

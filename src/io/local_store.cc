@@ -48,8 +48,7 @@ Status KeyNotFound(std::string_view key, const std::string& where) {
 }
 
 // Recursively collects regular files under `dir` (relative names prefixed by `rel`).
-Status Walk(const std::string& dir, const std::string& rel, std::string_view prefix,
-            std::vector<ObjectMeta>* out) {
+Status Walk(const std::string& dir, const std::string& rel, std::string_view prefix, std::vector<ObjectMeta>* out) {
   DIR* d = ::opendir(dir.c_str());
   if (d == nullptr) {
     if (errno == ENOENT || errno == ENOTDIR) return Status::Ok();
@@ -136,8 +135,7 @@ Status LocalStore::ProbeHardLinks() {
     ::unlink(linked.c_str());
     return Status::Ok();
   }
-  if (err == EPERM || err == ENOTSUP || err == EOPNOTSUPP || err == EXDEV || err == EMLINK ||
-      err == ENOSYS) {
+  if (err == EPERM || err == ENOTSUP || err == EOPNOTSUPP || err == EXDEV || err == EMLINK || err == ENOSYS) {
     return Status(ErrorCode::kStoreUnsupported,
                   "the filesystem of '" + root_ +
                       "' does not support hard links, which Omnigraph needs for atomic create "
@@ -172,8 +170,7 @@ Status LocalStore::SyncDir(const std::string& dir) {
 
 Result<std::pair<std::string, int>> LocalStore::CreateTemp(const std::string& dir) {
   // The pid makes temp names unique across processes even if id generators were to collide.
-  std::string path = dir + "/" + std::string(kTempPrefix) + std::to_string(::getpid()) + "-" +
-                     NewUlidString();
+  std::string path = dir + "/" + std::string(kTempPrefix) + std::to_string(::getpid()) + "-" + NewUlidString();
   int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0) return ErrnoError("create " + path, errno);
   return std::make_pair(std::move(path), fd);
@@ -230,15 +227,14 @@ Result<std::string> LocalStore::GetRange(std::string_view key, uint64_t offset, 
   if (::fstat(fd.get(), &st) != 0) return ErrnoError("stat " + path, errno);
   uint64_t size = static_cast<uint64_t>(st.st_size);
   if (offset > size || length > size - offset) {
-    return Status(ErrorCode::kRangeOutOfBounds,
-                  "range [" + std::to_string(offset) + ", +" + std::to_string(length) +
-                      ") is outside '" + std::string(key) + "' (" + std::to_string(size) + " bytes)");
+    return Status(ErrorCode::kRangeOutOfBounds, "range [" + std::to_string(offset) + ", +" + std::to_string(length) +
+                                                    ") is outside '" + std::string(key) + "' (" + std::to_string(size) +
+                                                    " bytes)");
   }
   std::string out(static_cast<size_t>(length), '\0');
   size_t done = 0;
   while (done < out.size()) {
-    ssize_t n = ::pread(fd.get(), out.data() + done, out.size() - done,
-                        static_cast<off_t>(offset + done));
+    ssize_t n = ::pread(fd.get(), out.data() + done, out.size() - done, static_cast<off_t>(offset + done));
     if (n < 0) {
       if (errno == EINTR) continue;
       return ErrnoError("read " + path, errno);
@@ -261,12 +257,10 @@ Result<ObjectMeta> LocalStore::Head(std::string_view key) {
   return ObjectMeta{std::string(key), static_cast<uint64_t>(st.st_size)};
 }
 
-Result<std::vector<ObjectMeta>> LocalStore::List(std::string_view prefix,
-                                                 std::string_view start_after) {
+Result<std::vector<ObjectMeta>> LocalStore::List(std::string_view prefix, std::string_view start_after) {
   std::vector<ObjectMeta> all;
   OG_RETURN_IF_ERROR(Walk(root_, "", prefix, &all));
-  std::sort(all.begin(), all.end(),
-            [](const ObjectMeta& a, const ObjectMeta& b) { return a.key < b.key; });
+  std::sort(all.begin(), all.end(), [](const ObjectMeta& a, const ObjectMeta& b) { return a.key < b.key; });
   if (!start_after.empty()) {
     auto it = std::upper_bound(all.begin(), all.end(), start_after,
                                [](std::string_view v, const ObjectMeta& m) { return v < m.key; });
@@ -275,8 +269,7 @@ Result<std::vector<ObjectMeta>> LocalStore::List(std::string_view prefix,
   return all;
 }
 
-Result<std::vector<ObjectMeta>> LocalStore::ListPage(std::string_view prefix,
-                                                     std::string_view start_after,
+Result<std::vector<ObjectMeta>> LocalStore::ListPage(std::string_view prefix, std::string_view start_after,
                                                      size_t max_keys) {
   OG_ASSIGN_OR_RETURN(std::vector<ObjectMeta> all, List(prefix, start_after));
   if (all.size() > max_keys) all.resize(max_keys);

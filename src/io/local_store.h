@@ -29,8 +29,7 @@ class LocalStore : public ObjectStore {
   Result<std::string> Get(std::string_view key) override;
   Result<std::string> GetRange(std::string_view key, uint64_t offset, uint64_t length) override;
   Result<ObjectMeta> Head(std::string_view key) override;
-  Result<std::vector<ObjectMeta>> List(std::string_view prefix,
-                                       std::string_view start_after = "") override;
+  Result<std::vector<ObjectMeta>> List(std::string_view prefix, std::string_view start_after = "") override;
   Result<std::vector<ObjectMeta>> ListPage(std::string_view prefix, std::string_view start_after,
                                            size_t max_keys) override;
   Status Put(std::string_view key, std::string_view data) override;
@@ -43,8 +42,7 @@ class LocalStore : public ObjectStore {
   const std::string& root() const { return root_; }
 
  private:
-  LocalStore(std::string root, LocalStoreOptions options)
-      : root_(std::move(root)), options_(options) {}
+  LocalStore(std::string root, LocalStoreOptions options) : root_(std::move(root)), options_(options) {}
   std::string PathOf(std::string_view key) const { return root_ + "/" + std::string(key); }
   // Writes `data` to a fresh temp file in `dir` (fsynced); returns its path.
   Result<std::string> WriteTemp(const std::string& dir, std::string_view data);

@@ -57,8 +57,10 @@ TEST_F(LocalStoreTest, ExactlyOneWinnerAcrossProcesses) {
       int won = 0;
       for (int k = 0; k < kKeys; ++k) {
         Status st = (*s)->PutIfAbsent("refs/main/" + std::to_string(k), "proc-" + std::to_string(p));
-        if (st.ok()) ++won;
-        else if (st.category() != StatusCode::kAlreadyExists) ::_exit(101);
+        if (st.ok())
+          ++won;
+        else if (st.category() != StatusCode::kAlreadyExists)
+          ::_exit(101);
       }
       ::_exit(won);
     }
@@ -103,8 +105,7 @@ TEST_F(LocalStoreTest, CrashBetweenTempWriteAndPublishLeavesNoVisibleObject) {
       FailpointRegistry::Action die;
       die.fn = []() -> Status { ::_exit(0); };
       if (!FailpointRegistry::Global().Arm("io.local.after_temp_write", die).ok()) ::_exit(2);
-      Status s = create ? store_->PutIfAbsent("commits/c1.json", "payload")
-                        : store_->Put("commits/c1.json", "payload");
+      Status s = create ? store_->PutIfAbsent("commits/c1.json", "payload") : store_->Put("commits/c1.json", "payload");
       if (!s.ok()) std::fprintf(stderr, "child: %s\n", s.ToString().c_str());
       ::_exit(s.ok() ? 3 : 4);  // not reached when the failpoint fires
     }
@@ -137,9 +138,7 @@ TEST_F(LocalStoreTest, RefusesWritesWithoutHardLinks) {
 
 TEST_F(LocalStoreTest, FailedWriteCleansUpItsTempFile) {
   ScopedFailpoints scope;
-  ASSERT_TRUE(FailpointRegistry::Global()
-                  .ArmError("io.local.after_temp_write", IoError("disk went away"))
-                  .ok());
+  ASSERT_TRUE(FailpointRegistry::Global().ArmError("io.local.after_temp_write", IoError("disk went away")).ok());
   EXPECT_FALSE(store_->Put("x/y", "data").ok());
   EXPECT_EQ(store_->Get("x/y").status().category(), StatusCode::kNotFound);
   EXPECT_EQ(CountTempFiles(), 0u);
@@ -158,8 +157,7 @@ TEST_F(LocalStoreTest, TempNamesAreInvisible) {
 TEST_F(LocalStoreTest, OpenErrors) {
   LocalStoreOptions o;
   EXPECT_EQ(LocalStore::Open(dir_ + "/missing", o).status().category(), StatusCode::kNotFound);
-  EXPECT_EQ(LocalStore::Open("relative/path", o).status().category(),
-            StatusCode::kInvalidArgument);
+  EXPECT_EQ(LocalStore::Open("relative/path", o).status().category(), StatusCode::kInvalidArgument);
   ASSERT_TRUE(store_->Put("file", "x").ok());
   EXPECT_EQ(LocalStore::Open(dir_ + "/file", o).status().category(), StatusCode::kInvalidArgument);
   o.create_root = true;

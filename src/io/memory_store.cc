@@ -24,10 +24,9 @@ Result<std::string> MemoryStore::Get(std::string_view key) {
 Result<std::string> MemoryStore::GetRange(std::string_view key, uint64_t offset, uint64_t length) {
   OG_ASSIGN_OR_RETURN(auto obj, Find(key));
   if (offset > obj->size() || length > obj->size() - offset) {
-    return Status(ErrorCode::kRangeOutOfBounds,
-                  "range [" + std::to_string(offset) + ", +" + std::to_string(length) +
-                      ") is outside '" + std::string(key) + "' (" + std::to_string(obj->size()) +
-                      " bytes)");
+    return Status(ErrorCode::kRangeOutOfBounds, "range [" + std::to_string(offset) + ", +" + std::to_string(length) +
+                                                    ") is outside '" + std::string(key) + "' (" +
+                                                    std::to_string(obj->size()) + " bytes)");
   }
   return obj->substr(offset, length);
 }
@@ -37,13 +36,12 @@ Result<ObjectMeta> MemoryStore::Head(std::string_view key) {
   return ObjectMeta{std::string(key), obj->size()};
 }
 
-Result<std::vector<ObjectMeta>> MemoryStore::ListPage(std::string_view prefix,
-                                                      std::string_view start_after,
+Result<std::vector<ObjectMeta>> MemoryStore::ListPage(std::string_view prefix, std::string_view start_after,
                                                       size_t max_keys) {
   std::vector<ObjectMeta> out;
   ReaderLock lock(&mu_);
-  auto it = start_after.empty() || start_after < prefix ? objects_.lower_bound(prefix)
-                                                        : objects_.upper_bound(start_after);
+  auto it =
+      start_after.empty() || start_after < prefix ? objects_.lower_bound(prefix) : objects_.upper_bound(start_after);
   for (; it != objects_.end() && out.size() < max_keys; ++it) {
     if (it->first.compare(0, prefix.size(), prefix) != 0) break;
     out.push_back(ObjectMeta{it->first, it->second->size()});

@@ -4,8 +4,7 @@
 
 namespace omnigraph::io {
 
-Result<std::vector<ObjectMeta>> ObjectStore::List(std::string_view prefix,
-                                                  std::string_view start_after) {
+Result<std::vector<ObjectMeta>> ObjectStore::List(std::string_view prefix, std::string_view start_after) {
   std::vector<ObjectMeta> out;
   std::string cursor(start_after);
   for (;;) {
@@ -60,8 +59,7 @@ Status ObjectStore::DeletePrefix(std::string_view prefix) {
 
 Status ValidateKey(std::string_view key) {
   auto bad = [&](std::string_view why) {
-    return InvalidArgumentError("invalid object key '" + std::string(key.substr(0, 200)) + "': " +
-                                std::string(why));
+    return InvalidArgumentError("invalid object key '" + std::string(key.substr(0, 200)) + "': " + std::string(why));
   };
   if (key.empty()) return bad("empty");
   if (key.size() > 1024) return bad("longer than 1024 bytes");

@@ -49,8 +49,7 @@ class ObjectStore {
   // Every key that starts with `prefix` (plain string prefix: "a/b" matches "a/bc"; pass "a/b/" for
   // a folder) and sorts after `start_after`, in lexicographic byte order. The default pages through
   // ListPage; backends that can list in one pass override it.
-  virtual Result<std::vector<ObjectMeta>> List(std::string_view prefix,
-                                               std::string_view start_after = "");
+  virtual Result<std::vector<ObjectMeta>> List(std::string_view prefix, std::string_view start_after = "");
   // Atomic replace: a concurrent reader sees the old object or the whole new one.
   virtual Status Put(std::string_view key, std::string_view data) = 0;
   // Atomic create: of N concurrent callers (threads or processes) exactly one succeeds; the others
@@ -72,8 +71,7 @@ class ObjectStore {
   virtual std::string Describe() const = 0;
 
   // One page of List: at most `max_keys` keys > start_after with the prefix, in order.
-  virtual Result<std::vector<ObjectMeta>> ListPage(std::string_view prefix,
-                                                   std::string_view start_after,
+  virtual Result<std::vector<ObjectMeta>> ListPage(std::string_view prefix, std::string_view start_after,
                                                    size_t max_keys) = 0;
   static constexpr size_t kListPageSize = 1000;
 };

@@ -44,13 +44,11 @@ std::vector<Backend> Backends() {
       {"local_nofsync", [](const std::string& d) { return MakeLocal(d, false); }},
       {"counting_memory",
        [](const std::string&) { return std::make_shared<CountingStore>(std::make_shared<MemoryStore>()); }},
-      {"fault_local",
-       [](const std::string& d) { return std::make_shared<FaultStore>(MakeLocal(d, false)); }},
+      {"fault_local", [](const std::string& d) { return std::make_shared<FaultStore>(MakeLocal(d, false)); }},
       {"latency_counting_fault_memory",
        [](const std::string&) {
          return std::make_shared<LatencyStore>(
-             std::make_shared<CountingStore>(
-                 std::make_shared<FaultStore>(std::make_shared<MemoryStore>())),
+             std::make_shared<CountingStore>(std::make_shared<FaultStore>(std::make_shared<MemoryStore>())),
              /*delay_micros=*/0, /*max_concurrency=*/4);
        }},
   };
@@ -152,9 +150,12 @@ TEST_P(ContractTest, ExactlyOneWinnerAmongConcurrentCreators) {
     threads.emplace_back([&, t] {
       for (int k = 0; k < kKeys; ++k) {
         Status s = store_->PutIfAbsent("race/" + std::to_string(k), "writer-" + std::to_string(t));
-        if (s.ok()) winners[k]++;
-        else if (s.category() == StatusCode::kAlreadyExists) losers[k]++;
-        else other_errors++;
+        if (s.ok())
+          winners[k]++;
+        else if (s.category() == StatusCode::kAlreadyExists)
+          losers[k]++;
+        else
+          other_errors++;
       }
     });
   }
@@ -179,8 +180,7 @@ TEST_P(ContractTest, ReadersNeverSeePartialReplace) {
     readers.emplace_back([&] {
       while (!stop.load()) {
         auto v = store_->Get("obj");
-        if (!v.ok() || v->size() != kSize ||
-            v->find_first_not_of((*v)[0]) != std::string::npos) {
+        if (!v.ok() || v->size() != kSize || v->find_first_not_of((*v)[0]) != std::string::npos) {
           bad++;
         }
         reads++;
@@ -270,7 +270,7 @@ TEST_P(ContractTest, KeysWithSpacesAndUnicode) {
 
 TEST_P(ContractTest, InvalidKeysAreRejected) {
   for (std::string bad : std::vector<std::string>{"", "/abs", "a//b", "a/./b", "a/../b", "..", "a/", ".og-tmp-x",
-                          "x/.og-hidden", std::string(2000, 'k'), std::string("nul\0x", 5)}) {
+                                                  "x/.og-hidden", std::string(2000, 'k'), std::string("nul\0x", 5)}) {
     EXPECT_EQ(store_->Put(bad, "x").category(), StatusCode::kInvalidArgument) << bad;
     EXPECT_EQ(store_->Get(bad).status().category(), StatusCode::kInvalidArgument) << bad;
   }

@@ -41,8 +41,9 @@ Result<std::vector<ObjectMeta>> StagingStore::List(std::string_view prefix, std:
     }
   }
   std::sort(out.begin(), out.end(), [](const ObjectMeta& a, const ObjectMeta& b) { return a.key < b.key; });
-  out.erase(std::unique(out.begin(), out.end(), [](const ObjectMeta& a, const ObjectMeta& b) { return a.key == b.key; }),
-            out.end());
+  out.erase(
+      std::unique(out.begin(), out.end(), [](const ObjectMeta& a, const ObjectMeta& b) { return a.key == b.key; }),
+      out.end());
   return out;
 }
 

@@ -25,8 +25,7 @@ class StagingStore : public ObjectStore {
   Result<std::string> Get(std::string_view key) override;
   Result<std::string> GetRange(std::string_view key, uint64_t offset, uint64_t length) override;
   Result<ObjectMeta> Head(std::string_view key) override;
-  Result<std::vector<ObjectMeta>> List(std::string_view prefix,
-                                       std::string_view start_after = "") override;
+  Result<std::vector<ObjectMeta>> List(std::string_view prefix, std::string_view start_after = "") override;
   Result<std::vector<ObjectMeta>> ListPage(std::string_view prefix, std::string_view start_after,
                                            size_t max_keys) override;
   // Buffered. PutIfAbsent is AlreadyExists only against buffered keys; the base is checked at

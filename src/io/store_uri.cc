@@ -134,8 +134,7 @@ Result<StoreUri> ParseStoreUri(std::string_view uri) {
     }
     return out;
   }
-  return BadUri(uri, "unknown scheme '" + std::string(scheme) +
-                         "' (use a path, file://, memory:// or s3://)");
+  return BadUri(uri, "unknown scheme '" + std::string(scheme) + "' (use a path, file://, memory:// or s3://)");
 }
 
 Result<std::shared_ptr<ObjectStore>> OpenStore(const StoreUri& uri, OpenStoreOptions options) {

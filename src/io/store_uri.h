@@ -36,8 +36,8 @@ Result<StoreUri> ParseStoreUri(std::string_view uri);
 std::string NormalizePath(std::string_view absolute_path);
 
 struct OpenStoreOptions {
-  bool create = false;    // create the root folder (file) if missing
-  bool writable = true;   // checks write-time guarantees (hard links on local disk)
+  bool create = false;        // create the root folder (file) if missing
+  bool writable = true;       // checks write-time guarantees (hard links on local disk)
   std::optional<bool> fsync;  // default: LocalStore::DefaultOptions() (OMNIGRAPH_FSYNC)
 };
 

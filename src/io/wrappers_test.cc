@@ -90,7 +90,7 @@ TEST(FaultStoreTest, FailsTheNthMatchingRequestOnly) {
   Status s = f.Put("data/2", "b");
   EXPECT_EQ(s.code(), ErrorCode::kInjectedFault);
   EXPECT_EQ(mem->Get("data/2").status().category(), StatusCode::kNotFound);  // did not happen
-  EXPECT_TRUE(f.Put("data/3", "c").ok());  // fires once
+  EXPECT_TRUE(f.Put("data/3", "c").ok());                                    // fires once
   EXPECT_TRUE(f.fired());
   EXPECT_FALSE(f.crashed());
   EXPECT_EQ(f.requests(), 4u);

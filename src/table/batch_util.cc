@@ -12,8 +12,7 @@ format::Schema SchemaOf(const std::vector<Field>& fields) {
   return std::move(s).value();
 }
 
-Result<format::Batch> FromFileBatch(const format::Batch& file_batch,
-                                    const std::vector<Field>& fields, size_t rows,
+Result<format::Batch> FromFileBatch(const format::Batch& file_batch, const std::vector<Field>& fields, size_t rows,
                                     std::string_view file) {
   std::vector<format::Column> cols;
   cols.reserve(fields.size());
@@ -24,9 +23,8 @@ Result<format::Batch> FromFileBatch(const format::Batch& file_batch,
       continue;
     }
     if (!(c->type() == f.type) || c->length() != rows) {
-      return CorruptError(std::string(file) + ": column " + std::to_string(f.id) + " ('" + f.name +
-                          "') has type " + TypeToString(c->type()) + ", the manifest says " +
-                          TypeToString(f.type));
+      return CorruptError(std::string(file) + ": column " + std::to_string(f.id) + " ('" + f.name + "') has type " +
+                          TypeToString(c->type()) + ", the manifest says " + TypeToString(f.type));
     }
     cols.push_back(*c);
   }
@@ -47,8 +45,7 @@ Result<format::Batch> ConformInputBatch(const TableSchema& schema, const format:
   for (const Field& f : schema.fields) {
     auto idx = in.IndexOfName(f.name);
     if (!idx) {
-      if (!f.nullable)
-        return InvalidArgumentError("column '" + f.name + "' is required (not nullable)");
+      if (!f.nullable) return InvalidArgumentError("column '" + f.name + "' is required (not nullable)");
       cols.push_back(format::Column::Nulls(f.type, input.num_rows()));
       continue;
     }
@@ -58,8 +55,8 @@ Result<format::Batch> ConformInputBatch(const TableSchema& schema, const format:
                                   ", the table expects " + TypeToString(f.type));
     }
     if (!f.nullable && c.has_nulls()) {
-      return InvalidArgumentError("column '" + f.name + "' is not nullable but has " +
-                                  std::to_string(c.null_count()) + " null(s)");
+      return InvalidArgumentError("column '" + f.name + "' is not nullable but has " + std::to_string(c.null_count()) +
+                                  " null(s)");
     }
     cols.push_back(c);
   }
@@ -75,12 +72,10 @@ Result<std::set<std::string>> BlobFilesOf(const format::Batch& batch) {
       if (col.IsNull(i)) continue;
       auto d = col.blob_at(i);
       if (!d.ok())
-        return InvalidArgumentError("blob column '" + batch.schema().field(c).name +
-                                    "': " + d.status().message());
+        return InvalidArgumentError("blob column '" + batch.schema().field(c).name + "': " + d.status().message());
       if (d->file.substr(0, kBlobDir.size()) != kBlobDir || !IsValidRelativeKey(d->file)) {
-        return InvalidArgumentError(
-            "blob column '" + batch.schema().field(c).name + "': descriptor names '" + d->file +
-            "', not a blob file of this table (use TableVersion::WriteBlobs)");
+        return InvalidArgumentError("blob column '" + batch.schema().field(c).name + "': descriptor names '" + d->file +
+                                    "', not a blob file of this table (use TableVersion::WriteBlobs)");
       }
       out.insert(d->file);
     }

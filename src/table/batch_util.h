@@ -18,8 +18,7 @@ format::Schema SchemaOf(const std::vector<Field>& fields);
 
 // The columns of `fields` taken from `file_batch` by field id (current names), nulls of `rows`
 // rows for fields the file lacks. Corrupt naming `file` if a stored column has the wrong type.
-Result<format::Batch> FromFileBatch(const format::Batch& file_batch,
-                                    const std::vector<Field>& fields, size_t rows,
+Result<format::Batch> FromFileBatch(const format::Batch& file_batch, const std::vector<Field>& fields, size_t rows,
                                     std::string_view file);
 
 // An appended batch in table-schema order: columns matched by name, missing nullable columns

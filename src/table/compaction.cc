@@ -16,18 +16,17 @@ Result<CompactResult> Compact(const TableVersion& base, const CompactOptions& op
   bool any_deletes = false;
   for (const FragmentMeta& f : bm.fragments) {
     const bool small = f.live_rows() < options.small_fragment_rows;
-    const bool heavy = f.physical_rows > 0 &&
-                       static_cast<double>(f.deleted_rows) >=
-                           options.max_deleted_fraction * static_cast<double>(f.physical_rows) &&
-                       f.deleted_rows > 0;
+    const bool heavy =
+        f.physical_rows > 0 &&
+        static_cast<double>(f.deleted_rows) >= options.max_deleted_fraction * static_cast<double>(f.physical_rows) &&
+        f.deleted_rows > 0;
     if (small || heavy) {
       candidates.push_back(&f);
       any_deletes |= f.deleted_rows > 0;
     }
   }
   CompactResult result{false, base, 0, 0, 0};
-  if (candidates.empty() || (candidates.size() < options.min_candidates && !any_deletes))
-    return result;
+  if (candidates.empty() || (candidates.size() < options.min_candidates && !any_deletes)) return result;
 
   // Read the live rows of every candidate, in fragment order, with every current column.
   const std::vector<Field>& fields = bm.schema.fields;
@@ -80,8 +79,8 @@ Result<CompactResult> Compact(const TableVersion& base, const CompactOptions& op
   }
   std::vector<IndexFeed> feeds = IndexFeeds(m.schema);
   OG_ASSIGN_OR_RETURN(std::vector<PlannedFragment> fresh,
-                      PlanFragments(base, rows, options.target_rows_per_fragment,
-                                    options.target_bytes_per_fragment, &m.next_fragment_id, &feeds));
+                      PlanFragments(base, rows, options.target_rows_per_fragment, options.target_bytes_per_fragment,
+                                    &m.next_fragment_id, &feeds));
   std::vector<std::function<Status()>> effects;
   std::vector<uint32_t> fresh_ids;
   for (PlannedFragment& f : fresh) {
@@ -94,8 +93,7 @@ Result<CompactResult> Compact(const TableVersion& base, const CompactOptions& op
   ApplyMergedSegments(std::move(segments), &m.indexes);
   for (PlannedFragment& f : fresh) m.fragments.push_back(std::move(f.meta));
   m.operation.kind = "compact";
-  m.operation.note =
-      std::to_string(removed.size()) + " fragments -> " + std::to_string(fresh.size());
+  m.operation.note = std::to_string(removed.size()) + " fragments -> " + std::to_string(fresh.size());
   result.fragments_removed = removed.size();
   result.fragments_written = fresh.size();
   OG_ASSIGN_OR_RETURN(result.version, StageManifest(base, std::move(m)));

@@ -33,8 +33,7 @@ Result<IndexSegmentMeta> WriteIdSegment(const TableVersion& version, std::string
 }
 
 namespace {
-Result<std::shared_ptr<const IdSegment>> LoadSegment(const TableVersion& v,
-                                                     const std::string& rel) {
+Result<std::shared_ptr<const IdSegment>> LoadSegment(const TableVersion& v, const std::string& rel) {
   if (auto seg = v.cache()->GetIdSegment(rel)) return seg;
   const std::string key = v.AbsoluteKey(rel);
   OG_ASSIGN_OR_RETURN(std::string bytes, v.store().Get(key));
@@ -58,11 +57,9 @@ std::vector<IndexFeed> IndexFeeds(const TableSchema& schema) {
   return feeds;
 }
 
-Result<MergedSegment> WriteMergedSegment(const TableVersion& base, IndexFeed feed,
-                                         const std::set<uint32_t>& present,
+Result<MergedSegment> WriteMergedSegment(const TableVersion& base, IndexFeed feed, const std::set<uint32_t>& present,
                                          std::vector<uint32_t> fragment_ids,
-                                         const std::vector<IndexSegmentMeta>& indexes,
-                                         uint64_t max_merged_entries) {
+                                         const std::vector<IndexSegmentMeta>& indexes, uint64_t max_merged_entries) {
   MergedSegment out;
   uint64_t total = feed.entries();
   // The newest existing segments of this (kind, field) merged into the new one, while each is at
@@ -95,9 +92,8 @@ Result<MergedSegment> WriteMergedSegment(const TableVersion& base, IndexFeed fee
     for (const IndexFeed::Part& part : feed.parts) builder.AddColumn(part.column, part.first_address);
     feed.parts.clear();
     for (const auto& s : merged) {
-      for_each_present(*s, [&](uint64_t hash, std::string_view key, uint64_t address) {
-        builder.Add(hash, key, address);
-      });
+      for_each_present(*s,
+                       [&](uint64_t hash, std::string_view key, uint64_t address) { builder.Add(hash, key, address); });
     }
     seg = std::move(builder).Finish();
   } else {
@@ -121,8 +117,7 @@ Result<MergedSegment> WriteMergedSegment(const TableVersion& base, IndexFeed fee
       for_each_present(*s, [&](uint64_t hash, std::string_view key, uint64_t address) {
         refs.push_back(IdSegment::Ref{hash, key, address});
       });
-      std::inplace_merge(refs.begin(), refs.begin() + static_cast<ptrdiff_t>(mid), refs.end(),
-                         IdSegment::RefLess);
+      std::inplace_merge(refs.begin(), refs.begin() + static_cast<ptrdiff_t>(mid), refs.end(), IdSegment::RefLess);
     }
     seg = IdSegment::BuildSorted(refs);
   }
@@ -143,18 +138,15 @@ void ApplyMergedSegments(std::vector<MergedSegment> segments, std::vector<IndexS
   *indexes = std::move(kept);
 }
 
-void AddIndexEffects(const TableVersion& base, std::vector<IndexFeed>* feeds,
-                     const std::set<uint32_t>& present, const std::vector<uint32_t>& fresh_ids,
-                     const std::vector<IndexSegmentMeta>& indexes,
-                     std::vector<std::function<Status()>>* effects,
-                     std::vector<MergedSegment>* results) {
+void AddIndexEffects(const TableVersion& base, std::vector<IndexFeed>* feeds, const std::set<uint32_t>& present,
+                     const std::vector<uint32_t>& fresh_ids, const std::vector<IndexSegmentMeta>& indexes,
+                     std::vector<std::function<Status()>>* effects, std::vector<MergedSegment>* results) {
   if (fresh_ids.empty()) return;
   results->clear();
   results->resize(feeds->size());
   for (size_t i = 0; i < feeds->size(); ++i) {
     effects->push_back([&base, feeds, &present, fresh_ids, &indexes, results, i]() -> Status {
-      OG_ASSIGN_OR_RETURN((*results)[i], WriteMergedSegment(base, std::move((*feeds)[i]), present,
-                                                            fresh_ids, indexes));
+      OG_ASSIGN_OR_RETURN((*results)[i], WriteMergedSegment(base, std::move((*feeds)[i]), present, fresh_ids, indexes));
       return Status::Ok();
     });
   }
@@ -189,12 +181,10 @@ Result<IdIndex> IdIndex::Open(const TableVersion& version) {
     OG_ASSIGN_OR_RETURN(format::Batch b, reader->ReadAll(ids));
     const format::Column& c = b.column(0);
     for (size_t i = 0; i < c.length(); ++i) {
-      extra.emplace_back(std::string(c.string_at(i)),
-                         MakeRowAddress(f.id, static_cast<uint32_t>(i)));
+      extra.emplace_back(std::string(c.string_at(i)), MakeRowAddress(f.id, static_cast<uint32_t>(i)));
     }
   }
-  if (!extra.empty())
-    idx.segments_.push_back(std::make_shared<const IdSegment>(IdSegment::Build(std::move(extra))));
+  if (!extra.empty()) idx.segments_.push_back(std::make_shared<const IdSegment>(IdSegment::Build(std::move(extra))));
   return idx;
 }
 
@@ -206,8 +196,7 @@ bool IdIndex::IsLive(uint64_t addr) const {
   return !it->deletion->Contains(RowAddressOffset(addr));
 }
 
-void IdIndex::Probe(const IdSegment& seg, std::string_view id, uint64_t hash,
-                    std::optional<uint64_t>* best) const {
+void IdIndex::Probe(const IdSegment& seg, std::string_view id, uint64_t hash, std::optional<uint64_t>* best) const {
   auto [lo, hi] = seg.EqualRange(id, hash);
   for (size_t i = lo; i < hi; ++i) {
     const uint64_t a = seg.address(i);
@@ -255,8 +244,7 @@ std::vector<std::optional<uint64_t>> IdIndex::LookupMany(std::span<const std::st
       ++bins[(hashes[i] >> (64 - kBinBits)) + 1];
     }
     for (size_t b = 1; b < bins.size(); ++b) bins[b] += bins[b - 1];
-    for (size_t i = 0; i < ids.size(); ++i)
-      order[bins[hashes[i] >> (64 - kBinBits)]++] = {hashes[i], i};
+    for (size_t i = 0; i < ids.size(); ++i) order[bins[hashes[i] >> (64 - kBinBits)]++] = {hashes[i], i};
   }
   for (const auto& seg : segments_) {
     for (const auto& [h, i] : order) {

@@ -219,8 +219,7 @@ struct MergedSegment {
 // entries merged so far (and the result stays under `max_merged_entries`); merged segments are
 // loaded through the cache (a Get each when cold) and their entries for fragments not in
 // `present` are dropped. Reads `indexes` only, so feeds can be written concurrently.
-Result<MergedSegment> WriteMergedSegment(const TableVersion& base, IndexFeed feed,
-                                         const std::set<uint32_t>& present,
+Result<MergedSegment> WriteMergedSegment(const TableVersion& base, IndexFeed feed, const std::set<uint32_t>& present,
                                          std::vector<uint32_t> fragment_ids,
                                          const std::vector<IndexSegmentMeta>& indexes,
                                          uint64_t max_merged_entries = uint64_t{1} << 22);
@@ -230,11 +229,9 @@ void ApplyMergedSegments(std::vector<MergedSegment> segments, std::vector<IndexS
 // The index work of a write that adds the fragments `fresh_ids` with the entries of `feeds`:
 // one effect per non-empty feed appended to `*effects` (each writes its segment into
 // `(*results)[i]`, sized here). Call ApplyMergedSegments(*results, ...) after the effects ran.
-void AddIndexEffects(const TableVersion& base, std::vector<IndexFeed>* feeds,
-                     const std::set<uint32_t>& present, const std::vector<uint32_t>& fresh_ids,
-                     const std::vector<IndexSegmentMeta>& indexes,
-                     std::vector<std::function<Status()>>* effects,
-                     std::vector<MergedSegment>* results);
+void AddIndexEffects(const TableVersion& base, std::vector<IndexFeed>* feeds, const std::set<uint32_t>& present,
+                     const std::vector<uint32_t>& fresh_ids, const std::vector<IndexSegmentMeta>& indexes,
+                     std::vector<std::function<Status()>>* effects, std::vector<MergedSegment>* results);
 
 // Lookups against one table version. Immutable after Open; thread-safe.
 class IdIndex {
@@ -264,8 +261,7 @@ class IdIndex {
   bool IsLive(uint64_t addr) const;
 
   // Applies one segment's matches for `id` to *best (highest live address).
-  void Probe(const IdSegment& seg, std::string_view id, uint64_t hash,
-             std::optional<uint64_t>* best) const;
+  void Probe(const IdSegment& seg, std::string_view id, uint64_t hash, std::optional<uint64_t>* best) const;
 
   std::vector<std::shared_ptr<const IdSegment>> segments_;
   std::vector<FragmentState> fragments_;  // sorted by id

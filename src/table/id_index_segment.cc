@@ -206,9 +206,7 @@ IdSegment IdSegment::Build(std::vector<std::pair<std::string, uint64_t>> entries
 }
 
 Result<IdSegment> IdSegment::Parse(std::string bytes, std::string_view what) {
-  auto bad = [&](std::string_view why) {
-    return CorruptError(std::string(what) + ": id segment " + std::string(why));
-  };
+  auto bad = [&](std::string_view why) { return CorruptError(std::string(what) + ": id segment " + std::string(why)); };
   if (bytes.size() < kV1HeaderSize + kTrailerSize) return bad("is truncated");
   if (std::memcmp(bytes.data(), kMagic, 8) != 0) return bad("has a bad magic");
   const size_t covered = bytes.size() - kTrailerSize;
@@ -216,13 +214,12 @@ Result<IdSegment> IdSegment::Parse(std::string bytes, std::string_view what) {
     return bad("checksum mismatch");
   const uint32_t version = LoadLe32(bytes.data() + 8);
   if (version > kNewestReadVersion) {
-    return Status(ErrorCode::kFormatTooNew,
-                  std::string(what) + ": id segment has format version " + std::to_string(version) +
-                      "; this build reads versions " + std::to_string(kOldestReadVersion) + " to " +
-                      std::to_string(kNewestReadVersion) + " (upgrade omnigraph)");
+    return Status(ErrorCode::kFormatTooNew, std::string(what) + ": id segment has format version " +
+                                                std::to_string(version) + "; this build reads versions " +
+                                                std::to_string(kOldestReadVersion) + " to " +
+                                                std::to_string(kNewestReadVersion) + " (upgrade omnigraph)");
   }
-  if (version < kOldestReadVersion)
-    return bad("has an unknown format version " + std::to_string(version));
+  if (version < kOldestReadVersion) return bad("has an unknown format version " + std::to_string(version));
   if (LoadLe32(bytes.data() + 12) != 0) return bad("has unknown flags");
   if (version == 1) return ParseV1(bytes, what);
   if (version == kGroupedVersion) return ParseGrouped(std::move(bytes), what);
@@ -231,9 +228,8 @@ Result<IdSegment> IdSegment::Parse(std::string bytes, std::string_view what) {
   const uint64_t n = LoadLe64(bytes.data() + 16);
   const uint32_t bits = LoadLe32(bytes.data() + 24);
   const uint64_t key_bytes = LoadLe64(bytes.data() + 32);
-  if (n > UINT32_MAX || n > bytes.size() / 24 || bits != BucketBitsFor(n) ||
-      LoadLe32(bytes.data() + 28) != 0 || key_bytes > bytes.size() ||
-      SegmentSize(version, n, bits, key_bytes) != bytes.size()) {
+  if (n > UINT32_MAX || n > bytes.size() / 24 || bits != BucketBitsFor(n) || LoadLe32(bytes.data() + 28) != 0 ||
+      key_bytes > bytes.size() || SegmentSize(version, n, bits, key_bytes) != bytes.size()) {
     return bad("has inconsistent lengths");
   }
   // The chunk sums, which ranged probes rely on.
@@ -253,8 +249,7 @@ Result<IdSegment> IdSegment::Parse(std::string bytes, std::string_view what) {
     if (i > 0) {
       const uint64_t h0 = s.group_hash(i - 1), h1 = s.group_hash(i);
       if (h0 > h1) return bad("is not sorted");
-      if (h0 == h1 && !RefLess(Ref{h0, s.group_key(i - 1), s.address(i - 1)},
-                               Ref{h1, s.group_key(i), s.address(i)}) &&
+      if (h0 == h1 && !RefLess(Ref{h0, s.group_key(i - 1), s.address(i - 1)}, Ref{h1, s.group_key(i), s.address(i)}) &&
           !(s.group_key(i - 1) == s.group_key(i) && s.address(i - 1) == s.address(i))) {
         return bad("is not sorted");
       }
@@ -273,8 +268,8 @@ Result<IdSegment> IdSegment::ParseGrouped(std::string bytes, std::string_view wh
   const uint32_t bits = LoadLe32(bytes.data() + 24);
   const uint64_t key_bytes = LoadLe64(bytes.data() + 32);
   const uint64_t n = LoadLe64(bytes.data() + 40);
-  if (n > UINT32_MAX || g > n || n > bytes.size() / 8 || bits != BucketBitsFor(g) ||
-      LoadLe32(bytes.data() + 28) != 0 || key_bytes > bytes.size()) {
+  if (n > UINT32_MAX || g > n || n > bytes.size() / 8 || bits != BucketBitsFor(g) || LoadLe32(bytes.data() + 28) != 0 ||
+      key_bytes > bytes.size()) {
     return bad("has inconsistent lengths");
   }
   const uint64_t body = GroupedBodySize(g, n, bits, key_bytes);
@@ -323,20 +318,16 @@ Result<IdSegment> IdSegment::ParseV1(std::string_view bytes, std::string_view wh
     if (!GetVarint(body, &pos, 32, &len) || len > body.size() - pos) return bad("has a bad entry");
     std::string_view key = body.substr(pos, len);
     pos += len;
-    if (!GetVarint(body, &pos, 32, &frag) || !GetVarint(body, &pos, 32, &off))
-      return bad("has a bad entry");
+    if (!GetVarint(body, &pos, 32, &frag) || !GetVarint(body, &pos, 32, &off)) return bad("has a bad entry");
     if (i > 0 && refs.back().key > key) return bad("is not sorted");
-    refs.push_back(Ref{KeyHash(key), key,
-                       MakeRowAddress(static_cast<uint32_t>(frag), static_cast<uint32_t>(off))});
+    refs.push_back(Ref{KeyHash(key), key, MakeRowAddress(static_cast<uint32_t>(frag), static_cast<uint32_t>(off))});
   }
   if (pos != body.size()) return bad("has trailing bytes");
   SortRefs(&refs);
   return BuildSorted(refs);  // views into `bytes`, copied before it goes away
 }
 
-std::pair<size_t, size_t> IdSegment::EqualRange(std::string_view key) const {
-  return EqualRange(key, KeyHash(key));
-}
+std::pair<size_t, size_t> IdSegment::EqualRange(std::string_view key) const { return EqualRange(key, KeyHash(key)); }
 
 bool IdSegment::HasHash(uint64_t hash) const {
   const uint64_t b = BucketOf(hash, bucket_bits_);

@@ -30,7 +30,6 @@ std::vector<std::pair<std::string, uint64_t>> SampleEntries() {
 }
 IdSegment Sample() { return IdSegment::Build(SampleEntries()); }
 
-
 void ExpectSameAsSample(const IdSegment& p) {
   ASSERT_EQ(p.size(), 5u);
   auto [lo, hi] = p.EqualRange("b");
@@ -60,13 +59,11 @@ TEST(IdSegmentTest, RoundTripAndEqualRange) {
     EXPECT_EQ(p.group_key(i), s.group_key(i));
     EXPECT_EQ(p.address(i), s.address(i));
   }
-  OG_ASSERT_OK_AND_ASSIGN(IdSegment empty,
-                          IdSegment::Parse(IdSegment::Build({}).Serialize(), "seg"));
+  OG_ASSERT_OK_AND_ASSIGN(IdSegment empty, IdSegment::Parse(IdSegment::Build({}).Serialize(), "seg"));
   EXPECT_EQ(empty.size(), 0u);
   auto [lo, hi] = empty.EqualRange("x");
   EXPECT_EQ(lo, hi);
-  OG_ASSERT_OK_AND_ASSIGN(IdSegment one,
-                          IdSegment::Parse(IdSegment::Build({{"x", 5}}).Serialize(), "seg"));
+  OG_ASSERT_OK_AND_ASSIGN(IdSegment one, IdSegment::Parse(IdSegment::Build({{"x", 5}}).Serialize(), "seg"));
   EXPECT_EQ(one.EqualRange("x"), (std::pair<size_t, size_t>{0, 1}));
 }
 
@@ -83,12 +80,10 @@ TEST(IdSegmentTest, NewerVersionIsFormatTooNew) {
   auto r = IdSegment::Parse(v5, "new.seg");
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), ErrorCode::kFormatTooNew);
-  EXPECT_NE(r.status().message().find("format version 5"), std::string::npos)
-      << r.status().ToString();
+  EXPECT_NE(r.status().message().find("format version 5"), std::string::npos) << r.status().ToString();
   EXPECT_NE(r.status().message().find("new.seg"), std::string::npos);
   // Version 0 was never written.
-  EXPECT_EQ(IdSegment::Parse(EncodeV1(SampleEntries(), 0), "x").status().category(),
-            StatusCode::kCorrupt);
+  EXPECT_EQ(IdSegment::Parse(EncodeV1(SampleEntries(), 0), "x").status().category(), StatusCode::kCorrupt);
 }
 
 TEST(IdSegmentTest, EveryFlippedByteIsCorrupt) {
@@ -101,8 +96,7 @@ TEST(IdSegmentTest, EveryFlippedByteIsCorrupt) {
       EXPECT_EQ(r.status().category(), StatusCode::kCorrupt);
     }
     for (size_t n : {size_t{0}, size_t{39}, bytes.size() - 1}) {
-      EXPECT_EQ(IdSegment::Parse(bytes.substr(0, n), "seg").status().category(),
-                StatusCode::kCorrupt);
+      EXPECT_EQ(IdSegment::Parse(bytes.substr(0, n), "seg").status().category(), StatusCode::kCorrupt);
     }
   }
 }
@@ -158,12 +152,12 @@ TEST(IdSegmentTest, StructureIsCheckedBehindAValidChecksum) {
       {patch64(32, 1), "inconsistent lengths"},                  // key bytes
       {patch64(hashes, h1 + 1), "not sorted"},                   // hashes out of order
       {patch64(hashes + 8, h0 ^ (uint64_t{1} << 63)), "wrong bucket"},
-      {patch64(ends + 24, e3 + 10'000), "bad key offsets"},      // key end past the keys
-      {patch64(ends, 1'000), "bad key offsets"},                 // key ends decreasing
-      {patch32(buckets, 1), "bad buckets"},                      // first bucket not at 0
-      {patch32(buckets + 4, 9), "bad buckets"},                  // bucket past the end
-      {patch32(buckets + 16, 4), "bad buckets"},                 // last bucket end != count
-      {reseal(swapped), "not sorted"},                           // one key's addresses descending
+      {patch64(ends + 24, e3 + 10'000), "bad key offsets"},  // key end past the keys
+      {patch64(ends, 1'000), "bad key offsets"},             // key ends decreasing
+      {patch32(buckets, 1), "bad buckets"},                  // first bucket not at 0
+      {patch32(buckets + 4, 9), "bad buckets"},              // bucket past the end
+      {patch32(buckets + 16, 4), "bad buckets"},             // last bucket end != count
+      {reseal(swapped), "not sorted"},                       // one key's addresses descending
   };
   for (size_t i = 0; i < bad.size(); ++i) {
     auto r = IdSegment::Parse(bad[i].first, "seg");

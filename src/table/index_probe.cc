@@ -63,8 +63,8 @@ class RangeSet {
     }
     // The bytes [offset, offset + length) of this round's runs (Add put every chunk and sum in one).
     auto in_round = [&](uint64_t offset, uint64_t length) {
-      auto it = std::upper_bound(runs.begin(), runs.end(), offset,
-                                 [](uint64_t o, const auto& r) { return o < r.first; });
+      auto it =
+          std::upper_bound(runs.begin(), runs.end(), offset, [](uint64_t o, const auto& r) { return o < r.first; });
       OG_CHECK(it != runs.begin());
       --it;
       OG_CHECK(offset + length <= it->second);
@@ -247,14 +247,13 @@ Status ProbeStored(const TableVersion& v, const IndexSegmentMeta& meta, std::spa
 
 bool HasHashIndex(const TableVersion& version, FieldId field) {
   const TableSchema& s = version.schema();
-  return field == s.key_field_id ||
-         std::binary_search(s.indexed_field_ids.begin(), s.indexed_field_ids.end(), field);
+  return field == s.key_field_id || std::binary_search(s.indexed_field_ids.begin(), s.indexed_field_ids.end(), field);
 }
 
 Result<std::vector<std::pair<size_t, uint64_t>>> ProbeColumn(const TableVersion& version, FieldId field,
                                                              std::span<const std::string> values,
-                                                             const Predicate& fallback_filter,
-                                                             ProbeStats* stats, uint64_t whole_segment_entries) {
+                                                             const Predicate& fallback_filter, ProbeStats* stats,
+                                                             uint64_t whole_segment_entries) {
   ProbeStats local;
   if (stats == nullptr) stats = &local;
   const Manifest& m = version.manifest();
@@ -343,8 +342,7 @@ Result<std::vector<std::pair<size_t, uint64_t>>> ProbeColumn(const TableVersion&
   return live;
 }
 
-Result<std::vector<std::optional<uint64_t>>> ProbeIds(const TableVersion& version,
-                                                      std::span<const std::string> ids) {
+Result<std::vector<std::optional<uint64_t>>> ProbeIds(const TableVersion& version, std::span<const std::string> ids) {
   const FieldId key = version.schema().key_field_id;
   if (key == 0) return InvalidArgumentError("ProbeIds: the table has no key column");
   std::vector<Value> filter_values;

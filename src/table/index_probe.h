@@ -55,8 +55,7 @@ inline bool FewLookups(const TableVersion& version, size_t n) { return n * 64 <=
 
 // The live row of each id of the key column, like IdIndex::LookupMany (the highest address when
 // several rows hold one id), through ProbeColumn. InvalidArgument if the table has no key.
-Result<std::vector<std::optional<uint64_t>>> ProbeIds(const TableVersion& version,
-                                                      std::span<const std::string> ids);
+Result<std::vector<std::optional<uint64_t>>> ProbeIds(const TableVersion& version, std::span<const std::string> ids);
 
 // The live rows matching `filter`, found through hash indexes, as sorted row addresses — when
 // `filter` is an equality or IN on hash-indexed String columns, or an OR of those, with few

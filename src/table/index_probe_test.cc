@@ -30,8 +30,7 @@ using testing::Row;
 
 TableSchema Schema() {
   auto s = TableSchema::Make({F("id", DataType::Scalar(TypeKind::kString), false),
-                              F("dst", DataType::Scalar(TypeKind::kString)),
-                              F("n", DataType::Scalar(TypeKind::kI64))},
+                              F("dst", DataType::Scalar(TypeKind::kString)), F("n", DataType::Scalar(TypeKind::kI64))},
                              "id");
   EXPECT_TRUE(s.ok());
   s->indexed_field_ids = {s->FindByName("dst")->id};
@@ -225,10 +224,12 @@ TEST_F(IndexProbeTest, LongValuesAcrossChunksAndRounds) {
   // fetched (the bucket directory's last chunk is the first keys' first chunk).
   std::mt19937 rng(3);
   std::vector<std::string> distinct;
-  for (int i = 0; i < 300; ++i) distinct.push_back(std::string(rng() % 700, static_cast<char>('a' + i % 26)) + std::to_string(i));
+  for (int i = 0; i < 300; ++i)
+    distinct.push_back(std::string(rng() % 700, static_cast<char>('a' + i % 26)) + std::to_string(i));
   std::vector<Row> rows;
   for (int i = 0; i < 3000; ++i) {
-    rows.push_back({Value::String("e" + std::to_string(i)), Value::String(distinct[rng() % distinct.size()]), Value::I64(i)});
+    rows.push_back(
+        {Value::String("e" + std::to_string(i)), Value::String(distinct[rng() % distinct.size()]), Value::I64(i)});
   }
   OG_ASSERT_OK_AND_ASSIGN(TableVersion v, AppendRows(*v0_, BatchOf(v0_->schema(), rows)));
   std::vector<std::string> values(distinct.begin(), distinct.begin() + 150);
@@ -441,10 +442,10 @@ TEST_F(IndexProbeTest, ProbeMatchAgreesWithAScanOrDeclines) {
   std::vector<Value> many;
   for (int i = 0; i < 100; ++i) many.push_back(Value::String("d" + std::to_string(i)));
   const std::vector<Predicate> declined{
-      Predicate::Eq("n", Value::I64(1)),                                   // no hash index
-      Predicate::Gt("dst", S("d5")),                                       // not equality
+      Predicate::Eq("n", Value::I64(1)),  // no hash index
+      Predicate::Gt("dst", S("d5")),      // not equality
       Predicate::And({Predicate::Eq("id", S("e1")), Predicate::Eq("dst", S("d5"))}),
-      Predicate::In("dst", many),                                          // too many values
+      Predicate::In("dst", many),  // too many values
       Predicate(),
   };
   for (const Predicate& p : declined) {

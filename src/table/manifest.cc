@@ -67,45 +67,34 @@ Status Bad(bool corrupt, std::string m) {
 bool StatsValueEncodable(const Value& v) {
   if (v.is_null()) return false;
   switch (v.kind()) {
-    case TypeKind::kString:
-      return v.string_value().size() <= 64 && ValidUtf8(v.string_value());
+    case TypeKind::kString: return v.string_value().size() <= 64 && ValidUtf8(v.string_value());
     case TypeKind::kF32:
-    case TypeKind::kF64:
-      return std::isfinite(v.float_value());
+    case TypeKind::kF64: return std::isfinite(v.float_value());
     case TypeKind::kBool:
     case TypeKind::kI32:
     case TypeKind::kI64:
     case TypeKind::kU32:
     case TypeKind::kU64:
     case TypeKind::kDate:
-    case TypeKind::kDateTime:
-      return true;
-    default:
-      return false;
+    case TypeKind::kDateTime: return true;
+    default: return false;
   }
 }
 
 Json StatsValueToJson(const Value& v) {
   switch (v.kind()) {
-    case TypeKind::kString:
-      return v.string_value();
-    case TypeKind::kBool:
-      return v.bool_value();
+    case TypeKind::kString: return v.string_value();
+    case TypeKind::kBool: return v.bool_value();
     case TypeKind::kU32:
-    case TypeKind::kU64:
-      return v.uint_value();
+    case TypeKind::kU64: return v.uint_value();
     case TypeKind::kF32:
-    case TypeKind::kF64:
-      return v.float_value();
-    default:
-      return v.int_value();
+    case TypeKind::kF64: return v.float_value();
+    default: return v.int_value();
   }
 }
 
 Result<Value> StatsValueFromJson(const Json& j, const DataType& t, std::string_view what) {
-  auto bad = [&] {
-    return CorruptError(std::string(what) + ": statistic does not match its column type");
-  };
+  auto bad = [&] { return CorruptError(std::string(what) + ": statistic does not match its column type"); };
   switch (t.kind) {
     case TypeKind::kString:
       if (!j.is_string()) return bad();
@@ -115,8 +104,7 @@ Result<Value> StatsValueFromJson(const Json& j, const DataType& t, std::string_v
       return Value::Bool(j.get<bool>());
     case TypeKind::kU32:
     case TypeKind::kU64: {
-      if (!j.is_number_unsigned() && !(j.is_number_integer() && j.get<int64_t>() >= 0))
-        return bad();
+      if (!j.is_number_unsigned() && !(j.is_number_integer() && j.get<int64_t>() >= 0)) return bad();
       uint64_t u = j.get<uint64_t>();
       if (t.kind == TypeKind::kU32) {
         if (u > UINT32_MAX) return bad();
@@ -127,25 +115,21 @@ Result<Value> StatsValueFromJson(const Json& j, const DataType& t, std::string_v
     case TypeKind::kF32:
     case TypeKind::kF64:
       if (!j.is_number()) return bad();
-      return t.kind == TypeKind::kF32 ? Value::F32(static_cast<float>(j.get<double>()))
-                                      : Value::F64(j.get<double>());
+      return t.kind == TypeKind::kF32 ? Value::F32(static_cast<float>(j.get<double>())) : Value::F64(j.get<double>());
     case TypeKind::kI32:
     case TypeKind::kI64:
     case TypeKind::kDate:
     case TypeKind::kDateTime: {
       if (!j.is_number_integer()) return bad();
-      if (j.is_number_unsigned() && j.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX))
-        return bad();
+      if (j.is_number_unsigned() && j.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX)) return bad();
       int64_t x = j.get<int64_t>();
       if (t.kind == TypeKind::kI32 || t.kind == TypeKind::kDate) {
         if (x < INT32_MIN || x > INT32_MAX) return bad();
-        return t.kind == TypeKind::kI32 ? Value::I32(static_cast<int32_t>(x))
-                                        : Value::Date(static_cast<int32_t>(x));
+        return t.kind == TypeKind::kI32 ? Value::I32(static_cast<int32_t>(x)) : Value::Date(static_cast<int32_t>(x));
       }
       return t.kind == TypeKind::kI64 ? Value::I64(x) : Value::DateTime(x);
     }
-    default:
-      return bad();
+    default: return bad();
   }
 }
 
@@ -154,65 +138,53 @@ Result<Value> StatsValueFromJson(const Json& j, const DataType& t, std::string_v
 Result<const Json*> Member(const Json& obj, std::string_view field, std::string_view what) {
   if (!obj.is_object()) return CorruptError(std::string(what) + ": expected an object");
   auto it = obj.find(field);
-  if (it == obj.end())
-    return CorruptError(std::string(what) + ": field '" + std::string(field) + "' is missing");
+  if (it == obj.end()) return CorruptError(std::string(what) + ": field '" + std::string(field) + "' is missing");
   return &*it;
 }
 
 Result<uint64_t> U64At(const Json& obj, std::string_view field, std::string_view what) {
   OG_ASSIGN_OR_RETURN(const Json* v, Member(obj, field, what));
   if (v->is_number_unsigned()) return v->get<uint64_t>();
-  if (v->is_number_integer() && v->get<int64_t>() >= 0)
-    return static_cast<uint64_t>(v->get<int64_t>());
-  return CorruptError(std::string(what) + ": field '" + std::string(field) +
-                      "' must be a non-negative integer");
+  if (v->is_number_integer() && v->get<int64_t>() >= 0) return static_cast<uint64_t>(v->get<int64_t>());
+  return CorruptError(std::string(what) + ": field '" + std::string(field) + "' must be a non-negative integer");
 }
 
 Result<uint32_t> U32At(const Json& obj, std::string_view field, std::string_view what) {
   OG_ASSIGN_OR_RETURN(uint64_t v, U64At(obj, field, what));
-  if (v > UINT32_MAX)
-    return CorruptError(std::string(what) + ": field '" + std::string(field) + "' is out of range");
+  if (v > UINT32_MAX) return CorruptError(std::string(what) + ": field '" + std::string(field) + "' is out of range");
   return static_cast<uint32_t>(v);
 }
 
 Result<std::string> StrAt(const Json& obj, std::string_view field, std::string_view what) {
   OG_ASSIGN_OR_RETURN(const Json* v, Member(obj, field, what));
-  if (!v->is_string())
-    return CorruptError(std::string(what) + ": field '" + std::string(field) +
-                        "' must be a string");
+  if (!v->is_string()) return CorruptError(std::string(what) + ": field '" + std::string(field) + "' must be a string");
   return v->get<std::string>();
 }
 
 Result<const Json*> ArrAt(const Json& obj, std::string_view field, std::string_view what) {
   OG_ASSIGN_OR_RETURN(const Json* v, Member(obj, field, what));
-  if (!v->is_array())
-    return CorruptError(std::string(what) + ": field '" + std::string(field) +
-                        "' must be an array");
+  if (!v->is_array()) return CorruptError(std::string(what) + ": field '" + std::string(field) + "' must be an array");
   return v;
 }
 
 Result<bool> BoolAt(const Json& obj, std::string_view field, std::string_view what) {
   OG_ASSIGN_OR_RETURN(const Json* v, Member(obj, field, what));
   if (!v->is_boolean())
-    return CorruptError(std::string(what) + ": field '" + std::string(field) +
-                        "' must be a boolean");
+    return CorruptError(std::string(what) + ": field '" + std::string(field) + "' must be a boolean");
   return v->get<bool>();
 }
 
-Result<std::string> RelKeyAt(const Json& obj, std::string_view field, std::string_view what,
-                             bool allow_empty) {
+Result<std::string> RelKeyAt(const Json& obj, std::string_view field, std::string_view what, bool allow_empty) {
   OG_ASSIGN_OR_RETURN(std::string k, StrAt(obj, field, what));
   if (k.empty() && allow_empty) return k;
-  if (!IsValidRelativeKey(k))
-    return CorruptError(std::string(what) + ": invalid object key '" + k + "'");
+  if (!IsValidRelativeKey(k)) return CorruptError(std::string(what) + ": invalid object key '" + k + "'");
   return k;
 }
 
 // --- encoders ---
 
 Json FieldToJson(const Field& f) {
-  return Json{
-      {"id", f.id}, {"name", f.name}, {"type", TypeToString(f.type)}, {"nullable", f.nullable}};
+  return Json{{"id", f.id}, {"name", f.name}, {"type", TypeToString(f.type)}, {"nullable", f.nullable}};
 }
 
 Json FragmentToJson(const FragmentMeta& f) {
@@ -235,11 +207,8 @@ Json FragmentToJson(const FragmentMeta& f) {
 }
 
 Json IndexToJson(const IndexSegmentMeta& s) {
-  return Json{{"kind", s.kind},
-              {"field", s.field_id},
-              {"fragments", s.fragment_ids},
-              {"keys", s.keys},
-              {"entries", s.entries}};
+  return Json{
+      {"kind", s.kind}, {"field", s.field_id}, {"fragments", s.fragment_ids}, {"keys", s.keys}, {"entries", s.entries}};
 }
 
 // --- decoders ---
@@ -314,8 +283,7 @@ Result<IndexSegmentMeta> IndexFromJson(const Json& j) {
   }
   OG_ASSIGN_OR_RETURN(const Json* keys, ArrAt(j, "keys", w));
   for (const Json& k : *keys) {
-    if (!k.is_string() || !IsValidRelativeKey(k.get<std::string>()))
-      return CorruptError("manifest index: bad key");
+    if (!k.is_string() || !IsValidRelativeKey(k.get<std::string>())) return CorruptError("manifest index: bad key");
     s.keys.push_back(k.get<std::string>());
   }
   return s;
@@ -345,9 +313,7 @@ Result<TableSchema> TableSchema::Make(std::vector<Field> fields, std::string_vie
   }
   if (!key_column.empty()) {
     const Field* k = s.FindByName(key_column);
-    if (k == nullptr)
-      return InvalidArgumentError("key column '" + std::string(key_column) +
-                                  "' is not in the schema");
+    if (k == nullptr) return InvalidArgumentError("key column '" + std::string(key_column) + "' is not in the schema");
     s.key_field_id = k->id;
   }
   OG_RETURN_IF_ERROR(s.Validate(false));
@@ -365,26 +331,22 @@ Status TableSchema::Validate(bool corrupt) const {
       return Bad(corrupt, "invalid column name (empty, longer than 255 bytes or not UTF-8)");
     }
     for (char c : f.name) {
-      if (static_cast<unsigned char>(c) < 0x20)
-        return Bad(corrupt, "column name contains a control character");
+      if (static_cast<unsigned char>(c) < 0x20) return Bad(corrupt, "column name contains a control character");
     }
     if (!names.insert(f.name).second) return Bad(corrupt, "duplicate column name '" + f.name + "'");
     if (f.type.kind == TypeKind::kVector && (f.type.dimension < 1 || f.type.dimension > 65536)) {
       return Bad(corrupt, "column '" + f.name + "': vector dimension must be 1..65536");
     }
-    if (f.type.kind == TypeKind::kList &&
-        (f.type.element == TypeKind::kList || f.type.element == TypeKind::kVector ||
-         f.type.element == TypeKind::kBlob)) {
+    if (f.type.kind == TypeKind::kList && (f.type.element == TypeKind::kList || f.type.element == TypeKind::kVector ||
+                                           f.type.element == TypeKind::kBlob)) {
       return Bad(corrupt, "column '" + f.name + "': list elements must be scalars");
     }
   }
   if (key_field_id != 0) {
     const Field* k = FindById(key_field_id);
-    if (k == nullptr)
-      return Bad(corrupt, "key field id " + std::to_string(key_field_id) + " is not in the schema");
+    if (k == nullptr) return Bad(corrupt, "key field id " + std::to_string(key_field_id) + " is not in the schema");
     if (k->nullable) return Bad(corrupt, "key column '" + k->name + "' must not be nullable");
-    if (k->type.kind != TypeKind::kString)
-      return Bad(corrupt, "key column '" + k->name + "' must be a String");
+    if (k->type.kind != TypeKind::kString) return Bad(corrupt, "key column '" + k->name + "' must be a String");
   }
   for (size_t i = 0; i < indexed_field_ids.size(); ++i) {
     const uint32_t id = indexed_field_ids[i];
@@ -427,16 +389,14 @@ Result<DataType> TypeFromString(std::string_view text) {
   constexpr std::string_view kVec = "Vector(";
   if (text.substr(0, kVec.size()) == kVec && text.back() == ')') {
     std::string_view digits = text.substr(kVec.size(), text.size() - kVec.size() - 1);
-    if (digits.empty() || digits.size() > 5 ||
-        digits.find_first_not_of("0123456789") != std::string_view::npos) {
+    if (digits.empty() || digits.size() > 5 || digits.find_first_not_of("0123456789") != std::string_view::npos) {
       return InvalidArgumentError("bad vector dimension in '" + std::string(text) + "'");
     }
     uint32_t dim = static_cast<uint32_t>(std::stoul(std::string(digits)));
     if (dim < 1 || dim > 65536) return InvalidArgumentError("vector dimension must be 1..65536");
     return DataType::Vector(dim);
   }
-  if (!NameToKind(text, &k))
-    return InvalidArgumentError("unknown type '" + std::string(text) + "'");
+  if (!NameToKind(text, &k)) return InvalidArgumentError("unknown type '" + std::string(text) + "'");
   return DataType::Scalar(k);
 }
 
@@ -447,14 +407,10 @@ Status ValidateManifest(const Manifest& m, bool corrupt) {
   uint32_t prev = 0;
   for (size_t i = 0; i < m.fragments.size(); ++i) {
     const FragmentMeta& f = m.fragments[i];
-    if (i > 0 && f.id <= prev)
-      return Bad(corrupt, "manifest: fragment ids are not strictly ascending");
-    if (f.id >= m.next_fragment_id)
-      return Bad(corrupt, "manifest: fragment id beyond next_fragment_id");
-    if (f.physical_rows > UINT32_MAX)
-      return Bad(corrupt, "manifest: fragment has more than 2^32-1 rows");
-    if (f.deleted_rows > f.physical_rows)
-      return Bad(corrupt, "manifest: fragment deletes more rows than it has");
+    if (i > 0 && f.id <= prev) return Bad(corrupt, "manifest: fragment ids are not strictly ascending");
+    if (f.id >= m.next_fragment_id) return Bad(corrupt, "manifest: fragment id beyond next_fragment_id");
+    if (f.physical_rows > UINT32_MAX) return Bad(corrupt, "manifest: fragment has more than 2^32-1 rows");
+    if (f.deleted_rows > f.physical_rows) return Bad(corrupt, "manifest: fragment deletes more rows than it has");
     if (f.deleted_rows > 0 && f.deletion_key.empty())
       return Bad(corrupt, "manifest: deleted rows without a deletion vector");
     prev = f.id;
@@ -464,8 +420,7 @@ Status ValidateManifest(const Manifest& m, bool corrupt) {
   for (const IndexSegmentMeta& s : m.indexes) {
     if (s.keys.empty()) return Bad(corrupt, "manifest: index segment without objects");
     for (uint32_t fid : s.fragment_ids) {
-      if (m.FindFragment(fid) == nullptr)
-        return Bad(corrupt, "manifest: index segment covers a missing fragment");
+      if (m.FindFragment(fid) == nullptr) return Bad(corrupt, "manifest: index segment covers a missing fragment");
     }
   }
   return Status::Ok();
@@ -510,8 +465,7 @@ Result<Manifest> DecodeManifest(std::string_view bytes, std::string_view what) {
   std::string w(what);
   const size_t head = kEnvelopeHead.size() + 16 + kEnvelopeMid.size();
   if (bytes.size() < head + 2 || bytes.substr(0, kEnvelopeHead.size()) != kEnvelopeHead ||
-      bytes.substr(kEnvelopeHead.size() + 16, kEnvelopeMid.size()) != kEnvelopeMid ||
-      bytes.back() != '}') {
+      bytes.substr(kEnvelopeHead.size() + 16, kEnvelopeMid.size()) != kEnvelopeMid || bytes.back() != '}') {
     return CorruptError(w + ": not a table manifest (bad envelope)");
   }
   std::string_view hex = bytes.substr(kEnvelopeHead.size(), 16);
@@ -523,8 +477,7 @@ Result<Manifest> DecodeManifest(std::string_view bytes, std::string_view what) {
   Manifest m;
   OG_ASSIGN_OR_RETURN(m.format_version, U32At(j, "format_version", w));
   if (m.format_version > kManifestFormatVersion) {
-    return Status(ErrorCode::kFormatTooNew, w + ": manifest format version " +
-                                                std::to_string(m.format_version) +
+    return Status(ErrorCode::kFormatTooNew, w + ": manifest format version " + std::to_string(m.format_version) +
                                                 " is newer than this build supports");
   }
   if (m.format_version == 0) return CorruptError(w + ": manifest format version 0");

@@ -42,8 +42,7 @@ struct TableSchema {
   const Field* FindById(uint32_t id) const;
   // Builds a schema with ids 1..n; `key_column` (may be empty) names the key. InvalidArgument for
   // duplicate/invalid names, a nullable or non-String/integer key, a bad type.
-  static Result<TableSchema> Make(std::vector<Field> fields_without_ids,
-                                  std::string_view key_column);
+  static Result<TableSchema> Make(std::vector<Field> fields_without_ids, std::string_view key_column);
   // The format-layer schema of all fields (display order).
   format::Schema ToFormatSchema() const;
   // InvalidArgument (or Corrupt when `corrupt`) unless ids/names are unique and valid.

@@ -24,11 +24,11 @@ Manifest Sample() {
   m.sequence = 7;
   m.created_ms = 1700000000000;
   m.operation = {"upsert", 3, 2, "note \xc3\xa9"};
-  auto s = TableSchema::Make(
-      {F("id", DataType::Scalar(TypeKind::kString), false),
-       F("age", DataType::Scalar(TypeKind::kI64)), F("v", DataType::Vector(4)),
-       F("tags", DataType::List(TypeKind::kString)), F("when", DataType::Scalar(TypeKind::kDate))},
-      "id");
+  auto s =
+      TableSchema::Make({F("id", DataType::Scalar(TypeKind::kString), false),
+                         F("age", DataType::Scalar(TypeKind::kI64)), F("v", DataType::Vector(4)),
+                         F("tags", DataType::List(TypeKind::kString)), F("when", DataType::Scalar(TypeKind::kDate))},
+                        "id");
   EXPECT_TRUE(s.ok());
   m.schema = *s;
   FragmentMeta f;
@@ -87,8 +87,7 @@ TEST(ManifestTest, EveryFlippedByteIsDetected) {
     ASSERT_FALSE(r.ok()) << "byte " << i;
     EXPECT_EQ(r.status().category(), StatusCode::kCorrupt) << "byte " << i;
   }
-  EXPECT_EQ(DecodeManifest(bytes.substr(0, bytes.size() / 2), "m").status().category(),
-            StatusCode::kCorrupt);
+  EXPECT_EQ(DecodeManifest(bytes.substr(0, bytes.size() / 2), "m").status().category(), StatusCode::kCorrupt);
   EXPECT_EQ(DecodeManifest("", "m").status().category(), StatusCode::kCorrupt);
 }
 
@@ -100,27 +99,23 @@ std::string Envelope(const std::string& body) {
 }
 
 void Mutate(Json& root, Json& node, const std::string& path, int* checked) {
-  const Json alternatives[] = {
-      Json(nullptr),           Json("x"), Json(-1), Json(1e30), Json::array(), Json::object(),
-      Json(uint64_t{1} << 40), Json(true)};
+  const Json alternatives[] = {Json(nullptr),           Json("x"), Json(-1), Json(1e30), Json::array(), Json::object(),
+                               Json(uint64_t{1} << 40), Json(true)};
   for (const Json& alt : alternatives) {
     Json saved = node;
     node = alt;
     auto r = DecodeManifest(Envelope(CanonicalJson(root)), "m");
     if (!r.ok()) {
-      EXPECT_TRUE(r.status().category() == StatusCode::kCorrupt ||
-                  r.status().code_string() == "format_too_new")
+      EXPECT_TRUE(r.status().category() == StatusCode::kCorrupt || r.status().code_string() == "format_too_new")
           << path << " = " << alt.dump() << ": " << r.status().ToString();
     }
     ++*checked;
     node = saved;
   }
   if (node.is_object()) {
-    for (auto it = node.begin(); it != node.end(); ++it)
-      Mutate(root, it.value(), path + "." + it.key(), checked);
+    for (auto it = node.begin(); it != node.end(); ++it) Mutate(root, it.value(), path + "." + it.key(), checked);
   } else if (node.is_array()) {
-    for (size_t i = 0; i < node.size(); ++i)
-      Mutate(root, node[i], path + "[" + std::to_string(i) + "]", checked);
+    for (size_t i = 0; i < node.size(); ++i) Mutate(root, node[i], path + "[" + std::to_string(i) + "]", checked);
   }
 }
 
@@ -168,23 +163,19 @@ TEST(ManifestTest, NewerFormatIsRefused) {
 
 TEST(ManifestTest, SchemaValidation) {
   EXPECT_FALSE(
-      TableSchema::Make(
-          {F("a", DataType::Scalar(TypeKind::kI64)), F("a", DataType::Scalar(TypeKind::kI64))}, "")
-          .ok());
+      TableSchema::Make({F("a", DataType::Scalar(TypeKind::kI64)), F("a", DataType::Scalar(TypeKind::kI64))}, "").ok());
   EXPECT_FALSE(TableSchema::Make({F("", DataType::Scalar(TypeKind::kI64))}, "").ok());
-  EXPECT_FALSE(TableSchema::Make({F("id", DataType::Scalar(TypeKind::kString), true)}, "id")
-                   .ok());  // nullable key
+  EXPECT_FALSE(TableSchema::Make({F("id", DataType::Scalar(TypeKind::kString), true)}, "id").ok());  // nullable key
   EXPECT_FALSE(TableSchema::Make({F("id", DataType::Scalar(TypeKind::kI64), false)}, "id").ok());
-  EXPECT_FALSE(
-      TableSchema::Make({F("id", DataType::Scalar(TypeKind::kString), false)}, "missing").ok());
+  EXPECT_FALSE(TableSchema::Make({F("id", DataType::Scalar(TypeKind::kString), false)}, "missing").ok());
   EXPECT_FALSE(TableSchema::Make({F("v", DataType::Vector(0))}, "").ok());
   EXPECT_TRUE(TableSchema::Make({F("v", DataType::Vector(65536))}, "").ok());
 }
 
 TEST(ManifestTest, TypeSpellings) {
-  for (const DataType& t : {DataType::Scalar(TypeKind::kString), DataType::Scalar(TypeKind::kBlob),
-                            DataType::Scalar(TypeKind::kDateTime), DataType::Scalar(TypeKind::kU32),
-                            DataType::Vector(128), DataType::List(TypeKind::kF32)}) {
+  for (const DataType& t :
+       {DataType::Scalar(TypeKind::kString), DataType::Scalar(TypeKind::kBlob), DataType::Scalar(TypeKind::kDateTime),
+        DataType::Scalar(TypeKind::kU32), DataType::Vector(128), DataType::List(TypeKind::kF32)}) {
     OG_ASSERT_OK_AND_ASSIGN(DataType back, TypeFromString(TypeToString(t)));
     EXPECT_EQ(back, t) << TypeToString(t);
   }

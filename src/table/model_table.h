@@ -30,16 +30,14 @@ inline std::vector<Row> Sorted(std::vector<Row> rows) {
 }
 
 // Three-valued evaluation of `p` on one row (columns by name). nullopt = UNKNOWN.
-inline std::optional<bool> ModelEval(const Predicate& p, const std::vector<std::string>& names,
-                                     const Row& row) {
+inline std::optional<bool> ModelEval(const Predicate& p, const std::vector<std::string>& names, const Row& row) {
   using K = Predicate::Kind;
   auto col = [&]() -> const Value& {
     size_t i = std::find(names.begin(), names.end(), p.column()) - names.begin();
     return row.at(i);
   };
   switch (p.kind()) {
-    case K::kTrue:
-      return true;
+    case K::kTrue: return true;
     case K::kAnd: {
       std::optional<bool> r = true;
       for (const auto& c : p.children()) {
@@ -69,18 +67,12 @@ inline std::optional<bool> ModelEval(const Predicate& p, const std::vector<std::
       if (v.is_null() || lit.is_null()) return std::nullopt;
       auto c = v.Compare(lit);
       switch (p.op()) {
-        case CompareOp::kEq:
-          return c == 0;
-        case CompareOp::kNe:
-          return c != 0;
-        case CompareOp::kLt:
-          return c < 0;
-        case CompareOp::kLe:
-          return c <= 0;
-        case CompareOp::kGt:
-          return c > 0;
-        case CompareOp::kGe:
-          return c >= 0;
+        case CompareOp::kEq: return c == 0;
+        case CompareOp::kNe: return c != 0;
+        case CompareOp::kLt: return c < 0;
+        case CompareOp::kLe: return c <= 0;
+        case CompareOp::kGt: return c > 0;
+        case CompareOp::kGe: return c >= 0;
       }
       return std::nullopt;
     }
@@ -92,10 +84,8 @@ inline std::optional<bool> ModelEval(const Predicate& p, const std::vector<std::
       }
       return false;
     }
-    case K::kIsNull:
-      return col().is_null();
-    case K::kIsNotNull:
-      return !col().is_null();
+    case K::kIsNull: return col().is_null();
+    case K::kIsNotNull: return !col().is_null();
     case K::kStartsWith:
     case K::kContains: {
       const Value& v = col();

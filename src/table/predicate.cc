@@ -35,44 +35,30 @@ bool Comparable(TypeKind col, const Value& lit) {
 
 bool OpHolds(CompareOp op, std::weak_ordering c) {
   switch (op) {
-    case CompareOp::kEq:
-      return c == 0;
-    case CompareOp::kNe:
-      return c != 0;
-    case CompareOp::kLt:
-      return c < 0;
-    case CompareOp::kLe:
-      return c <= 0;
-    case CompareOp::kGt:
-      return c > 0;
-    case CompareOp::kGe:
-      return c >= 0;
+    case CompareOp::kEq: return c == 0;
+    case CompareOp::kNe: return c != 0;
+    case CompareOp::kLt: return c < 0;
+    case CompareOp::kLe: return c <= 0;
+    case CompareOp::kGt: return c > 0;
+    case CompareOp::kGe: return c >= 0;
   }
   return false;
 }
 
 std::string_view OpName(CompareOp op) {
   switch (op) {
-    case CompareOp::kEq:
-      return "=";
-    case CompareOp::kNe:
-      return "!=";
-    case CompareOp::kLt:
-      return "<";
-    case CompareOp::kLe:
-      return "<=";
-    case CompareOp::kGt:
-      return ">";
-    case CompareOp::kGe:
-      return ">=";
+    case CompareOp::kEq: return "=";
+    case CompareOp::kNe: return "!=";
+    case CompareOp::kLt: return "<";
+    case CompareOp::kLe: return "<=";
+    case CompareOp::kGt: return ">";
+    case CompareOp::kGe: return ">=";
   }
   return "?";
 }
 
 std::weak_ordering Ord(int c) {
-  return c < 0   ? std::weak_ordering::less
-         : c > 0 ? std::weak_ordering::greater
-                 : std::weak_ordering::equivalent;
+  return c < 0 ? std::weak_ordering::less : c > 0 ? std::weak_ordering::greater : std::weak_ordering::equivalent;
 }
 
 // Fast typed comparison loops; `cmp(i)` gives the ordering of row i against the literal.
@@ -115,16 +101,13 @@ void EvalCompare(const Column& col, CompareOp op, const Value& lit, std::vector<
     CompareRows(col, op, out, [&](size_t i) { return Ord(col.string_at(i).compare(x)); });
     return;
   }
-  if (ck == TypeKind::kF64 && (lk == TypeKind::kF64 || lk == TypeKind::kF32) &&
-      !std::isnan(lit.float_value())) {
+  if (ck == TypeKind::kF64 && (lk == TypeKind::kF64 || lk == TypeKind::kF32) && !std::isnan(lit.float_value())) {
     auto v = col.f64_values();
     double x = lit.float_value();
     CompareRows(col, op, out, [&](size_t i) {
       double a = v[i];
       if (std::isnan(a)) return std::weak_ordering::greater;
-      return a < x   ? std::weak_ordering::less
-             : a > x ? std::weak_ordering::greater
-                     : std::weak_ordering::equivalent;
+      return a < x ? std::weak_ordering::less : a > x ? std::weak_ordering::greater : std::weak_ordering::equivalent;
     });
     return;
   }
@@ -230,27 +213,19 @@ std::vector<std::string> Predicate::Columns() const {
 std::string Predicate::ToString() const {
   const Node& n = *node_;
   switch (n.kind) {
-    case Kind::kTrue:
-      return "TRUE";
-    case Kind::kCompare:
-      return n.column + " " + std::string(OpName(n.op)) + " " + Quote(n.values[0]);
+    case Kind::kTrue: return "TRUE";
+    case Kind::kCompare: return n.column + " " + std::string(OpName(n.op)) + " " + Quote(n.values[0]);
     case Kind::kIn: {
       std::string s = n.column + " IN (";
       for (size_t i = 0; i < n.values.size(); ++i) s += (i ? ", " : "") + Quote(n.values[i]);
       return s + ")";
     }
-    case Kind::kIsNull:
-      return n.column + " IS NULL";
-    case Kind::kIsNotNull:
-      return n.column + " IS NOT NULL";
-    case Kind::kStartsWith:
-      return "starts_with(" + n.column + ", " + Quote(n.values[0]) + ")";
-    case Kind::kContains:
-      return "contains(" + n.column + ", " + Quote(n.values[0]) + ")";
-    case Kind::kListContains:
-      return "list_contains(" + n.column + ", " + Quote(n.values[0]) + ")";
-    case Kind::kNot:
-      return "NOT (" + n.children[0].ToString() + ")";
+    case Kind::kIsNull: return n.column + " IS NULL";
+    case Kind::kIsNotNull: return n.column + " IS NOT NULL";
+    case Kind::kStartsWith: return "starts_with(" + n.column + ", " + Quote(n.values[0]) + ")";
+    case Kind::kContains: return "contains(" + n.column + ", " + Quote(n.values[0]) + ")";
+    case Kind::kListContains: return "list_contains(" + n.column + ", " + Quote(n.values[0]) + ")";
+    case Kind::kNot: return "NOT (" + n.children[0].ToString() + ")";
     case Kind::kAnd:
     case Kind::kOr: {
       if (n.children.empty()) return n.kind == Kind::kAnd ? "TRUE" : "FALSE";
@@ -280,14 +255,13 @@ Status CheckNode(const Predicate& p, const TableSchema& schema, std::vector<Fiel
   ids->push_back(f->id);
   const TypeKind k = f->type.kind;
   auto bad = [&](std::string_view what) {
-    return InvalidArgumentError("predicate " + p.ToString() + ": " + std::string(what) +
-                                " on column '" + f->name + "' of type " + TypeToString(f->type));
+    return InvalidArgumentError("predicate " + p.ToString() + ": " + std::string(what) + " on column '" + f->name +
+                                "' of type " + TypeToString(f->type));
   };
   switch (p.kind()) {
     case K::kCompare:
     case K::kIn:
-      if (!IsNumericOrTemporalKind(k) && k != TypeKind::kString && k != TypeKind::kBool)
-        return bad("comparison");
+      if (!IsNumericOrTemporalKind(k) && k != TypeKind::kString && k != TypeKind::kBool) return bad("comparison");
       for (const Value& v : p.values()) {
         if (!Comparable(k, v)) return bad("literal " + v.ToString() + " is not comparable");
       }
@@ -302,13 +276,11 @@ Status CheckNode(const Predicate& p, const TableSchema& schema, std::vector<Fiel
         return bad("element " + p.values()[0].ToString() + " is not comparable");
       }
       return Status::Ok();
-    default:
-      return Status::Ok();
+    default: return Status::Ok();
   }
 }
 
-Status EvalNode(const Predicate& p, const format::Batch& batch, const TableSchema& schema,
-                std::vector<uint8_t>& out) {
+Status EvalNode(const Predicate& p, const format::Batch& batch, const TableSchema& schema, std::vector<uint8_t>& out) {
   using K = Predicate::Kind;
   const size_t n = batch.num_rows();
   out.assign(n, kTrue);
@@ -322,13 +294,9 @@ Status EvalNode(const Predicate& p, const format::Batch& batch, const TableSchem
       for (size_t i = 0; i < n; ++i) {
         uint8_t a = out[i], b = child[i];
         if (is_and) {
-          out[i] = (a == kFalse || b == kFalse)       ? kFalse
-                   : (a == kUnknown || b == kUnknown) ? kUnknown
-                                                      : kTrue;
+          out[i] = (a == kFalse || b == kFalse) ? kFalse : (a == kUnknown || b == kUnknown) ? kUnknown : kTrue;
         } else {
-          out[i] = (a == kTrue || b == kTrue)         ? kTrue
-                   : (a == kUnknown || b == kUnknown) ? kUnknown
-                                                      : kFalse;
+          out[i] = (a == kTrue || b == kTrue) ? kTrue : (a == kUnknown || b == kUnknown) ? kUnknown : kFalse;
         }
       }
     }
@@ -341,12 +309,9 @@ Status EvalNode(const Predicate& p, const format::Batch& batch, const TableSchem
   }
   const Field* f = schema.FindByName(p.column());
   const Column* col = f == nullptr ? nullptr : batch.ColumnById(f->id);
-  if (col == nullptr)
-    return InvalidArgumentError("predicate: column '" + p.column() + "' missing from the batch");
+  if (col == nullptr) return InvalidArgumentError("predicate: column '" + p.column() + "' missing from the batch");
   switch (p.kind()) {
-    case K::kCompare:
-      EvalCompare(*col, p.op(), p.values()[0], out);
-      return Status::Ok();
+    case K::kCompare: EvalCompare(*col, p.op(), p.values()[0], out); return Status::Ok();
     case K::kIn: {
       out.assign(n, kFalse);
       std::vector<uint8_t> one(n);
@@ -406,8 +371,7 @@ Status EvalNode(const Predicate& p, const format::Batch& batch, const TableSchem
       }
       return Status::Ok();
     }
-    default:
-      return InternalError("predicate: unexpected node");
+    default: return InternalError("predicate: unexpected node");
   }
 }
 
@@ -447,8 +411,7 @@ bool MayNode(const Predicate& p, const TableSchema& schema,
              const std::function<const format::ColumnStats*(FieldId)>& stats) {
   using K = Predicate::Kind;
   switch (p.kind()) {
-    case K::kTrue:
-      return true;
+    case K::kTrue: return true;
     case K::kAnd:
       for (const Predicate& c : p.children()) {
         if (!MayNode(c, schema, stats)) return false;
@@ -459,10 +422,8 @@ bool MayNode(const Predicate& p, const TableSchema& schema,
         if (MayNode(c, schema, stats)) return true;
       }
       return false;
-    case K::kNot:
-      return true;
-    default:
-      break;
+    case K::kNot: return true;
+    default: break;
   }
   const Field* f = schema.FindByName(p.column());
   if (f == nullptr) return true;
@@ -470,17 +431,14 @@ bool MayNode(const Predicate& p, const TableSchema& schema,
   if (s == nullptr) return true;
   const bool all_null = s->row_count > 0 && s->null_count >= s->row_count;
   switch (p.kind()) {
-    case K::kCompare:
-      return StatsMayCompare(*s, p.op(), p.values()[0]);
+    case K::kCompare: return StatsMayCompare(*s, p.op(), p.values()[0]);
     case K::kIn:
       for (const Value& v : p.values()) {
         if (StatsMayCompare(*s, CompareOp::kEq, v)) return true;
       }
       return false;
-    case K::kIsNull:
-      return s->null_count > 0;
-    case K::kIsNotNull:
-      return s->null_count < s->row_count;
+    case K::kIsNull: return s->null_count > 0;
+    case K::kIsNotNull: return s->null_count < s->row_count;
     case K::kStartsWith: {
       if (all_null) return false;
       if (!s->min || !s->max) return true;
@@ -490,10 +448,8 @@ bool MayNode(const Predicate& p, const TableSchema& schema,
       return lo.substr(0, pre.size()) <= pre && hi.compare(pre) >= 0;
     }
     case K::kContains:
-    case K::kListContains:
-      return !all_null;
-    default:
-      return true;
+    case K::kListContains: return !all_null;
+    default: return true;
   }
 }
 
@@ -520,8 +476,7 @@ Result<std::vector<uint8_t>> BoundPredicate::Evaluate(const format::Batch& batch
   return out;
 }
 
-bool BoundPredicate::MayMatch(
-    const std::function<const format::ColumnStats*(FieldId)>& stats) const {
+bool BoundPredicate::MayMatch(const std::function<const format::ColumnStats*(FieldId)>& stats) const {
   if (schema_ == nullptr) return true;
   return MayNode(predicate_, *schema_, stats);
 }

@@ -42,24 +42,12 @@ class Predicate {
   // TRUE for every row (the default: no filter).
   Predicate();
   static Predicate Compare(std::string column, CompareOp op, Value literal);
-  static Predicate Eq(std::string column, Value v) {
-    return Compare(std::move(column), CompareOp::kEq, std::move(v));
-  }
-  static Predicate Ne(std::string column, Value v) {
-    return Compare(std::move(column), CompareOp::kNe, std::move(v));
-  }
-  static Predicate Lt(std::string column, Value v) {
-    return Compare(std::move(column), CompareOp::kLt, std::move(v));
-  }
-  static Predicate Le(std::string column, Value v) {
-    return Compare(std::move(column), CompareOp::kLe, std::move(v));
-  }
-  static Predicate Gt(std::string column, Value v) {
-    return Compare(std::move(column), CompareOp::kGt, std::move(v));
-  }
-  static Predicate Ge(std::string column, Value v) {
-    return Compare(std::move(column), CompareOp::kGe, std::move(v));
-  }
+  static Predicate Eq(std::string column, Value v) { return Compare(std::move(column), CompareOp::kEq, std::move(v)); }
+  static Predicate Ne(std::string column, Value v) { return Compare(std::move(column), CompareOp::kNe, std::move(v)); }
+  static Predicate Lt(std::string column, Value v) { return Compare(std::move(column), CompareOp::kLt, std::move(v)); }
+  static Predicate Le(std::string column, Value v) { return Compare(std::move(column), CompareOp::kLe, std::move(v)); }
+  static Predicate Gt(std::string column, Value v) { return Compare(std::move(column), CompareOp::kGt, std::move(v)); }
+  static Predicate Ge(std::string column, Value v) { return Compare(std::move(column), CompareOp::kGe, std::move(v)); }
   static Predicate In(std::string column, std::vector<Value> values);
   static Predicate IsNull(std::string column);
   static Predicate IsNotNull(std::string column);

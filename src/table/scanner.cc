@@ -12,8 +12,8 @@ namespace {
 format::Schema OutputSchema(const std::vector<Field>& projection, bool with_row_address) {
   std::vector<Field> fields = projection;
   if (with_row_address) {
-    fields.push_back(Field{kRowAddressFieldId, std::string(kRowAddressColumn),
-                           DataType::Scalar(TypeKind::kU64), false});
+    fields.push_back(
+        Field{kRowAddressFieldId, std::string(kRowAddressColumn), DataType::Scalar(TypeKind::kU64), false});
   }
   return SchemaOf(fields);
 }
@@ -28,8 +28,7 @@ format::ColumnStats AllNull(uint64_t rows) {
 
 }  // namespace
 
-Scanner::Scanner(TableVersion version, ScanOptions options, BoundPredicate filter,
-                 std::vector<Field> projection)
+Scanner::Scanner(TableVersion version, ScanOptions options, BoundPredicate filter, std::vector<Field> projection)
     : version_(std::move(version)),
       options_(std::move(options)),
       filter_(std::move(filter)),
@@ -132,8 +131,7 @@ Result<std::optional<format::Batch>> Scanner::ReadRange(Range r) {
 
   std::vector<uint8_t> keep(n, 1);
   if (!deletion_->empty()) {
-    for (size_t i = 0; i < n; ++i)
-      keep[i] = deletion_->Contains(static_cast<uint32_t>(r.begin + i)) ? 0 : 1;
+    for (size_t i = 0; i < n; ++i) keep[i] = deletion_->Contains(static_cast<uint32_t>(r.begin + i)) ? 0 : 1;
   }
   if (!filter_.predicate().is_true()) {
     OG_ASSIGN_OR_RETURN(std::vector<uint8_t> match, filter_.Evaluate(data));
@@ -154,8 +152,7 @@ Result<std::optional<format::Batch>> Scanner::ReadRange(Range r) {
     std::vector<uint64_t> addrs;
     addrs.reserve(kept);
     for (size_t i = 0; i < n; ++i) {
-      if (keep[i])
-        addrs.push_back(MakeRowAddress(fragment_->id, static_cast<uint32_t>(r.begin + i)));
+      if (keep[i]) addrs.push_back(MakeRowAddress(fragment_->id, static_cast<uint32_t>(r.begin + i)));
     }
     cols.push_back(format::Column::FromU64(std::move(addrs)));
   }

@@ -23,8 +23,7 @@ namespace omnigraph::table {
 class Scanner {
  public:
   // Use TableVersion::Scan.
-  Scanner(TableVersion version, ScanOptions options, BoundPredicate filter,
-          std::vector<Field> projection);
+  Scanner(TableVersion version, ScanOptions options, BoundPredicate filter, std::vector<Field> projection);
 
   // The schema of every batch Next returns.
   const format::Schema& output_schema() const { return output_schema_; }

@@ -22,20 +22,19 @@ using testing::SameRows;
 using testing::Sorted;
 
 TableSchema Schema() {
-  auto s = TableSchema::Make(
-      {F("id", DataType::Scalar(TypeKind::kString), false),
-       F("age", DataType::Scalar(TypeKind::kI64)), F("score", DataType::Scalar(TypeKind::kF64)),
-       F("name", DataType::Scalar(TypeKind::kString)), F("tags", DataType::List(TypeKind::kString)),
-       F("day", DataType::Scalar(TypeKind::kDate)), F("vec", DataType::Vector(2))},
-      "id");
+  auto s =
+      TableSchema::Make({F("id", DataType::Scalar(TypeKind::kString), false),
+                         F("age", DataType::Scalar(TypeKind::kI64)), F("score", DataType::Scalar(TypeKind::kF64)),
+                         F("name", DataType::Scalar(TypeKind::kString)), F("tags", DataType::List(TypeKind::kString)),
+                         F("day", DataType::Scalar(TypeKind::kDate)), F("vec", DataType::Vector(2))},
+                        "id");
   EXPECT_TRUE(s.ok()) << s.status().ToString();
   return *s;
 }
 
 const DataType kStr = DataType::Scalar(TypeKind::kString);
 
-Row R(int i, std::optional<int64_t> age, double score, std::optional<std::string> name,
-      std::vector<std::string> tags) {
+Row R(int i, std::optional<int64_t> age, double score, std::optional<std::string> name, std::vector<std::string> tags) {
   std::vector<Value> t;
   for (auto& s : tags) t.push_back(Value::String(s));
   return {Value::String("r" + std::to_string(i)),
@@ -58,22 +57,17 @@ std::vector<uint8_t> Eval(const Predicate& p, const format::Batch& b, const Tabl
 TEST(PredicateTest, ThreeValuedLogic) {
   TableSchema s = Schema();
   const double nan = std::numeric_limits<double>::quiet_NaN();
-  format::Batch b =
-      BatchOf(s, {R(0, 5, 1.0, "alice", {"x", "y"}), R(1, std::nullopt, nan, std::nullopt, {}),
-                  R(2, 10, -3.0, "bob", {"y"})});
+  format::Batch b = BatchOf(
+      s, {R(0, 5, 1.0, "alice", {"x", "y"}), R(1, std::nullopt, nan, std::nullopt, {}), R(2, 10, -3.0, "bob", {"y"})});
   using V = std::vector<uint8_t>;
   EXPECT_EQ(Eval(Predicate::Eq("age", Value::I64(5)), b, s), (V{1, 0, 0}));
   EXPECT_EQ(Eval(Predicate::Ne("age", Value::I64(5)), b, s), (V{0, 0, 1}));  // null != 5 is UNKNOWN
   EXPECT_EQ(Eval(Predicate::Not(Predicate::Eq("age", Value::I64(5))), b, s), (V{0, 0, 1}));
-  EXPECT_EQ(
-      Eval(Predicate::Or({Predicate::Eq("age", Value::I64(5)), Predicate::IsNull("age")}), b, s),
-      (V{1, 1, 0}));
+  EXPECT_EQ(Eval(Predicate::Or({Predicate::Eq("age", Value::I64(5)), Predicate::IsNull("age")}), b, s), (V{1, 1, 0}));
   EXPECT_EQ(Eval(Predicate::Lt("age", Value::F64(7.5)), b, s), (V{1, 0, 0}));
   EXPECT_EQ(Eval(Predicate::Ge("age", Value::U64(10)), b, s), (V{0, 0, 1}));
-  EXPECT_EQ(Eval(Predicate::Gt("score", Value::F64(0.0)), b, s),
-            (V{1, 1, 0}));  // NaN sorts above numbers
-  EXPECT_EQ(Eval(Predicate::In("name", {Value::String("bob"), Value::Null(kStr)}), b, s),
-            (V{0, 0, 1}));
+  EXPECT_EQ(Eval(Predicate::Gt("score", Value::F64(0.0)), b, s), (V{1, 1, 0}));  // NaN sorts above numbers
+  EXPECT_EQ(Eval(Predicate::In("name", {Value::String("bob"), Value::Null(kStr)}), b, s), (V{0, 0, 1}));
   EXPECT_EQ(Eval(Predicate::StartsWith("name", "al"), b, s), (V{1, 0, 0}));
   EXPECT_EQ(Eval(Predicate::Contains("name", "o"), b, s), (V{0, 0, 1}));
   EXPECT_EQ(Eval(Predicate::ListContains("tags", Value::String("y")), b, s), (V{1, 0, 1}));
@@ -81,8 +75,7 @@ TEST(PredicateTest, ThreeValuedLogic) {
   EXPECT_EQ(Eval(Predicate::Le("day", Value::Date(1)), b, s), (V{1, 1, 0}));
   EXPECT_EQ(Eval(Predicate::Le("day", Value::I64(1)), b, s), (V{1, 1, 0}));
   EXPECT_EQ(Eval(Predicate::And({}), b, s), (V{1, 1, 1}));
-  EXPECT_EQ(Eval(Predicate::Eq("age", Value::Null(DataType::Scalar(TypeKind::kI64))), b, s),
-            (V{0, 0, 0}));
+  EXPECT_EQ(Eval(Predicate::Eq("age", Value::Null(DataType::Scalar(TypeKind::kI64))), b, s), (V{0, 0, 0}));
 }
 
 TEST(PredicateTest, BindRejectsIllTypedPredicates) {
@@ -108,8 +101,7 @@ class ScanPruningTest : public ::testing::Test {
     wo.fragment.max_page_rows = 100;
     std::vector<Row> rows;
     for (int i = 0; i < 10000; ++i) {
-      rows.push_back(
-          R(i, i, i * 0.5, "name" + std::to_string(i / 100), {i % 3 == 0 ? "three" : "other"}));
+      rows.push_back(R(i, i, i * 0.5, "name" + std::to_string(i / 100), {i % 3 == 0 ? "three" : "other"}));
     }
     OG_ASSERT_OK_AND_ASSIGN(v, AppendRows(v, BatchOf(v.schema(), rows), wo));
     version_.emplace(v);
@@ -149,30 +141,23 @@ TEST_F(ScanPruningTest, PointPredicateReadsOnePage) {
 }
 
 TEST_F(ScanPruningTest, RangeAndStringPredicates) {
-  EXPECT_EQ(Check(Predicate::And({Predicate::Ge("age", Value::I64(2050)),
-                                  Predicate::Lt("age", Value::I64(2250))}),
-                  200)
+  EXPECT_EQ(Check(Predicate::And({Predicate::Ge("age", Value::I64(2050)), Predicate::Lt("age", Value::I64(2250))}), 200)
                 .rows_read,
             300u);
   EXPECT_EQ(Check(Predicate::Gt("score", Value::F64(4999.0)), 1).rows_read, 100u);
   EXPECT_LE(Check(Predicate::StartsWith("name", "name42"), 100).rows_read, 1000u);
   EXPECT_EQ(Check(Predicate::In("age", {Value::I64(5), Value::I64(9995)}), 2).rows_read, 200u);
-  EXPECT_EQ(Check(Predicate::Or({Predicate::Eq("age", Value::I64(5)), Predicate::IsNull("age")}), 1)
-                .rows_read,
-            100u);
+  EXPECT_EQ(Check(Predicate::Or({Predicate::Eq("age", Value::I64(5)), Predicate::IsNull("age")}), 1).rows_read, 100u);
   EXPECT_EQ(Check(Predicate::IsNull("name"), 0).rows_read, 0u);
-  EXPECT_EQ(Check(Predicate::ListContains("tags", Value::String("three")), 3334).fragments_pruned,
-            0u);
+  EXPECT_EQ(Check(Predicate::ListContains("tags", Value::String("three")), 3334).fragments_pruned, 0u);
   Check(Predicate::Not(Predicate::Lt("age", Value::I64(9990))), 10);
   Check(Predicate::Contains("name", "9"), 1900);
   Check(Predicate::Ne("age", Value::I64(3)), 9999);
 }
 
 TEST_F(ScanPruningTest, DeletedRangesAndAddedColumnsArePruned) {
-  OG_ASSERT_OK_AND_ASSIGN(TableVersion v2,
-                          DeleteWhere(*version_, Predicate::Lt("age", Value::I64(1950))));
-  OG_ASSERT_OK_AND_ASSIGN(TableVersion v3,
-                          AddColumn(v2, "extra", DataType::Scalar(TypeKind::kI64)));
+  OG_ASSERT_OK_AND_ASSIGN(TableVersion v2, DeleteWhere(*version_, Predicate::Lt("age", Value::I64(1950))));
+  OG_ASSERT_OK_AND_ASSIGN(TableVersion v3, AddColumn(v2, "extra", DataType::Scalar(TypeKind::kI64)));
   ScanOptions o;
   o.filter = Predicate::Lt("age", Value::I64(2000));
   OG_ASSERT_OK_AND_ASSIGN(auto scanner, v3.Scan(o));

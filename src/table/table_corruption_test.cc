@@ -22,10 +22,9 @@ using testing::SameRows;
 using testing::Sorted;
 
 TableSchema Schema() {
-  auto s = TableSchema::Make(
-      {F("id", DataType::Scalar(TypeKind::kString), false),
-       F("n", DataType::Scalar(TypeKind::kI64)), F("s", DataType::Scalar(TypeKind::kString))},
-      "id");
+  auto s = TableSchema::Make({F("id", DataType::Scalar(TypeKind::kString), false),
+                              F("n", DataType::Scalar(TypeKind::kI64)), F("s", DataType::Scalar(TypeKind::kString))},
+                             "id");
   EXPECT_TRUE(s.ok());
   return *s;
 }
@@ -33,14 +32,12 @@ TableSchema Schema() {
 std::vector<Row> Rows(int b, int e) {
   std::vector<Row> out;
   for (int i = b; i < e; ++i)
-    out.push_back({Value::String("k" + std::to_string(i)), Value::I64(i * 7),
-                   Value::String(i % 2 ? "odd" : "")});
+    out.push_back({Value::String("k" + std::to_string(i)), Value::I64(i * 7), Value::String(i % 2 ? "odd" : "")});
   return out;
 }
 
 // Reads everything the version offers; ok only if every read is exactly right.
-Status ReadEverything(io::ObjectStore& store, const std::string& version,
-                      const std::vector<Row>& want) {
+Status ReadEverything(io::ObjectStore& store, const std::string& version, const std::vector<Row>& want) {
   OG_ASSIGN_OR_RETURN(TableVersion v, TableVersion::Open(store, "tables/x", version));
   OG_ASSIGN_OR_RETURN(format::Batch b, v.ScanAll({}));
   if (!SameRows(Sorted(b.ToRows()), want)) return InternalError("scan returned wrong data");
@@ -77,8 +74,7 @@ TEST(TableCorruptionTest, EveryFlippedByteIsCorrectOrCorrupt) {
       if (s.ok()) {
         ++harmless;
       } else {
-        ASSERT_EQ(s.category(), StatusCode::kCorrupt)
-            << key << " byte " << i << ": " << s.ToString();
+        ASSERT_EQ(s.category(), StatusCode::kCorrupt) << key << " byte " << i << ": " << s.ToString();
         ++corrupt;
       }
     }

@@ -25,10 +25,10 @@ using testing::Row;
 using testing::SameRows;
 
 TableSchema Schema() {
-  auto s = TableSchema::Make(
-      {F("id", DataType::Scalar(TypeKind::kString), false),
-       F("age", DataType::Scalar(TypeKind::kI64)), F("note", DataType::Scalar(TypeKind::kString))},
-      "id");
+  auto s =
+      TableSchema::Make({F("id", DataType::Scalar(TypeKind::kString), false),
+                         F("age", DataType::Scalar(TypeKind::kI64)), F("note", DataType::Scalar(TypeKind::kString))},
+                        "id");
   EXPECT_TRUE(s.ok());
   return *s;
 }
@@ -36,8 +36,7 @@ TableSchema Schema() {
 std::vector<Row> Rows(int b, int e) {
   std::vector<Row> out;
   for (int i = b; i < e; ++i) {
-    out.push_back({Value::String("k" + std::to_string(i)), Value::I64(i),
-                   Value::String(std::string(i % 5, 'x'))});
+    out.push_back({Value::String("k" + std::to_string(i)), Value::I64(i), Value::String(std::string(i % 5, 'x'))});
   }
   return out;
 }
@@ -105,9 +104,7 @@ class TableCrashTest : public ::testing::TestWithParam<io::FaultAction> {
 };
 
 TEST_P(TableCrashTest, Append) {
-  Sweep([](const TableVersion& v) {
-    return AppendRows(v, BatchOf(v.schema(), Rows(100, 120)), SmallFragments());
-  });
+  Sweep([](const TableVersion& v) { return AppendRows(v, BatchOf(v.schema(), Rows(100, 120)), SmallFragments()); });
   EXPECT_EQ(after_.size(), before_.size() + 20);
 }
 
@@ -117,9 +114,7 @@ TEST_P(TableCrashTest, DeleteWhere) {
 }
 
 TEST_P(TableCrashTest, Upsert) {
-  Sweep([](const TableVersion& v) {
-    return UpsertRows(v, BatchOf(v.schema(), Rows(25, 40)), SmallFragments());
-  });
+  Sweep([](const TableVersion& v) { return UpsertRows(v, BatchOf(v.schema(), Rows(25, 40)), SmallFragments()); });
   EXPECT_EQ(after_.size(), 28u + 10u);
 }
 
@@ -141,9 +136,7 @@ TEST_P(TableCrashTest, Compact) {
 }
 
 TEST_P(TableCrashTest, AddColumnAndCombinedWrite) {
-  Sweep([](const TableVersion& v) {
-    return AddColumn(v, "extra", DataType::Scalar(TypeKind::kBool));
-  });
+  Sweep([](const TableVersion& v) { return AddColumn(v, "extra", DataType::Scalar(TypeKind::kBool)); });
   Sweep([](const TableVersion& v) -> Result<TableVersion> {
     TableWriter w(v, SmallFragments());
     OG_RETURN_IF_ERROR(w.Append(BatchOf(v.schema(), Rows(50, 60))));
@@ -159,12 +152,9 @@ INSTANTIATE_TEST_SUITE_P(Actions, TableCrashTest,
                                            io::FaultAction::kCrashAfter),
                          [](const auto& info) {
                            switch (info.param) {
-                             case io::FaultAction::kFail:
-                               return std::string("Fail");
-                             case io::FaultAction::kCrashBefore:
-                               return std::string("CrashBefore");
-                             default:
-                               return std::string("CrashAfter");
+                             case io::FaultAction::kFail: return std::string("Fail");
+                             case io::FaultAction::kCrashBefore: return std::string("CrashBefore");
+                             default: return std::string("CrashAfter");
                            }
                          });
 

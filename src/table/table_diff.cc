@@ -7,11 +7,9 @@
 namespace omnigraph::table {
 namespace {
 
-void AddLive(uint32_t fid, uint64_t rows, const format::DeletionVector& dv,
-             std::vector<uint64_t>* out) {
+void AddLive(uint32_t fid, uint64_t rows, const format::DeletionVector& dv, std::vector<uint64_t>* out) {
   for (uint64_t r = 0; r < rows; ++r) {
-    if (!dv.Contains(static_cast<uint32_t>(r)))
-      out->push_back(MakeRowAddress(fid, static_cast<uint32_t>(r)));
+    if (!dv.Contains(static_cast<uint32_t>(r))) out->push_back(MakeRowAddress(fid, static_cast<uint32_t>(r)));
   }
 }
 
@@ -23,8 +21,8 @@ void AddRows(uint32_t fid, const format::DeletionVector& rows, std::vector<uint6
 
 Result<TableDiff> DiffVersions(const TableVersion& from, const TableVersion& to) {
   if (from.prefix() != to.prefix()) {
-    return InvalidArgumentError("diff: versions of different tables ('" + from.prefix() + "' vs '" +
-                                to.prefix() + "')");
+    return InvalidArgumentError("diff: versions of different tables ('" + from.prefix() + "' vs '" + to.prefix() +
+                                "')");
   }
   TableDiff d;
   const auto& a = from.manifest().fragments;

@@ -5,9 +5,7 @@
 
 namespace omnigraph::table {
 
-std::string VersionKey(std::string_view version_id) {
-  return std::string(kVersionsDir) + std::string(version_id);
-}
+std::string VersionKey(std::string_view version_id) { return std::string(kVersionsDir) + std::string(version_id); }
 std::string NewDataKey() { return std::string(kDataDir) + NewUlidString() + ".ogf"; }
 std::string NewDeletionKey() { return std::string(kDeletionDir) + NewUlidString() + ".del"; }
 std::string NewBlobKey() { return std::string(kBlobDir) + NewUlidString() + ".blob"; }

@@ -56,8 +56,7 @@ class Gen {
       r.push_back(Value::Null(DataType::List(TypeKind::kString)));
     } else {
       std::vector<Value> t;
-      for (int i = Int(0, 3); i > 0; --i)
-        t.push_back(Chance(10) ? Value::Null(kStr) : Value::String(kTags[Int(0, 2)]));
+      for (int i = Int(0, 3); i > 0; --i) t.push_back(Chance(10) ? Value::Null(kStr) : Value::String(kTags[Int(0, 2)]));
       r.push_back(Value::List(TypeKind::kString, std::move(t)));
     }
     return r;
@@ -66,45 +65,30 @@ class Gen {
 
   Predicate Leaf() {
     switch (Int(0, 9)) {
-      case 0:
-        return Predicate::Compare("age", static_cast<CompareOp>(Int(0, 5)),
-                                  Value::I64(Int(-60, 60)));
+      case 0: return Predicate::Compare("age", static_cast<CompareOp>(Int(0, 5)), Value::I64(Int(-60, 60)));
       case 1:
-        return Predicate::Compare("score", static_cast<CompareOp>(Int(0, 5)),
-                                  Chance(10) ? Value::F64(std::numeric_limits<double>::quiet_NaN())
-                                             : Value::F64(Int(-130, 130)));
+        return Predicate::Compare(
+            "score", static_cast<CompareOp>(Int(0, 5)),
+            Chance(10) ? Value::F64(std::numeric_limits<double>::quiet_NaN()) : Value::F64(Int(-130, 130)));
       case 2:
         return Predicate::Compare("name", static_cast<CompareOp>(Int(0, 5)),
                                   Value::String(kNames[Int(0, kNames.size() - 1)]));
-      case 3:
-        return Predicate::In("name",
-                             {Value::String(kNames[Int(0, 2)]), Value::String(kNames[Int(3, 5)])});
-      case 4:
-        return Predicate::StartsWith("name",
-                                     kNames[Int(0, kNames.size() - 1)].substr(0, Int(0, 2)));
-      case 5:
-        return Predicate::Contains("name", std::string(1, "aeno"[Int(0, 3)]));
-      case 6:
-        return Predicate::ListContains("tags", Value::String(kTags[Int(0, 2)]));
-      case 7:
-        return Int(0, 1) ? Predicate::IsNull("age") : Predicate::IsNotNull("tags");
+      case 3: return Predicate::In("name", {Value::String(kNames[Int(0, 2)]), Value::String(kNames[Int(3, 5)])});
+      case 4: return Predicate::StartsWith("name", kNames[Int(0, kNames.size() - 1)].substr(0, Int(0, 2)));
+      case 5: return Predicate::Contains("name", std::string(1, "aeno"[Int(0, 3)]));
+      case 6: return Predicate::ListContains("tags", Value::String(kTags[Int(0, 2)]));
+      case 7: return Int(0, 1) ? Predicate::IsNull("age") : Predicate::IsNotNull("tags");
       case 8:
-        return Predicate::In(
-            "age", {Value::I64(Int(-50, 50)), Value::I64(Int(-50, 50)), Value::I64(Int(-50, 50))});
-      default:
-        return Predicate::Compare("seq", static_cast<CompareOp>(Int(0, 5)),
-                                  Value::I64(Int(0, seq_ + 5)));
+        return Predicate::In("age", {Value::I64(Int(-50, 50)), Value::I64(Int(-50, 50)), Value::I64(Int(-50, 50))});
+      default: return Predicate::Compare("seq", static_cast<CompareOp>(Int(0, 5)), Value::I64(Int(0, seq_ + 5)));
     }
   }
   Predicate Pred(int depth = 0) {
     if (depth >= 2 || Chance(50)) return Leaf();
     switch (Int(0, 2)) {
-      case 0:
-        return Predicate::And({Pred(depth + 1), Pred(depth + 1)});
-      case 1:
-        return Predicate::Or({Pred(depth + 1), Pred(depth + 1)});
-      default:
-        return Predicate::Not(Pred(depth + 1));
+      case 0: return Predicate::And({Pred(depth + 1), Pred(depth + 1)});
+      case 1: return Predicate::Or({Pred(depth + 1), Pred(depth + 1)});
+      default: return Predicate::Not(Pred(depth + 1));
     }
   }
   std::mt19937& rng() { return rng_; }
@@ -116,10 +100,9 @@ class Gen {
 };
 
 TableSchema Schema() {
-  auto s = TableSchema::Make(
-      {F("id", kStr, false), F("seq", kI64, false), F("age", kI64), F("score", kF64),
-       F("name", kStr), F("tags", DataType::List(TypeKind::kString))},
-      "id");
+  auto s = TableSchema::Make({F("id", kStr, false), F("seq", kI64, false), F("age", kI64), F("score", kF64),
+                              F("name", kStr), F("tags", DataType::List(TypeKind::kString))},
+                             "id");
   EXPECT_TRUE(s.ok());
   return *s;
 }
@@ -133,8 +116,7 @@ std::map<uint64_t, int64_t> AddressMap(const TableVersion& v) {
   EXPECT_TRUE(b.ok()) << b.status().ToString();
   std::map<uint64_t, int64_t> out;
   if (!b.ok()) return out;
-  for (size_t i = 0; i < b->num_rows(); ++i)
-    out[b->column(1).u64_values()[i]] = b->column(0).i64_values()[i];
+  for (size_t i = 0; i < b->num_rows(); ++i) out[b->column(1).u64_values()[i]] = b->column(0).i64_values()[i];
   return out;
 }
 
@@ -228,8 +210,7 @@ void RunSequence(uint32_t seed, int steps) {
       ASSERT_TRUE(w.DeleteWhere(p).ok());
       model.DeleteWhere(p);
       std::vector<Row> up;
-      if (!model.rows.empty())
-        up.push_back(g.NewRow(model.rows[g.Int(0, model.rows.size() - 1)][0].string_value()));
+      if (!model.rows.empty()) up.push_back(g.NewRow(model.rows[g.Int(0, model.rows.size() - 1)][0].string_value()));
       up.push_back(g.NewRow(g.FreshId()));
       ASSERT_TRUE(w.Upsert(BatchOf(cur.schema(), up)).ok());
       model.Upsert(up);
@@ -239,9 +220,7 @@ void RunSequence(uint32_t seed, int steps) {
     ASSERT_EQ(next->row_count(), model.rows.size());
     auto got = testing::AllRows(*next);
     auto want = Sorted(model.rows);
-    ASSERT_TRUE(SameRows(got, want)) << "got:\n"
-                                     << RowsToString(got) << "want:\n"
-                                     << RowsToString(want);
+    ASSERT_TRUE(SameRows(got, want)) << "got:\n" << RowsToString(got) << "want:\n" << RowsToString(want);
     for (int k = 0; k < 3; ++k) CheckScan(*next, model, g.Pred());
     versions.push_back(*next);
     snapshots.push_back(want);

@@ -22,8 +22,7 @@ namespace omnigraph::table::testing {
     ASSERT_TRUE(og_s_.ok()) << ::omnigraph::internal::ToStatus(og_s_).ToString(); \
   } while (0)
 
-#define OG_ASSERT_OK_AND_ASSIGN(lhs, expr) \
-  OG_ASSERT_OK_AND_ASSIGN_IMPL_(OG_STATUS_CONCAT_(og_t_, __LINE__), lhs, expr)
+#define OG_ASSERT_OK_AND_ASSIGN(lhs, expr) OG_ASSERT_OK_AND_ASSIGN_IMPL_(OG_STATUS_CONCAT_(og_t_, __LINE__), lhs, expr)
 #define OG_ASSERT_OK_AND_ASSIGN_IMPL_(tmp, lhs, expr) \
   auto tmp = (expr);                                  \
   ASSERT_TRUE(tmp.ok()) << tmp.status().ToString();   \
@@ -59,9 +58,7 @@ inline std::string EncodeV1(std::vector<std::pair<std::string, uint64_t>> entrie
   return out;
 }
 
-inline Field F(std::string name, DataType t, bool nullable = true) {
-  return Field{0, std::move(name), t, nullable};
-}
+inline Field F(std::string name, DataType t, bool nullable = true) { return Field{0, std::move(name), t, nullable}; }
 
 // A batch whose schema is `schema`'s fields (ids and names) holding `rows`.
 inline format::Batch BatchOf(const TableSchema& schema, const std::vector<Row>& rows) {

@@ -22,15 +22,13 @@ Result<std::vector<Field>> ResolveColumns(const TableSchema& schema,
   for (const std::string& name : *columns) {
     const Field* f = schema.FindByName(name);
     if (f == nullptr) return InvalidArgumentError("unknown column '" + name + "'");
-    if (!seen.insert(name).second)
-      return InvalidArgumentError("column '" + name + "' requested twice");
+    if (!seen.insert(name).second) return InvalidArgumentError("column '" + name + "' requested twice");
     out.push_back(*f);
   }
   return out;
 }
 
-Result<TableVersion> TableVersion::Create(io::ObjectStore& store, std::string prefix,
-                                          TableSchema schema) {
+Result<TableVersion> TableVersion::Create(io::ObjectStore& store, std::string prefix, TableSchema schema) {
   OG_RETURN_IF_ERROR(io::ValidateKey(prefix));
   OG_RETURN_IF_ERROR(schema.Validate(/*corrupt=*/false));
   auto m = std::make_shared<Manifest>();
@@ -40,31 +38,25 @@ Result<TableVersion> TableVersion::Create(io::ObjectStore& store, std::string pr
   m->operation.kind = "create";
   m->schema = std::move(schema);
   OG_RETURN_IF_ERROR(ValidateManifest(*m, /*corrupt=*/false));
-  OG_RETURN_IF_ERROR(
-      store.PutIfAbsent(table::AbsoluteKey(prefix, VersionKey(m->version_id)), EncodeManifest(*m)));
+  OG_RETURN_IF_ERROR(store.PutIfAbsent(table::AbsoluteKey(prefix, VersionKey(m->version_id)), EncodeManifest(*m)));
   return TableVersion(&store, std::move(prefix), std::move(m), std::make_shared<TableCache>());
 }
 
-Result<TableVersion> TableVersion::Open(io::ObjectStore& store, std::string prefix,
-                                        std::string_view version_id,
+Result<TableVersion> TableVersion::Open(io::ObjectStore& store, std::string prefix, std::string_view version_id,
                                         std::shared_ptr<TableCache> cache) {
   OG_RETURN_IF_ERROR(io::ValidateKey(prefix));
   auto ulid = Ulid::Parse(version_id);
-  if (!ulid.ok())
-    return InvalidArgumentError("table version id '" + std::string(version_id) + "' is not a ULID");
+  if (!ulid.ok()) return InvalidArgumentError("table version id '" + std::string(version_id) + "' is not a ULID");
   const std::string key = table::AbsoluteKey(prefix, VersionKey(version_id));
   OG_ASSIGN_OR_RETURN(std::string bytes, store.Get(key));
   OG_ASSIGN_OR_RETURN(Manifest m, DecodeManifest(bytes, key));
-  if (m.version_id != version_id)
-    return CorruptError(key + ": manifest names version " + m.version_id);
+  if (m.version_id != version_id) return CorruptError(key + ": manifest names version " + m.version_id);
   if (cache == nullptr) cache = std::make_shared<TableCache>();
-  return TableVersion(&store, std::move(prefix), std::make_shared<const Manifest>(std::move(m)),
-                      std::move(cache));
+  return TableVersion(&store, std::move(prefix), std::make_shared<const Manifest>(std::move(m)), std::move(cache));
 }
 
 TableVersion TableVersion::FromManifest(io::ObjectStore& store, std::string prefix,
-                                        std::shared_ptr<const Manifest> manifest,
-                                        std::shared_ptr<TableCache> cache) {
+                                        std::shared_ptr<const Manifest> manifest, std::shared_ptr<TableCache> cache) {
   if (cache == nullptr) cache = std::make_shared<TableCache>();
   return TableVersion(&store, std::move(prefix), std::move(manifest), std::move(cache));
 }
@@ -75,12 +67,9 @@ TableVersion TableVersion::Derive(std::shared_ptr<const Manifest> manifest) cons
   return v;
 }
 
-std::string TableVersion::AbsoluteKey(std::string_view relative) const {
-  return table::AbsoluteKey(prefix_, relative);
-}
+std::string TableVersion::AbsoluteKey(std::string_view relative) const { return table::AbsoluteKey(prefix_, relative); }
 
-Result<std::shared_ptr<const format::FragmentReader>> TableVersion::OpenFragment(
-    const FragmentMeta& f) const {
+Result<std::shared_ptr<const format::FragmentReader>> TableVersion::OpenFragment(const FragmentMeta& f) const {
   if (auto r = readers_->Get(f.file_key)) return r;
   format::FragmentOpenOptions opts;
   opts.file_size = f.file_size;
@@ -96,8 +85,7 @@ Result<std::shared_ptr<const format::FragmentReader>> TableVersion::OpenFragment
   return shared;
 }
 
-Result<std::shared_ptr<const format::DeletionVector>> TableVersion::LoadDeletion(
-    const FragmentMeta& f) const {
+Result<std::shared_ptr<const format::DeletionVector>> TableVersion::LoadDeletion(const FragmentMeta& f) const {
   if (f.deletion_key.empty()) {
     static const std::shared_ptr<const format::DeletionVector> kEmpty =
         std::make_shared<const format::DeletionVector>();
@@ -107,8 +95,8 @@ Result<std::shared_ptr<const format::DeletionVector>> TableVersion::LoadDeletion
   const std::string key = AbsoluteKey(f.deletion_key);
   OG_ASSIGN_OR_RETURN(format::DeletionVector dv, format::DeletionVector::Read(*store_, key));
   if (dv.cardinality() != f.deleted_rows) {
-    return CorruptError(key + ": holds " + std::to_string(dv.cardinality()) +
-                        " deleted rows, the manifest says " + std::to_string(f.deleted_rows));
+    return CorruptError(key + ": holds " + std::to_string(dv.cardinality()) + " deleted rows, the manifest says " +
+                        std::to_string(f.deleted_rows));
   }
   auto shared = std::make_shared<const format::DeletionVector>(std::move(dv));
   cache_->PutDeletion(f.deletion_key, shared);
@@ -123,13 +111,11 @@ Result<std::unique_ptr<Scanner>> TableVersion::Scan(ScanOptions options) const {
     std::sort(options.fragment_ids->begin(), options.fragment_ids->end());
     for (uint32_t id : *options.fragment_ids) {
       if (manifest_->FindFragment(id) == nullptr) {
-        return InvalidArgumentError("scan: fragment " + std::to_string(id) + " is not in version " +
-                                    version_id());
+        return InvalidArgumentError("scan: fragment " + std::to_string(id) + " is not in version " + version_id());
       }
     }
   }
-  return std::make_unique<Scanner>(*this, std::move(options), std::move(filter),
-                                   std::move(projection));
+  return std::make_unique<Scanner>(*this, std::move(options), std::move(filter), std::move(projection));
 }
 
 Result<format::Batch> TableVersion::ScanAll(ScanOptions options) const {
@@ -161,24 +147,22 @@ Result<uint64_t> TableVersion::CountRows(const Predicate& filter) const {
   }
 }
 
-Result<format::Batch> TableVersion::Take(
-    std::span<const uint64_t> addresses,
-    const std::optional<std::vector<std::string>>& columns) const {
+Result<format::Batch> TableVersion::Take(std::span<const uint64_t> addresses,
+                                         const std::optional<std::vector<std::string>>& columns) const {
   OG_ASSIGN_OR_RETURN(std::vector<Field> fields, ResolveColumns(schema(), columns));
   const format::Schema out_schema = SchemaOf(fields);
   if (addresses.empty()) return format::Batch::Empty(out_schema);
   // Group by fragment, remembering each address's output position.
   std::map<uint32_t, std::vector<size_t>> by_fragment;
-  for (size_t i = 0; i < addresses.size(); ++i)
-    by_fragment[RowAddressFragment(addresses[i])].push_back(i);
+  for (size_t i = 0; i < addresses.size(); ++i) by_fragment[RowAddressFragment(addresses[i])].push_back(i);
   std::vector<format::Batch> parts;
   std::vector<uint64_t> order(addresses.size());  // output position -> row in the concatenation
   uint64_t base = 0;
   for (const auto& [fid, positions] : by_fragment) {
     const FragmentMeta* f = manifest_->FindFragment(fid);
     if (f == nullptr)
-      return NotFoundError("row address " + std::to_string(addresses[positions[0]]) +
-                           ": fragment " + std::to_string(fid) + " is not in this version");
+      return NotFoundError("row address " + std::to_string(addresses[positions[0]]) + ": fragment " +
+                           std::to_string(fid) + " is not in this version");
     OG_ASSIGN_OR_RETURN(auto dv, LoadDeletion(*f));
     std::vector<uint64_t> rows;
     rows.reserve(positions.size());
@@ -198,8 +182,7 @@ Result<format::Batch> TableVersion::Take(
     if (!ids.empty()) {
       OG_ASSIGN_OR_RETURN(file_batch, reader->Take(ids, rows));
     }
-    OG_ASSIGN_OR_RETURN(format::Batch part,
-                        FromFileBatch(file_batch, fields, rows.size(), reader->key()));
+    OG_ASSIGN_OR_RETURN(format::Batch part, FromFileBatch(file_batch, fields, rows.size(), reader->key()));
     for (size_t k = 0; k < positions.size(); ++k) order[positions[k]] = base + k;
     base += rows.size();
     parts.push_back(std::move(part));
@@ -212,8 +195,7 @@ Result<format::Batch> TableVersion::Take(
   return all.Take(order);
 }
 
-Result<std::vector<format::BlobDescriptor>> TableVersion::WriteBlobs(
-    std::span<const std::string> payloads) const {
+Result<std::vector<format::BlobDescriptor>> TableVersion::WriteBlobs(std::span<const std::string> payloads) const {
   const std::string rel = NewBlobKey();
   format::BlobFileWriter writer(rel);
   std::vector<format::BlobDescriptor> out;
@@ -226,8 +208,7 @@ Result<std::vector<format::BlobDescriptor>> TableVersion::WriteBlobs(
 
 Result<std::string> TableVersion::ReadBlob(const format::BlobDescriptor& blob) const {
   if (blob.file.substr(0, kBlobDir.size()) != kBlobDir || !IsValidRelativeKey(blob.file)) {
-    return InvalidArgumentError("blob descriptor names '" + blob.file +
-                                "', not a blob file of this table");
+    return InvalidArgumentError("blob descriptor names '" + blob.file + "', not a blob file of this table");
   }
   format::BlobDescriptor abs = blob;
   abs.file = AbsoluteKey(blob.file);

@@ -30,9 +30,7 @@ class Scanner;
 inline constexpr uint64_t MakeRowAddress(uint32_t fragment_id, uint32_t offset) {
   return (static_cast<uint64_t>(fragment_id) << 32) | offset;
 }
-inline constexpr uint32_t RowAddressFragment(uint64_t addr) {
-  return static_cast<uint32_t>(addr >> 32);
-}
+inline constexpr uint32_t RowAddressFragment(uint64_t addr) { return static_cast<uint32_t>(addr >> 32); }
 inline constexpr uint32_t RowAddressOffset(uint64_t addr) { return static_cast<uint32_t>(addr); }
 
 // The optional row-address output column (U64, not null).
@@ -68,16 +66,13 @@ class TableVersion {
  public:
   // Stages the first version of a new table under `prefix` (e.g. "tables/<table_id>"): an empty
   // manifest with operation "create". InvalidArgument for a bad schema or prefix.
-  static Result<TableVersion> Create(io::ObjectStore& store, std::string prefix,
-                                     TableSchema schema);
+  static Result<TableVersion> Create(io::ObjectStore& store, std::string prefix, TableSchema schema);
   // Exactly one Get. NotFound if the version does not exist; Corrupt for a damaged manifest.
   // `cache` (optional) is shared with other handles of the same table.
-  static Result<TableVersion> Open(io::ObjectStore& store, std::string prefix,
-                                   std::string_view version_id,
+  static Result<TableVersion> Open(io::ObjectStore& store, std::string prefix, std::string_view version_id,
                                    std::shared_ptr<TableCache> cache = nullptr);
   // A handle for a manifest already in memory (e.g. just staged); no I/O.
-  static TableVersion FromManifest(io::ObjectStore& store, std::string prefix,
-                                   std::shared_ptr<const Manifest> manifest,
+  static TableVersion FromManifest(io::ObjectStore& store, std::string prefix, std::shared_ptr<const Manifest> manifest,
                                    std::shared_ptr<TableCache> cache);
 
   const Manifest& manifest() const { return *manifest_; }
@@ -100,14 +95,12 @@ class TableVersion {
   Result<uint64_t> CountRows(const Predicate& filter) const;
   // Rows at `addresses`, in that order (columns as ScanOptions::columns). NotFound for an address
   // that is not a live row of this version.
-  Result<format::Batch> Take(
-      std::span<const uint64_t> addresses,
-      const std::optional<std::vector<std::string>>& columns = std::nullopt) const;
+  Result<format::Batch> Take(std::span<const uint64_t> addresses,
+                             const std::optional<std::vector<std::string>>& columns = std::nullopt) const;
 
   // Writes `payloads` into one new blob file of this table and returns their descriptors, whose
   // `file` is table-relative ("blob/<ulid>.blob"): put them into Blob columns of appended batches.
-  Result<std::vector<format::BlobDescriptor>> WriteBlobs(
-      std::span<const std::string> payloads) const;
+  Result<std::vector<format::BlobDescriptor>> WriteBlobs(std::span<const std::string> payloads) const;
   // Reads a payload named by a descriptor from a Blob column of this table.
   Result<std::string> ReadBlob(const format::BlobDescriptor& blob) const;
 

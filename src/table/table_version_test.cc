@@ -32,16 +32,15 @@ constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
 constexpr float kNanF = std::numeric_limits<float>::quiet_NaN();
 
 TableSchema EveryTypeSchema() {
-  auto s = TableSchema::Make(
-      {F("id", DataType::Scalar(TypeKind::kString), false),
-       F("s", DataType::Scalar(TypeKind::kString)), F("blob", DataType::Scalar(TypeKind::kBlob)),
-       F("b", DataType::Scalar(TypeKind::kBool)), F("i32", DataType::Scalar(TypeKind::kI32)),
-       F("i64", DataType::Scalar(TypeKind::kI64)), F("u32", DataType::Scalar(TypeKind::kU32)),
-       F("u64", DataType::Scalar(TypeKind::kU64)), F("f32", DataType::Scalar(TypeKind::kF32)),
-       F("f64", DataType::Scalar(TypeKind::kF64)), F("date", DataType::Scalar(TypeKind::kDate)),
-       F("dt", DataType::Scalar(TypeKind::kDateTime)), F("vec", DataType::Vector(3)),
-       F("li", DataType::List(TypeKind::kI64)), F("ls", DataType::List(TypeKind::kString))},
-      "id");
+  auto s = TableSchema::Make({F("id", DataType::Scalar(TypeKind::kString), false),
+                              F("s", DataType::Scalar(TypeKind::kString)), F("blob", DataType::Scalar(TypeKind::kBlob)),
+                              F("b", DataType::Scalar(TypeKind::kBool)), F("i32", DataType::Scalar(TypeKind::kI32)),
+                              F("i64", DataType::Scalar(TypeKind::kI64)), F("u32", DataType::Scalar(TypeKind::kU32)),
+                              F("u64", DataType::Scalar(TypeKind::kU64)), F("f32", DataType::Scalar(TypeKind::kF32)),
+                              F("f64", DataType::Scalar(TypeKind::kF64)), F("date", DataType::Scalar(TypeKind::kDate)),
+                              F("dt", DataType::Scalar(TypeKind::kDateTime)), F("vec", DataType::Vector(3)),
+                              F("li", DataType::List(TypeKind::kI64)), F("ls", DataType::List(TypeKind::kString))},
+                             "id");
   EXPECT_TRUE(s.ok()) << s.status().ToString();
   return *s;
 }
@@ -49,21 +48,17 @@ TableSchema EveryTypeSchema() {
 std::vector<Row> EveryTypeRows(const std::vector<format::BlobDescriptor>& blobs) {
   std::vector<Row> rows;
   rows.push_back(
-      {Value::String("a"), Value::String(""), Value::Blob(blobs[0].Encode()), Value::Bool(true),
-       Value::I32(INT32_MIN), Value::I64(INT64_MIN), Value::U32(0), Value::U64(0),
-       Value::F32(-0.0f), Value::F64(kNan), Value::Date(-719162), Value::DateTime(INT64_MIN),
-       Value::Vector({1.5f, -2.0f, 0.0f}), Value::List(TypeKind::kI64, {}),
-       Value::List(TypeKind::kString,
-                   {Value::String("x"), Value::Null(DataType::Scalar(TypeKind::kString))})});
-  rows.push_back(
-      {Value::String("b\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80"),
-       Value::String("h\xc3\xa9llo \xe4\xb8\x96\xe7\x95\x8c"), Value::Blob(blobs[1].Encode()),
-       Value::Bool(false), Value::I32(INT32_MAX), Value::I64(INT64_MAX), Value::U32(UINT32_MAX),
-       Value::U64(UINT64_MAX), Value::F32(std::numeric_limits<float>::infinity()),
-       Value::F64(-1e308), Value::Date(2932896), Value::DateTime(INT64_MAX),
-       Value::Vector({kNanF, 1e30f, -1e-30f}),
-       Value::List(TypeKind::kI64, {Value::I64(1), Value::I64(-1), Value::I64(INT64_MAX)}),
-       Value::List(TypeKind::kString, {})});
+      {Value::String("a"), Value::String(""), Value::Blob(blobs[0].Encode()), Value::Bool(true), Value::I32(INT32_MIN),
+       Value::I64(INT64_MIN), Value::U32(0), Value::U64(0), Value::F32(-0.0f), Value::F64(kNan), Value::Date(-719162),
+       Value::DateTime(INT64_MIN), Value::Vector({1.5f, -2.0f, 0.0f}), Value::List(TypeKind::kI64, {}),
+       Value::List(TypeKind::kString, {Value::String("x"), Value::Null(DataType::Scalar(TypeKind::kString))})});
+  rows.push_back({Value::String("b\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80"),
+                  Value::String("h\xc3\xa9llo \xe4\xb8\x96\xe7\x95\x8c"), Value::Blob(blobs[1].Encode()),
+                  Value::Bool(false), Value::I32(INT32_MAX), Value::I64(INT64_MAX), Value::U32(UINT32_MAX),
+                  Value::U64(UINT64_MAX), Value::F32(std::numeric_limits<float>::infinity()), Value::F64(-1e308),
+                  Value::Date(2932896), Value::DateTime(INT64_MAX), Value::Vector({kNanF, 1e30f, -1e-30f}),
+                  Value::List(TypeKind::kI64, {Value::I64(1), Value::I64(-1), Value::I64(INT64_MAX)}),
+                  Value::List(TypeKind::kString, {})});
   Row nulls;
   nulls.push_back(Value::String("c"));
   TableSchema s = EveryTypeSchema();
@@ -73,10 +68,10 @@ std::vector<Row> EveryTypeRows(const std::vector<format::BlobDescriptor>& blobs)
 }
 
 TableSchema SimpleSchema() {
-  auto s = TableSchema::Make(
-      {F("id", DataType::Scalar(TypeKind::kString), false),
-       F("age", DataType::Scalar(TypeKind::kI64)), F("name", DataType::Scalar(TypeKind::kString))},
-      "id");
+  auto s =
+      TableSchema::Make({F("id", DataType::Scalar(TypeKind::kString), false),
+                         F("age", DataType::Scalar(TypeKind::kI64)), F("name", DataType::Scalar(TypeKind::kString))},
+                        "id");
   EXPECT_TRUE(s.ok());
   return *s;
 }
@@ -84,9 +79,9 @@ TableSchema SimpleSchema() {
 std::vector<Row> SimpleRows(int begin, int end) {
   std::vector<Row> rows;
   for (int i = begin; i < end; ++i) {
-    rows.push_back({Value::String("id" + std::to_string(i)), Value::I64(i),
-                    i % 7 == 0 ? Value::Null(DataType::Scalar(TypeKind::kString))
-                               : Value::String("n" + std::to_string(i % 10))});
+    rows.push_back(
+        {Value::String("id" + std::to_string(i)), Value::I64(i),
+         i % 7 == 0 ? Value::Null(DataType::Scalar(TypeKind::kString)) : Value::String("n" + std::to_string(i % 10))});
   }
   return rows;
 }
@@ -97,8 +92,7 @@ class TableVersionTest : public ::testing::Test {
 };
 
 TEST_F(TableVersionTest, CreateThenOpenEmpty) {
-  OG_ASSERT_OK_AND_ASSIGN(TableVersion v,
-                          TableVersion::Create(store_, "tables/t1", SimpleSchema()));
+  OG_ASSERT_OK_AND_ASSIGN(TableVersion v, TableVersion::Create(store_, "tables/t1", SimpleSchema()));
   EXPECT_EQ(v.row_count(), 0u);
   EXPECT_EQ(v.manifest().operation.kind, "create");
   EXPECT_EQ(v.manifest().sequence, 1u);
@@ -115,32 +109,25 @@ TEST_F(TableVersionTest, OpenErrors) {
   EXPECT_EQ(missing.status().category(), StatusCode::kNotFound);
   auto bad = TableVersion::Open(store_, "tables/t1", "not-a-ulid");
   EXPECT_EQ(bad.status().category(), StatusCode::kInvalidArgument);
-  OG_ASSERT_OK_AND_ASSIGN(TableVersion v,
-                          TableVersion::Create(store_, "tables/t1", SimpleSchema()));
+  OG_ASSERT_OK_AND_ASSIGN(TableVersion v, TableVersion::Create(store_, "tables/t1", SimpleSchema()));
   // A manifest stored under another version's name is corrupt.
   std::string other = NewUlidString();
-  OG_ASSERT_OK(store_.Put("tables/t1/versions/" + other,
-                          *store_.Get("tables/t1/versions/" + v.version_id())));
-  EXPECT_EQ(TableVersion::Open(store_, "tables/t1", other).status().category(),
-            StatusCode::kCorrupt);
+  OG_ASSERT_OK(store_.Put("tables/t1/versions/" + other, *store_.Get("tables/t1/versions/" + v.version_id())));
+  EXPECT_EQ(TableVersion::Open(store_, "tables/t1", other).status().category(), StatusCode::kCorrupt);
   OG_ASSERT_OK(store_.Put("tables/t1/versions/" + other, "garbage"));
-  EXPECT_EQ(TableVersion::Open(store_, "tables/t1", other).status().category(),
-            StatusCode::kCorrupt);
+  EXPECT_EQ(TableVersion::Open(store_, "tables/t1", other).status().category(), StatusCode::kCorrupt);
 }
 
 TEST_F(TableVersionTest, RoundTripEveryType) {
-  OG_ASSERT_OK_AND_ASSIGN(TableVersion v0,
-                          TableVersion::Create(store_, "tables/all", EveryTypeSchema()));
+  OG_ASSERT_OK_AND_ASSIGN(TableVersion v0, TableVersion::Create(store_, "tables/all", EveryTypeSchema()));
   std::vector<std::string> payloads = {"", std::string(1000, '\0') + "tail"};
   OG_ASSERT_OK_AND_ASSIGN(auto blobs, v0.WriteBlobs(payloads));
   std::vector<Row> rows = EveryTypeRows(blobs);
   OG_ASSERT_OK_AND_ASSIGN(TableVersion v1, AppendRows(v0, BatchOf(v0.schema(), rows)));
   EXPECT_EQ(v1.row_count(), 3u);
-  OG_ASSERT_OK_AND_ASSIGN(TableVersion re,
-                          TableVersion::Open(store_, "tables/all", v1.version_id()));
+  OG_ASSERT_OK_AND_ASSIGN(TableVersion re, TableVersion::Open(store_, "tables/all", v1.version_id()));
   std::vector<Row> got = AllRows(re);
-  EXPECT_TRUE(SameRows(got, Sorted(rows))) << RowsToString(got) << "vs\n"
-                                           << RowsToString(Sorted(rows));
+  EXPECT_TRUE(SameRows(got, Sorted(rows))) << RowsToString(got) << "vs\n" << RowsToString(Sorted(rows));
   // Blob payloads come back through their descriptors.
   ScanOptions o;
   o.columns = std::vector<std::string>{"id", "blob"};
@@ -154,14 +141,12 @@ TEST_F(TableVersionTest, RoundTripEveryType) {
   }
   // Reachability includes the blob file.
   auto keys = re.ReferencedKeys();
-  EXPECT_TRUE(std::any_of(keys.begin(), keys.end(), [](const std::string& k) {
-    return k.find("/blob/") != std::string::npos;
-  }));
+  EXPECT_TRUE(std::any_of(keys.begin(), keys.end(),
+                          [](const std::string& k) { return k.find("/blob/") != std::string::npos; }));
 }
 
 TEST_F(TableVersionTest, ZeroAndOneRowTables) {
-  OG_ASSERT_OK_AND_ASSIGN(TableVersion v0,
-                          TableVersion::Create(store_, "tables/z", SimpleSchema()));
+  OG_ASSERT_OK_AND_ASSIGN(TableVersion v0, TableVersion::Create(store_, "tables/z", SimpleSchema()));
   OG_ASSERT_OK_AND_ASSIGN(TableVersion v1, AppendRows(v0, BatchOf(v0.schema(), {})));
   EXPECT_EQ(v1.row_count(), 0u);
   EXPECT_TRUE(v1.manifest().fragments.empty());
@@ -172,17 +157,15 @@ TEST_F(TableVersionTest, ZeroAndOneRowTables) {
 }
 
 TEST_F(TableVersionTest, AppendRejectsBadBatches) {
-  OG_ASSERT_OK_AND_ASSIGN(TableVersion v0,
-                          TableVersion::Create(store_, "tables/t", SimpleSchema()));
+  OG_ASSERT_OK_AND_ASSIGN(TableVersion v0, TableVersion::Create(store_, "tables/t", SimpleSchema()));
   auto extra = format::Schema::Make({Field{1, "id", DataType::Scalar(TypeKind::kString), false},
                                      Field{2, "bogus", DataType::Scalar(TypeKind::kI64), true}});
   ASSERT_TRUE(extra.ok());
   auto b = format::Batch::FromRows(*extra, {{Value::String("x"), Value::I64(1)}});
   ASSERT_TRUE(b.ok());
   EXPECT_EQ(AppendRows(v0, *b).status().category(), StatusCode::kInvalidArgument);
-  auto wrong_type =
-      format::Schema::Make({Field{1, "id", DataType::Scalar(TypeKind::kString), false},
-                            Field{2, "age", DataType::Scalar(TypeKind::kI32), true}});
+  auto wrong_type = format::Schema::Make({Field{1, "id", DataType::Scalar(TypeKind::kString), false},
+                                          Field{2, "age", DataType::Scalar(TypeKind::kI32), true}});
   auto b2 = format::Batch::FromRows(*wrong_type, {{Value::String("x"), Value::I32(1)}});
   EXPECT_EQ(AppendRows(v0, *b2).status().category(), StatusCode::kInvalidArgument);
   auto no_id = format::Schema::Make({Field{2, "age", DataType::Scalar(TypeKind::kI64), true}});
@@ -199,12 +182,10 @@ TEST_F(TableVersionTest, AppendRejectsBadBatches) {
 }
 
 TEST_F(TableVersionTest, ProjectionRowAddressAndTake) {
-  OG_ASSERT_OK_AND_ASSIGN(TableVersion v0,
-                          TableVersion::Create(store_, "tables/t", SimpleSchema()));
+  OG_ASSERT_OK_AND_ASSIGN(TableVersion v0, TableVersion::Create(store_, "tables/t", SimpleSchema()));
   WriteOptions wo;
   wo.max_rows_per_fragment = 40;
-  OG_ASSERT_OK_AND_ASSIGN(TableVersion v1,
-                          AppendRows(v0, BatchOf(v0.schema(), SimpleRows(0, 100)), wo));
+  OG_ASSERT_OK_AND_ASSIGN(TableVersion v1, AppendRows(v0, BatchOf(v0.schema(), SimpleRows(0, 100)), wo));
   EXPECT_EQ(v1.manifest().fragments.size(), 3u);
   ScanOptions o;
   o.columns = std::vector<std::string>{"name", "id"};
@@ -219,8 +200,7 @@ TEST_F(TableVersionTest, ProjectionRowAddressAndTake) {
   // Row i lives in fragment i / 40 at offset i % 40.
   for (size_t i = 0; i < 100; ++i) {
     EXPECT_EQ(b.column(1).string_at(i), "id" + std::to_string(i));
-    EXPECT_EQ(addrs[i],
-              MakeRowAddress(static_cast<uint32_t>(i / 40), static_cast<uint32_t>(i % 40)));
+    EXPECT_EQ(addrs[i], MakeRowAddress(static_cast<uint32_t>(i / 40), static_cast<uint32_t>(i % 40)));
   }
   std::vector<uint64_t> want = {addrs[99], addrs[0], addrs[41], addrs[41]};
   OG_ASSERT_OK_AND_ASSIGN(format::Batch t, v1.Take(want, std::vector<std::string>{"id", "age"}));
@@ -258,12 +238,10 @@ TEST_F(TableVersionTest, ProjectionRowAddressAndTake) {
 }
 
 TEST_F(TableVersionTest, SchemaEvolutionIsMetadataOnly) {
-  OG_ASSERT_OK_AND_ASSIGN(TableVersion v0,
-                          TableVersion::Create(store_, "tables/t", SimpleSchema()));
+  OG_ASSERT_OK_AND_ASSIGN(TableVersion v0, TableVersion::Create(store_, "tables/t", SimpleSchema()));
   OG_ASSERT_OK_AND_ASSIGN(TableVersion v1, AppendRows(v0, BatchOf(v0.schema(), SimpleRows(0, 5))));
   const size_t objects = store_.object_count();
-  OG_ASSERT_OK_AND_ASSIGN(TableVersion v2,
-                          AddColumn(v1, "score", DataType::Scalar(TypeKind::kF64)));
+  OG_ASSERT_OK_AND_ASSIGN(TableVersion v2, AddColumn(v1, "score", DataType::Scalar(TypeKind::kF64)));
   EXPECT_EQ(store_.object_count(), objects + 1);  // only the manifest
   EXPECT_EQ(v2.manifest().fragments.size(), v1.manifest().fragments.size());
   EXPECT_EQ(v2.manifest().fragments[0].file_key, v1.manifest().fragments[0].file_key);
@@ -273,8 +251,7 @@ TEST_F(TableVersionTest, SchemaEvolutionIsMetadataOnly) {
   OG_ASSERT_OK_AND_ASSIGN(uint64_t n, v3.CountRows(Predicate::Ge("years", Value::I64(3))));
   EXPECT_EQ(n, 2u);
   // New rows carry the new column; old rows still read it as null.
-  auto more = BatchOf(v3.schema(),
-                      {{Value::String("new"), Value::I64(9), Value::String("x"), Value::F64(2.5)}});
+  auto more = BatchOf(v3.schema(), {{Value::String("new"), Value::I64(9), Value::String("x"), Value::F64(2.5)}});
   OG_ASSERT_OK_AND_ASSIGN(TableVersion v4, AppendRows(v3, more));
   OG_ASSERT_OK_AND_ASSIGN(uint64_t scored, v4.CountRows(Predicate::IsNotNull("score")));
   EXPECT_EQ(scored, 1u);
@@ -283,8 +260,7 @@ TEST_F(TableVersionTest, SchemaEvolutionIsMetadataOnly) {
   // Drop then re-add under the same name: a new id, old values do not come back.
   OG_ASSERT_OK_AND_ASSIGN(TableVersion v5, DropColumn(v4, "score"));
   EXPECT_EQ(v5.schema().FindByName("score"), nullptr);
-  OG_ASSERT_OK_AND_ASSIGN(TableVersion v6,
-                          AddColumn(v5, "score", DataType::Scalar(TypeKind::kF64)));
+  OG_ASSERT_OK_AND_ASSIGN(TableVersion v6, AddColumn(v5, "score", DataType::Scalar(TypeKind::kF64)));
   OG_ASSERT_OK_AND_ASSIGN(uint64_t again, v6.CountRows(Predicate::IsNotNull("score")));
   EXPECT_EQ(again, 0u);
   // An explicit (catalog) id: must be fresh.
@@ -297,12 +273,10 @@ TEST_F(TableVersionTest, SchemaEvolutionIsMetadataOnly) {
   // Errors.
   EXPECT_EQ(DropColumn(v6, "id").status().category(), StatusCode::kInvalidArgument);
   EXPECT_EQ(RenameColumn(v6, "years", "name").status().category(), StatusCode::kInvalidArgument);
-  EXPECT_EQ(AddColumn(v6, "name", DataType::Scalar(TypeKind::kI64)).status().category(),
-            StatusCode::kInvalidArgument);
+  EXPECT_EQ(AddColumn(v6, "name", DataType::Scalar(TypeKind::kI64)).status().category(), StatusCode::kInvalidArgument);
   EXPECT_EQ(RenameColumn(v6, "missing", "x").status().category(), StatusCode::kInvalidArgument);
   // Old versions are untouched.
-  OG_ASSERT_OK_AND_ASSIGN(TableVersion old,
-                          TableVersion::Open(store_, "tables/t", v1.version_id()));
+  OG_ASSERT_OK_AND_ASSIGN(TableVersion old, TableVersion::Open(store_, "tables/t", v1.version_id()));
   EXPECT_EQ(old.schema().fields.size(), 3u);
   EXPECT_EQ(old.schema().FindByName("age")->name, "age");
 }
@@ -336,18 +310,17 @@ TEST_F(TableVersionTest, SharedCacheOutlivesAShortLivedStore) {
     auto wrapper = std::make_unique<io::CountingStore>(base);
     OG_ASSERT_OK_AND_ASSIGN(TableVersion through, TableVersion::Open(*wrapper, "tables/t", id, cache));
     EXPECT_EQ(AllRows(through).size(), 7u);  // fills the shared cache through `wrapper`
-  }  // wrapper destroyed
+  }                                          // wrapper destroyed
   io::CountingStore counting(base);
   OG_ASSERT_OK_AND_ASSIGN(TableVersion again, TableVersion::Open(counting, "tables/t", id, cache));
   counting.Reset();
   EXPECT_EQ(AllRows(again).size(), 7u);
-  EXPECT_EQ(counting.counts().of(io::StoreOp::kGet), 0u);  // the deletion vector came from the cache
+  EXPECT_EQ(counting.counts().of(io::StoreOp::kGet), 0u);       // the deletion vector came from the cache
   EXPECT_GT(counting.counts().of(io::StoreOp::kGetRange), 0u);  // readers are bound to their store
 }
 
 TEST_F(TableVersionTest, ReferencedKeysCoverEverythingWritten) {
-  OG_ASSERT_OK_AND_ASSIGN(TableVersion v0,
-                          TableVersion::Create(store_, "tables/t", SimpleSchema()));
+  OG_ASSERT_OK_AND_ASSIGN(TableVersion v0, TableVersion::Create(store_, "tables/t", SimpleSchema()));
   OG_ASSERT_OK_AND_ASSIGN(TableVersion v1, AppendRows(v0, BatchOf(v0.schema(), SimpleRows(0, 10))));
   OG_ASSERT_OK_AND_ASSIGN(TableVersion v2, DeleteWhere(v1, Predicate::Lt("age", Value::I64(3))));
   auto keys = v2.ReferencedKeys();

@@ -29,8 +29,7 @@ Result<TableVersion> StageManifest(const TableVersion& base, Manifest m) {
   for (const FragmentMeta& f : m.fragments) m.row_count += f.live_rows();
   Status valid = ValidateManifest(m, /*corrupt=*/false);
   if (!valid.ok()) return InternalError("staged manifest is inconsistent: " + valid.message());
-  OG_RETURN_IF_ERROR(
-      base.store().PutIfAbsent(base.AbsoluteKey(VersionKey(m.version_id)), EncodeManifest(m)));
+  OG_RETURN_IF_ERROR(base.store().PutIfAbsent(base.AbsoluteKey(VersionKey(m.version_id)), EncodeManifest(m)));
   return base.Derive(std::make_shared<const Manifest>(std::move(m)));
 }
 
@@ -42,11 +41,10 @@ double RowBytes(const format::Batch& batch) {
   return std::max(1.0, bytes / static_cast<double>(batch.num_rows()));
 }
 
-Result<std::vector<PlannedFragment>> PlanFragments(
-    const TableVersion& table, const std::vector<format::Batch>& rows, uint64_t max_rows,
-    uint64_t max_bytes, uint32_t* next_fragment_id, std::vector<IndexFeed>* feeds) {
-  if (max_rows == 0 || max_rows > UINT32_MAX)
-    return InvalidArgumentError("max_rows_per_fragment must be 1..2^32-1");
+Result<std::vector<PlannedFragment>> PlanFragments(const TableVersion& table, const std::vector<format::Batch>& rows,
+                                                   uint64_t max_rows, uint64_t max_bytes, uint32_t* next_fragment_id,
+                                                   std::vector<IndexFeed>* feeds) {
+  if (max_rows == 0 || max_rows > UINT32_MAX) return InvalidArgumentError("max_rows_per_fragment must be 1..2^32-1");
   if (max_bytes == 0) return InvalidArgumentError("max_bytes_per_fragment must be positive");
   const TableSchema& schema = table.schema();
   std::vector<std::pair<size_t, IndexFeed*>> indexed;  // (column, feed)
@@ -61,8 +59,7 @@ Result<std::vector<PlannedFragment>> PlanFragments(
   std::vector<PlannedFragment> out;
   std::set<std::string> blobs;
   auto start_fragment = [&]() -> Status {
-    if (*next_fragment_id == UINT32_MAX)
-      return ResourceExhaustedError("table ran out of fragment ids");
+    if (*next_fragment_id == UINT32_MAX) return ResourceExhaustedError("table ran out of fragment ids");
     PlannedFragment f;
     f.meta.id = (*next_fragment_id)++;
     f.meta.file_key = NewDataKey();
@@ -116,8 +113,7 @@ Status WritePlannedFragment(const TableVersion& table, const format::FragmentWri
   OG_ASSIGN_OR_RETURN(format::FragmentInfo info,
                       writer.WriteTo(table.store(), table.AbsoluteKey(fragment->meta.file_key)));
   FragmentMeta& f = fragment->meta;
-  if (info.num_rows != f.physical_rows)
-    return InternalError("fragment writer wrote an unexpected row count");
+  if (info.num_rows != f.physical_rows) return InternalError("fragment writer wrote an unexpected row count");
   f.file_size = info.file_size;
   f.tail_size = info.tail_size;
   for (size_t i = 0; i < info.field_ids.size() && i < info.stats.size(); ++i)
@@ -158,8 +154,7 @@ Status TableWriter::DeleteRow(uint64_t addr, bool* deleted) {
   const FragmentMeta* f = base_.manifest().FindFragment(RowAddressFragment(addr));
   const uint32_t off = RowAddressOffset(addr);
   if (f == nullptr || off >= f->physical_rows) {
-    return NotFoundError("row address " + std::to_string(addr) + " is not in table version " +
-                         base_.version_id());
+    return NotFoundError("row address " + std::to_string(addr) + " is not in table version " + base_.version_id());
   }
   if (replace_all_) return Status::Ok();
   OG_ASSIGN_OR_RETURN(auto dv, base_.LoadDeletion(*f));
@@ -228,8 +223,7 @@ Status TableWriter::EnsureIdIndex() {
 
 Status TableWriter::Upsert(const format::Batch& rows) {
   const TableSchema& schema = base_.schema();
-  if (schema.key_field_id == 0)
-    return InvalidArgumentError("upsert needs a key column; the table has none");
+  if (schema.key_field_id == 0) return InvalidArgumentError("upsert needs a key column; the table has none");
   OG_ASSIGN_OR_RETURN(format::Batch b, ConformInputBatch(schema, rows));
   OG_RETURN_IF_ERROR(BlobFilesOf(b));
   used_upsert_ = true;
@@ -267,8 +261,8 @@ Status TableWriter::Upsert(const format::Batch& rows) {
       in.reserve(keys.size());
       for (const std::string& k : keys) in.push_back(Value::String(k));
       const std::string& key_name = schema.FindById(schema.key_field_id)->name;
-      OG_ASSIGN_OR_RETURN(auto hits, ProbeColumn(base_, schema.key_field_id, keys,
-                                                 Predicate::In(key_name, std::move(in))));
+      OG_ASSIGN_OR_RETURN(auto hits,
+                          ProbeColumn(base_, schema.key_field_id, keys, Predicate::In(key_name, std::move(in))));
       for (const auto& [i, a] : hits) {  // every live row with the key
         bool d = false;
         OG_RETURN_IF_ERROR(DeleteRow(a, &d));
@@ -354,8 +348,8 @@ Result<TableVersion> TableWriter::Commit() {
   // New fragments and their index segments (id and value indexes).
   std::vector<IndexFeed> feeds = IndexFeeds(m.schema);
   OG_ASSIGN_OR_RETURN(std::vector<PlannedFragment> fresh,
-                      PlanFragments(base_, pending_, options_.max_rows_per_fragment,
-                                    options_.max_bytes_per_fragment, &m.next_fragment_id, &feeds));
+                      PlanFragments(base_, pending_, options_.max_rows_per_fragment, options_.max_bytes_per_fragment,
+                                    &m.next_fragment_id, &feeds));
   std::vector<uint32_t> fresh_ids;
   for (PlannedFragment& f : fresh) {
     fresh_ids.push_back(f.meta.id);
@@ -374,8 +368,7 @@ Result<TableVersion> TableWriter::Commit() {
 
 // --- one-call forms ---
 
-Result<TableVersion> AppendRows(const TableVersion& base, const format::Batch& rows,
-                                const WriteOptions& options) {
+Result<TableVersion> AppendRows(const TableVersion& base, const format::Batch& rows, const WriteOptions& options) {
   TableWriter w(base, options);
   OG_RETURN_IF_ERROR(w.Append(rows));
   return w.Commit();
@@ -388,22 +381,19 @@ Result<TableVersion> DeleteRows(const TableVersion& base, std::span<const uint64
   return w.Commit();
 }
 
-Result<TableVersion> DeleteWhere(const TableVersion& base, const Predicate& filter,
-                                 const WriteOptions& options) {
+Result<TableVersion> DeleteWhere(const TableVersion& base, const Predicate& filter, const WriteOptions& options) {
   TableWriter w(base, options);
   OG_RETURN_IF_ERROR(w.DeleteWhere(filter));
   return w.Commit();
 }
 
-Result<TableVersion> UpsertRows(const TableVersion& base, const format::Batch& rows,
-                                const WriteOptions& options) {
+Result<TableVersion> UpsertRows(const TableVersion& base, const format::Batch& rows, const WriteOptions& options) {
   TableWriter w(base, options);
   OG_RETURN_IF_ERROR(w.Upsert(rows));
   return w.Commit();
 }
 
-Result<TableVersion> Overwrite(const TableVersion& base, const format::Batch& rows,
-                               const WriteOptions& options) {
+Result<TableVersion> Overwrite(const TableVersion& base, const format::Batch& rows, const WriteOptions& options) {
   TableWriter w(base, options);
   w.ReplaceAll();
   OG_RETURN_IF_ERROR(w.Append(rows));
@@ -423,12 +413,10 @@ Manifest MetadataCopy(const Manifest& base, std::string kind, std::string note) 
 }
 }  // namespace
 
-Result<TableVersion> AddColumn(const TableVersion& base, std::string name, DataType type,
-                               FieldId id) {
+Result<TableVersion> AddColumn(const TableVersion& base, std::string name, DataType type, FieldId id) {
   OG_RETURN_IF_ERROR(format::ValidateDataType(type));
   Manifest m = MetadataCopy(base.manifest(), "add_column", name);
-  if (m.schema.FindByName(name) != nullptr)
-    return InvalidArgumentError("column '" + name + "' already exists");
+  if (m.schema.FindByName(name) != nullptr) return InvalidArgumentError("column '" + name + "' already exists");
   if (id == 0) id = m.schema.next_field_id;
   if (id < m.schema.next_field_id) {
     return InvalidArgumentError("field id " + std::to_string(id) +
@@ -443,11 +431,9 @@ Result<TableVersion> AddColumn(const TableVersion& base, std::string name, DataT
 
 Result<TableVersion> RenameColumn(const TableVersion& base, std::string_view from, std::string to) {
   Manifest m = MetadataCopy(base.manifest(), "rename_column", std::string(from) + " -> " + to);
-  if (m.schema.FindByName(from) == nullptr)
-    return InvalidArgumentError("no column '" + std::string(from) + "'");
+  if (m.schema.FindByName(from) == nullptr) return InvalidArgumentError("no column '" + std::string(from) + "'");
   if (from == to) return InvalidArgumentError("column '" + to + "' already has that name");
-  if (m.schema.FindByName(to) != nullptr)
-    return InvalidArgumentError("column '" + to + "' already exists");
+  if (m.schema.FindByName(to) != nullptr) return InvalidArgumentError("column '" + to + "' already exists");
   for (Field& f : m.schema.fields) {
     if (f.name == from) f.name = to;
   }

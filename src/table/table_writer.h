@@ -81,24 +81,19 @@ class TableWriter {
 };
 
 // One-call forms (each stages one version).
-Result<TableVersion> AppendRows(const TableVersion& base, const format::Batch& rows,
-                                const WriteOptions& options = {});
+Result<TableVersion> AppendRows(const TableVersion& base, const format::Batch& rows, const WriteOptions& options = {});
 Result<TableVersion> DeleteRows(const TableVersion& base, std::span<const uint64_t> addresses,
                                 const WriteOptions& options = {});
-Result<TableVersion> DeleteWhere(const TableVersion& base, const Predicate& filter,
-                                 const WriteOptions& options = {});
-Result<TableVersion> UpsertRows(const TableVersion& base, const format::Batch& rows,
-                                const WriteOptions& options = {});
-Result<TableVersion> Overwrite(const TableVersion& base, const format::Batch& rows,
-                               const WriteOptions& options = {});
+Result<TableVersion> DeleteWhere(const TableVersion& base, const Predicate& filter, const WriteOptions& options = {});
+Result<TableVersion> UpsertRows(const TableVersion& base, const format::Batch& rows, const WriteOptions& options = {});
+Result<TableVersion> Overwrite(const TableVersion& base, const format::Batch& rows, const WriteOptions& options = {});
 
 // Metadata-only schema changes: a new manifest with the same fragments. AddColumn gives the
 // (always nullable) field a fresh id — `id`, if non-zero (e.g. the catalog's stable property id;
 // it must be >= the schema's next_field_id, ids are never reused), else next_field_id; old
 // fragments read it as null. RenameColumn keeps the id. DropColumn retires the id (the key column
 // cannot be dropped). InvalidArgument on unknown or duplicate names or a reused id.
-Result<TableVersion> AddColumn(const TableVersion& base, std::string name, DataType type,
-                               FieldId id = 0);
+Result<TableVersion> AddColumn(const TableVersion& base, std::string name, DataType type, FieldId id = 0);
 Result<TableVersion> RenameColumn(const TableVersion& base, std::string_view from, std::string to);
 Result<TableVersion> DropColumn(const TableVersion& base, std::string_view name);
 
@@ -116,9 +111,9 @@ struct PlannedFragment {
 // `max_bytes` estimated bytes (a larger batch is cut into even pieces), taking ids from
 // `*next_fragment_id`, and appends each piece's slice of each feed's column (sharing `rows`'
 // buffers) with the piece's first row address to that feed when `feeds` is non-null. No I/O.
-Result<std::vector<PlannedFragment>> PlanFragments(
-    const TableVersion& table, const std::vector<format::Batch>& rows, uint64_t max_rows,
-    uint64_t max_bytes, uint32_t* next_fragment_id, std::vector<IndexFeed>* feeds);
+Result<std::vector<PlannedFragment>> PlanFragments(const TableVersion& table, const std::vector<format::Batch>& rows,
+                                                   uint64_t max_rows, uint64_t max_bytes, uint32_t* next_fragment_id,
+                                                   std::vector<IndexFeed>* feeds);
 // Encodes and stores one planned fragment (one PutIfAbsent) and fills in its size and statistics.
 Status WritePlannedFragment(const TableVersion& table, const format::FragmentWriterOptions& options,
                             PlannedFragment* fragment);

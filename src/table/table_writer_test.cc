@@ -26,10 +26,9 @@ using testing::SameRows;
 using testing::Sorted;
 
 TableSchema Schema() {
-  auto s = TableSchema::Make(
-      {F("id", DataType::Scalar(TypeKind::kString), false),
-       F("age", DataType::Scalar(TypeKind::kI64)), F("tags", DataType::List(TypeKind::kString))},
-      "id");
+  auto s = TableSchema::Make({F("id", DataType::Scalar(TypeKind::kString), false),
+                              F("age", DataType::Scalar(TypeKind::kI64)), F("tags", DataType::List(TypeKind::kString))},
+                             "id");
   EXPECT_TRUE(s.ok());
   return *s;
 }
@@ -42,8 +41,7 @@ Row R(const std::string& id, int64_t age, std::vector<std::string> tags = {}) {
 
 std::vector<Row> Range(int b, int e) {
   std::vector<Row> out;
-  for (int i = b; i < e; ++i)
-    out.push_back(R("k" + std::to_string(i), i, {i % 2 ? "odd" : "even"}));
+  for (int i = b; i < e; ++i) out.push_back(R("k" + std::to_string(i), i, {i % 2 ? "odd" : "even"}));
   return out;
 }
 
@@ -67,16 +65,14 @@ class TableWriterTest : public ::testing::Test {
 
 TEST_F(TableWriterTest, DeleteByAddressAndPredicate) {
   OG_ASSERT_OK_AND_ASSIGN(TableVersion v1, AppendRows(*v0_, BatchOf(v0_->schema(), Range(0, 20))));
-  OG_ASSERT_OK_AND_ASSIGN(TableVersion v2,
-                          DeleteWhere(v1, Predicate::ListContains("tags", Value::String("odd"))));
+  OG_ASSERT_OK_AND_ASSIGN(TableVersion v2, DeleteWhere(v1, Predicate::ListContains("tags", Value::String("odd"))));
   EXPECT_EQ(v2.row_count(), 10u);
   EXPECT_EQ(v2.manifest().operation.kind, "delete");
   EXPECT_EQ(v2.manifest().operation.rows_deleted, 10u);
   ASSERT_EQ(v2.manifest().fragments.size(), 1u);
   EXPECT_EQ(v2.manifest().fragments[0].deleted_rows, 10u);
   EXPECT_EQ(v2.manifest().fragments[0].file_key, v1.manifest().fragments[0].file_key);
-  uint64_t addrs[] = {MakeRowAddress(0, 0), MakeRowAddress(0, 1),
-                      MakeRowAddress(0, 2)};  // 1 is already gone
+  uint64_t addrs[] = {MakeRowAddress(0, 0), MakeRowAddress(0, 1), MakeRowAddress(0, 2)};  // 1 is already gone
   OG_ASSERT_OK_AND_ASSIGN(TableVersion v3, DeleteRows(v2, addrs));
   EXPECT_EQ(v3.row_count(), 8u);
   EXPECT_EQ(v3.manifest().operation.rows_deleted, 2u);
@@ -126,8 +122,8 @@ TEST_F(TableWriterTest, CombinedWriteAppliesInOrder) {
   OG_ASSERT_OK(w.DeleteWhere(Predicate::Ge("age", Value::I64(60))));           // p2 and k0
   OG_ASSERT_OK_AND_ASSIGN(TableVersion v2, w.Commit());
   EXPECT_EQ(v2.manifest().operation.kind, "update");
-  std::vector<Row> want = {R("k1", 1, {"odd"}), R("k2", 2, {"even"}), R("k3", 3, {"odd"}),
-                           R("k4", 4, {"even"}), R("p1", 51)};
+  std::vector<Row> want = {R("k1", 1, {"odd"}), R("k2", 2, {"even"}), R("k3", 3, {"odd"}), R("k4", 4, {"even"}),
+                           R("p1", 51)};
   EXPECT_TRUE(SameRows(AllRows(v2), Sorted(want))) << RowsToString(AllRows(v2));
   EXPECT_EQ(w.Commit().status().category(), StatusCode::kInvalidArgument);
 }
@@ -195,9 +191,8 @@ TEST_F(TableWriterTest, IdIndexLookupsAndReuse) {
   ASSERT_EQ(v1.manifest().indexes.size(), 1u);
   EXPECT_EQ(v1.manifest().indexes[0].fragment_ids.size(), 4u);
   EXPECT_EQ(v1.manifest().indexes[0].entries, 100000u);
-  OG_ASSERT_OK_AND_ASSIGN(
-      TableVersion v2,
-      DeleteWhere(v1, Predicate::In("id", {Value::String("id-5"), Value::String("id-99999")})));
+  OG_ASSERT_OK_AND_ASSIGN(TableVersion v2,
+                          DeleteWhere(v1, Predicate::In("id", {Value::String("id-5"), Value::String("id-99999")})));
   OG_ASSERT_OK_AND_ASSIGN(TableVersion v3, AppendRows(v2, BatchOf(v2.schema(), {R("late", 1)})));
   EXPECT_EQ(v3.manifest().indexes.size(), 2u);  // the old segment is reused, one new
   EXPECT_EQ(v3.manifest().indexes[0].keys, v1.manifest().indexes[0].keys);
@@ -208,14 +203,12 @@ TEST_F(TableWriterTest, IdIndexLookupsAndReuse) {
   ASSERT_TRUE(all.ok());
   for (const auto& m : *all) OG_ASSERT_OK(base->Put(m.key, *store_.Get(m.key)));
   io::CountingStore counting(base);
-  OG_ASSERT_OK_AND_ASSIGN(TableVersion cold,
-                          TableVersion::Open(counting, "tables/w", v3.version_id()));
+  OG_ASSERT_OK_AND_ASSIGN(TableVersion cold, TableVersion::Open(counting, "tables/w", v3.version_id()));
   counting.Reset();
   OG_ASSERT_OK_AND_ASSIGN(IdIndex idx, IdIndex::Open(cold));
   EXPECT_EQ(idx.uncovered_fragments(), 0u);
   EXPECT_EQ(counting.counts().of(io::StoreOp::kGetRange), 0u) << counting.counts().ToString();
-  EXPECT_EQ(counting.counts().of(io::StoreOp::kGet), 4u)
-      << counting.counts().ToString();  // 2 segments + 2 dvs
+  EXPECT_EQ(counting.counts().of(io::StoreOp::kGet), 4u) << counting.counts().ToString();  // 2 segments + 2 dvs
 
   EXPECT_EQ(idx.Lookup("id-0"), MakeRowAddress(0, 0));
   EXPECT_EQ(idx.Lookup("id-30001"), MakeRowAddress(1, 1));
@@ -230,8 +223,7 @@ TEST_F(TableWriterTest, IdIndexLookupsAndReuse) {
   for (size_t i = 0; i < found.size(); ++i) {
     if (!found[i]) continue;
     ++hits;
-    ASSERT_EQ(*found[i],
-              MakeRowAddress(static_cast<uint32_t>(i / 30000), static_cast<uint32_t>(i % 30000)));
+    ASSERT_EQ(*found[i], MakeRowAddress(static_cast<uint32_t>(i / 30000), static_cast<uint32_t>(i % 30000)));
   }
   EXPECT_EQ(hits, 99998u);
   // A small batch (sorted by hash instead of binned), with misses and a repeated id.
@@ -263,11 +255,9 @@ TEST_F(TableWriterTest, IdSegmentsStayFewUnderManySmallWrites) {
   EXPECT_EQ(v.manifest().fragments.size(), 294u);
   EXPECT_LE(v.manifest().indexes.size(), 12u);  // logarithmic, not one per write
   std::set<uint32_t> covered;
-  for (const auto& s : v.manifest().indexes)
-    covered.insert(s.fragment_ids.begin(), s.fragment_ids.end());
+  for (const auto& s : v.manifest().indexes) covered.insert(s.fragment_ids.begin(), s.fragment_ids.end());
   EXPECT_EQ(covered.size(), v.manifest().fragments.size());
-  OG_ASSERT_OK_AND_ASSIGN(TableVersion cold,
-                          TableVersion::Open(store_, "tables/w", v.version_id()));
+  OG_ASSERT_OK_AND_ASSIGN(TableVersion cold, TableVersion::Open(store_, "tables/w", v.version_id()));
   OG_ASSERT_OK_AND_ASSIGN(IdIndex idx, IdIndex::Open(cold));
   EXPECT_EQ(idx.uncovered_fragments(), 0u);
   for (int i = 0; i < 300; ++i) {

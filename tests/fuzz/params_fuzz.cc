@@ -31,8 +31,8 @@ ParamDecl Decl(std::string name, DataType type, bool nullable) {
 const std::vector<ParamDecl>& Decls() {
   static const std::vector<ParamDecl>* decls = [] {
     auto* d = new std::vector<ParamDecl>;
-    const TypeKind scalars[] = {TypeKind::kString, TypeKind::kBlob, TypeKind::kBool, TypeKind::kI32,
-                                TypeKind::kI64,    TypeKind::kU32,  TypeKind::kU64,  TypeKind::kF32,
+    const TypeKind scalars[] = {TypeKind::kString, TypeKind::kBlob, TypeKind::kBool,    TypeKind::kI32,
+                                TypeKind::kI64,    TypeKind::kU32,  TypeKind::kU64,     TypeKind::kF32,
                                 TypeKind::kF64,    TypeKind::kDate, TypeKind::kDateTime};
     char name = 'a';
     for (TypeKind k : scalars) d->push_back(Decl(std::string(1, name++), DataType::Scalar(k), true));

@@ -178,8 +178,10 @@ Result<std::shared_ptr<const Csr>> Csr::Build(const table::TableVersion& edges, 
   };
   Arrays& a = c->built_;
   OG_RETURN_IF_ERROR(ThreadPool::Default().ParallelFor(2, [&](size_t side) -> Status {
-    if (side == 0) fill(es, ed, ns, &a.out_offsets, &a.out_nodes, &a.out_edges);
-    else fill(ed, es, nd, &a.in_offsets, &a.in_nodes, &a.in_edges);
+    if (side == 0)
+      fill(es, ed, ns, &a.out_offsets, &a.out_nodes, &a.out_edges);
+    else
+      fill(ed, es, nd, &a.in_offsets, &a.in_nodes, &a.in_edges);
     return Status::Ok();
   }));
   if (same_table) {

@@ -106,8 +106,7 @@ class TableOrdinals {
 class Csr {
  public:
   // `same_table`: source and destination are one node table (self loops are then src == dst).
-  static Result<std::shared_ptr<const Csr>> Build(const table::TableVersion& edges,
-                                                  const TableOrdinals& src,
+  static Result<std::shared_ptr<const Csr>> Build(const table::TableVersion& edges, const TableOrdinals& src,
                                                   const TableOrdinals& dst, bool same_table);
 
   Csr() = default;
@@ -141,8 +140,7 @@ class Csr {
 
  private:
   friend class AdjacencyCodec;  // adjacency_store.cc
-  static std::span<const uint32_t> Span(std::span<const uint64_t> off, std::span<const uint32_t> v,
-                                        uint32_t i) {
+  static std::span<const uint32_t> Span(std::span<const uint64_t> off, std::span<const uint32_t> v, uint32_t i) {
     return std::span<const uint32_t>(v.data() + off[i], off[i + 1] - off[i]);
   }
   // Points the views at built_.

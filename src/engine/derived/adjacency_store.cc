@@ -21,8 +21,7 @@
 namespace omnigraph::engine {
 namespace {
 
-static_assert(std::endian::native == std::endian::little,
-              "the derived-object codec assumes little-endian");
+static_assert(std::endian::native == std::endian::little, "the derived-object codec assumes little-endian");
 
 constexpr char kOrdinalsMagic[8] = {'O', 'G', 'A', 'D', 'J', 'O', 'R', 'D'};
 constexpr char kCsrMagic[8] = {'O', 'G', 'A', 'D', 'J', 'C', 'S', 'R'};
@@ -50,8 +49,7 @@ class Encoder {
   // The array, then zeros up to the next multiple of 8.
   template <class T>
   Status Array(std::span<const T> v) {
-    OG_RETURN_IF_ERROR(
-        Bytes(std::string_view(reinterpret_cast<const char*>(v.data()), v.size_bytes())));
+    OG_RETURN_IF_ERROR(Bytes(std::string_view(reinterpret_cast<const char*>(v.data()), v.size_bytes())));
     return Align();
   }
   Status Align() {
@@ -95,11 +93,10 @@ std::span<const T> View(std::string_view b, uint64_t at, uint64_t count) {
 }
 
 // Length, magic and version, shared by both objects.
-Status CheckEnvelope(std::string_view bytes, const char (&magic)[8], size_t header_size,
-                     uint32_t max_version, std::string_view what) {
+Status CheckEnvelope(std::string_view bytes, const char (&magic)[8], size_t header_size, uint32_t max_version,
+                     std::string_view what) {
   if (bytes.size() < header_size + kTrailerSize) {
-    return CorruptError(std::string(what) + " object is truncated (" +
-                        std::to_string(bytes.size()) + " bytes)");
+    return CorruptError(std::string(what) + " object is truncated (" + std::to_string(bytes.size()) + " bytes)");
   }
   if (std::memcmp(bytes.data(), magic, 8) != 0) {
     return CorruptError(std::string(what) + " object has a bad magic");
@@ -107,16 +104,16 @@ Status CheckEnvelope(std::string_view bytes, const char (&magic)[8], size_t head
   const uint32_t version = LoadLe32(bytes, 8);
   if (version == 0) return CorruptError(std::string(what) + " object has version 0");
   if (version > max_version) {
-    return Status(ErrorCode::kFormatTooNew, std::string(what) + " object has format version " +
-                                                std::to_string(version) + "; upgrade omnigraph");
+    return Status(ErrorCode::kFormatTooNew,
+                  std::string(what) + " object has format version " + std::to_string(version) + "; upgrade omnigraph");
   }
   return Status::Ok();
 }
 
 Status CheckLength(std::string_view bytes, uint64_t expected, std::string_view what) {
   if (bytes.size() == expected) return Status::Ok();
-  return CorruptError(std::string(what) + " object is " + std::to_string(bytes.size()) +
-                      " bytes; its header implies " + std::to_string(expected));
+  return CorruptError(std::string(what) + " object is " + std::to_string(bytes.size()) + " bytes; its header implies " +
+                      std::to_string(expected));
 }
 
 Status CheckSum(std::string_view bytes, std::string_view what) {
@@ -136,8 +133,8 @@ bool ValidOffsets(std::span<const uint64_t> off, uint64_t total) {
 // Adjacency lists over valid offsets: neighbours below `num_nodes`, edges below `edge_rows`, each
 // list ordered by (neighbour, edge). One branch-free pass over the entries (this runs over every
 // entry of a load): a descent between consecutive entries is allowed only where a list starts.
-bool ValidLists(std::span<const uint64_t> off, std::span<const uint32_t> nodes,
-                std::span<const uint32_t> edges, uint64_t num_nodes, uint64_t edge_rows) {
+bool ValidLists(std::span<const uint64_t> off, std::span<const uint32_t> nodes, std::span<const uint32_t> edges,
+                uint64_t num_nodes, uint64_t edge_rows) {
   const size_t m = nodes.size();
   if (m == 0) return true;
   const uint32_t* nd = nodes.data();
@@ -183,17 +180,15 @@ Status AdjacencyCodec::EncodeOrdinals(const TableOrdinals& o, const Sink& sink) 
   return e.Finish();
 }
 
-Result<std::shared_ptr<const TableOrdinals>> AdjacencyCodec::DecodeOrdinals(std::string object,
-                                                                            uint64_t rows) {
+Result<std::shared_ptr<const TableOrdinals>> AdjacencyCodec::DecodeOrdinals(std::string object, uint64_t rows) {
   constexpr std::string_view kWhat = "ordinals";
   std::string_view bytes = object;
-  OG_RETURN_IF_ERROR(
-      CheckEnvelope(bytes, kOrdinalsMagic, kOrdinalsHeaderSize, kOrdinalsVersion, kWhat));
+  OG_RETURN_IF_ERROR(CheckEnvelope(bytes, kOrdinalsMagic, kOrdinalsHeaderSize, kOrdinalsVersion, kWhat));
   if (LoadLe32(bytes, 12) != 0) return CorruptError("ordinals object has unknown flags");
   const uint64_t n = LoadLe64(bytes, 16), id_bytes = LoadLe64(bytes, 24), slots = LoadLe64(bytes, 32);
   if (n != rows) {
-    return CorruptError("ordinals object holds " + std::to_string(n) +
-                        " rows; the table version has " + std::to_string(rows));
+    return CorruptError("ordinals object holds " + std::to_string(n) + " rows; the table version has " +
+                        std::to_string(rows));
   }
   if (n > kMaxCount || slots != TableOrdinals::SlotCount(n) || id_bytes > bytes.size()) {
     return CorruptError("ordinals object has inconsistent counts");
@@ -265,8 +260,7 @@ Status AdjacencyCodec::EncodeCsr(const Csr& c, uint64_t edge_rows, const Sink& s
   return e.Finish();
 }
 
-Result<std::shared_ptr<const Csr>> AdjacencyCodec::DecodeCsr(std::string object,
-                                                             const CsrShape& shape) {
+Result<std::shared_ptr<const Csr>> AdjacencyCodec::DecodeCsr(std::string object, const CsrShape& shape) {
   constexpr std::string_view kWhat = "csr";
   std::string_view bytes = object;
   OG_RETURN_IF_ERROR(CheckEnvelope(bytes, kCsrMagic, kCsrHeaderSize, kCsrVersion, kWhat));
@@ -275,19 +269,16 @@ Result<std::shared_ptr<const Csr>> AdjacencyCodec::DecodeCsr(std::string object,
   const bool same = (flags & kSameTableFlag) != 0;
   const uint64_t ns = LoadLe64(bytes, 16), nd = LoadLe64(bytes, 24), m = LoadLe64(bytes, 32),
                  rows = LoadLe64(bytes, 40);
-  if (ns != shape.num_src || nd != shape.num_dst || rows != shape.edge_rows ||
-      same != shape.same_table) {
-    return CorruptError("csr object does not match its table versions (" + std::to_string(ns) +
-                        " x " + std::to_string(nd) + " nodes, " + std::to_string(rows) +
-                        " edge rows)");
+  if (ns != shape.num_src || nd != shape.num_dst || rows != shape.edge_rows || same != shape.same_table) {
+    return CorruptError("csr object does not match its table versions (" + std::to_string(ns) + " x " +
+                        std::to_string(nd) + " nodes, " + std::to_string(rows) + " edge rows)");
   }
   if (ns > kMaxCount || nd > kMaxCount || rows > kMaxCount || m > rows || (same && ns != nd)) {
     return CorruptError("csr object has inconsistent counts");
   }
   const uint64_t words = same ? (ns + 63) / 64 : 0;
   // Every count < 2^32: no overflow.
-  const uint64_t out_at = kCsrHeaderSize, in_at = Skip(out_at, ns + 1, 8),
-                 lists_at = Skip(in_at, nd + 1, 8);
+  const uint64_t out_at = kCsrHeaderSize, in_at = Skip(out_at, ns + 1, 8), lists_at = Skip(in_at, nd + 1, 8);
   const uint64_t list_bytes = Skip(0, m, 4), loops_at = lists_at + 4 * list_bytes;
   OG_RETURN_IF_ERROR(CheckLength(bytes, Skip(loops_at, words, 8) + kTrailerSize, kWhat));
 
@@ -307,8 +298,8 @@ Result<std::shared_ptr<const Csr>> AdjacencyCodec::DecodeCsr(std::string object,
     const bool out = task == 1;
     const auto offsets = out ? c->out_offsets_ : c->in_offsets_;
     if (!ValidOffsets(offsets, m)) return CorruptError("csr object has bad list offsets");
-    if (!ValidLists(offsets, out ? c->out_nodes_ : c->in_nodes_, out ? c->out_edges_ : c->in_edges_,
-                    out ? nd : ns, rows)) {
+    if (!ValidLists(offsets, out ? c->out_nodes_ : c->in_nodes_, out ? c->out_edges_ : c->in_edges_, out ? nd : ns,
+                    rows)) {
       return CorruptError("csr object has an out-of-range or unordered adjacency list");
     }
     if (out && ns % 64 != 0 && words > 0 && (c->self_loop_.back() >> (ns % 64)) != 0) {
@@ -341,34 +332,29 @@ Status WriteObject(io::ObjectStore& store, const std::string& key, bool replace,
 
 }  // namespace
 
-Result<std::shared_ptr<const TableOrdinals>> ReadOrdinals(io::ObjectStore& store,
-                                                          const std::string& key, uint64_t rows) {
+Result<std::shared_ptr<const TableOrdinals>> ReadOrdinals(io::ObjectStore& store, const std::string& key,
+                                                          uint64_t rows) {
   OG_ASSIGN_OR_RETURN(std::string bytes, store.Get(key));
   auto o = AdjacencyCodec::DecodeOrdinals(std::move(bytes), rows);
   if (!o.ok()) return o.status().WithContext(key);
   return o;
 }
 
-Result<std::shared_ptr<const Csr>> ReadCsr(io::ObjectStore& store, const std::string& key,
-                                           const CsrShape& shape) {
+Result<std::shared_ptr<const Csr>> ReadCsr(io::ObjectStore& store, const std::string& key, const CsrShape& shape) {
   OG_ASSIGN_OR_RETURN(std::string bytes, store.Get(key));
   auto c = AdjacencyCodec::DecodeCsr(std::move(bytes), shape);
   if (!c.ok()) return c.status().WithContext(key);
   return c;
 }
 
-Status WriteOrdinals(io::ObjectStore& store, const std::string& key,
-                     const TableOrdinals& ordinals, bool replace) {
-  return WriteObject(store, key, replace, [&](const AdjacencyCodec::Sink& sink) {
-    return AdjacencyCodec::EncodeOrdinals(ordinals, sink);
-  });
+Status WriteOrdinals(io::ObjectStore& store, const std::string& key, const TableOrdinals& ordinals, bool replace) {
+  return WriteObject(store, key, replace,
+                     [&](const AdjacencyCodec::Sink& sink) { return AdjacencyCodec::EncodeOrdinals(ordinals, sink); });
 }
 
-Status WriteCsr(io::ObjectStore& store, const std::string& key, const Csr& csr,
-                uint64_t edge_rows, bool replace) {
-  return WriteObject(store, key, replace, [&](const AdjacencyCodec::Sink& sink) {
-    return AdjacencyCodec::EncodeCsr(csr, edge_rows, sink);
-  });
+Status WriteCsr(io::ObjectStore& store, const std::string& key, const Csr& csr, uint64_t edge_rows, bool replace) {
+  return WriteObject(store, key, replace,
+                     [&](const AdjacencyCodec::Sink& sink) { return AdjacencyCodec::EncodeCsr(csr, edge_rows, sink); });
 }
 
 }  // namespace omnigraph::engine

@@ -40,8 +40,7 @@ class AdjacencyCodec {
   // wrong length, a failed checksum or structure, or a row count other than `rows`;
   // `format_too_new` for a version above kOrdinalsVersion. Allocates nothing of a size the object
   // states.
-  static Result<std::shared_ptr<const TableOrdinals>> DecodeOrdinals(std::string object,
-                                                                     uint64_t rows);
+  static Result<std::shared_ptr<const TableOrdinals>> DecodeOrdinals(std::string object, uint64_t rows);
 
   // Precondition: every edge ordinal of `csr` is below `edge_rows`.
   static Status EncodeCsr(const Csr& csr, uint64_t edge_rows, const Sink& sink);
@@ -51,10 +50,9 @@ class AdjacencyCodec {
 
 // Reads the derived object at `key`: NotFound when absent; the store's other errors as they are;
 // the decode errors above (naming the key).
-Result<std::shared_ptr<const TableOrdinals>> ReadOrdinals(io::ObjectStore& store,
-                                                          const std::string& key, uint64_t rows);
-Result<std::shared_ptr<const Csr>> ReadCsr(io::ObjectStore& store, const std::string& key,
-                                           const CsrShape& shape);
+Result<std::shared_ptr<const TableOrdinals>> ReadOrdinals(io::ObjectStore& store, const std::string& key,
+                                                          uint64_t rows);
+Result<std::shared_ptr<const Csr>> ReadCsr(io::ObjectStore& store, const std::string& key, const CsrShape& shape);
 
 // Writes the derived object at `key` with put_if_absent semantics (streamed through
 // ObjectStore::NewWriter). An object already there (a racing writer's: the same content) is

@@ -15,10 +15,10 @@
 #include "common/hash.h"
 #include "compiler/type_checker.h"
 #include "engine/exec/executor.h"
+#include "engine/exec/reference_eval.h"
 #include "engine/graph/graph_layout.h"
 #include "engine/load/loader.h"
 #include "engine/mutate/mutation.h"
-#include "engine/exec/reference_eval.h"
 #include "io/counting_store.h"
 #include "io/memory_store.h"
 
@@ -38,8 +38,7 @@ std::string GraphData(int persons, int edges, uint32_t seed, int first = 0) {
   std::mt19937 rng(seed);
   std::string out;
   for (int i = first; i < first + persons; ++i) {
-    out += R"({"type":"P","data":{"name":"p)" + std::to_string(i) + R"(","age":)" +
-           std::to_string(i % 90) + "}}\n";
+    out += R"({"type":"P","data":{"name":"p)" + std::to_string(i) + R"(","age":)" + std::to_string(i % 90) + "}}\n";
   }
   if (first == 0) {
     for (int i = 0; i < 10; ++i) {
@@ -53,8 +52,8 @@ std::string GraphData(int persons, int edges, uint32_t seed, int first = 0) {
     out += R"({"edge":"Knows","from":"p)" + std::to_string(a) + R"(","to":"p)" + std::to_string(b) +
            R"(","data":{"w":)" + std::to_string(e) + "}}\n";
     if (e % 3 == 0) {
-      out += R"({"edge":"Tagged","from":"p)" + std::to_string(a) + R"(","to":"t)" +
-             std::to_string(rng() % 10) + "\"}\n";
+      out +=
+          R"({"edge":"Tagged","from":"p)" + std::to_string(a) + R"(","to":"t)" + std::to_string(rng() % 10) + "\"}\n";
     }
   }
   return out;
@@ -95,8 +94,7 @@ void Reseal(std::string* bytes) {
 void SetU64(std::string* bytes, size_t at, uint64_t v) { std::memcpy(bytes->data() + at, &v, 8); }
 void SetU32(std::string* bytes, size_t at, uint32_t v) { std::memcpy(bytes->data() + at, &v, 4); }
 
-void ExpectSameOrdinals(const TableOrdinals& a, const TableOrdinals& b,
-                        const std::vector<uint64_t>& addresses) {
+void ExpectSameOrdinals(const TableOrdinals& a, const TableOrdinals& b, const std::vector<uint64_t>& addresses) {
   ASSERT_EQ(a.size(), b.size());
   for (uint32_t i = 0; i < a.size(); ++i) {
     ASSERT_EQ(a.id(i), b.id(i));
@@ -160,8 +158,7 @@ class AdjacencyStoreTest : public ::testing::Test {
     return keys;
   }
   // The rows of a query on the executor (with `cache`), which must equal the reference's.
-  std::vector<std::string> Run(const Snapshot& snap, const std::string& src,
-                               GraphReadCache* cache) {
+  std::vector<std::string> Run(const Snapshot& snap, const std::string& src, GraphReadCache* cache) {
     auto qs = compiler::CompileQueries(snap.catalog(), src);
     EXPECT_TRUE(qs.ok()) << qs.status().ToString();
     if (!qs.ok()) return {};
@@ -218,8 +215,7 @@ TEST_F(AdjacencyStoreTest, OrdinalsRoundTrip) {
     // Deterministic: a racing writer writes the same bytes.
     EXPECT_EQ(Encoded(**decoded), bytes);
     // The row count of the table version is part of the contract.
-    EXPECT_EQ(AdjacencyCodec::DecodeOrdinals(bytes, v->row_count() + 1).status().code(),
-              ErrorCode::kCorrupt);
+    EXPECT_EQ(AdjacencyCodec::DecodeOrdinals(bytes, v->row_count() + 1).status().code(), ErrorCode::kCorrupt);
   }
   EXPECT_EQ((*TableOrdinals::Build(*snap->Table("P")))->size(), 698u);
 }
@@ -306,9 +302,7 @@ TEST_F(AdjacencyStoreTest, RejectsTruncatedDamagedHostileAndNewerObjects) {
     EXPECT_NE(csr_code(b), "ok") << at;
   }
   // A newer version is format_too_new (whatever follows it); version 0 is corrupt.
-  auto code_of = [&](const std::string& b) {
-    return b.compare(0, 8, ob, 0, 8) == 0 ? ord_code(b) : csr_code(b);
-  };
+  auto code_of = [&](const std::string& b) { return b.compare(0, 8, ob, 0, 8) == 0 ? ord_code(b) : csr_code(b); };
   for (const std::string& original : {ob, cb}) {
     std::string b = original;
     SetU32(&b, 8, 2);
@@ -329,10 +323,8 @@ TEST_F(AdjacencyStoreTest, RejectsTruncatedDamagedHostileAndNewerObjects) {
     Reseal(&b);
     EXPECT_EQ(ord_code(b), "corrupt") << at;
   }
-  for (auto [at, v] : {std::pair<size_t, uint64_t>{32, uint64_t{1} << 62},
-                       {32, e->row_count() + 1},
-                       {32, 0},
-                       {40, ~uint64_t{0}}}) {
+  for (auto [at, v] :
+       {std::pair<size_t, uint64_t>{32, uint64_t{1} << 62}, {32, e->row_count() + 1}, {32, 0}, {40, ~uint64_t{0}}}) {
     std::string b = cb;
     SetU64(&b, at, v);
     Reseal(&b);
@@ -380,8 +372,7 @@ TEST_F(AdjacencyStoreTest, RejectsTruncatedDamagedHostileAndNewerObjects) {
   Reseal(&unordered);
   EXPECT_EQ(csr_code(unordered), "corrupt");
   std::string edge = cb;
-  SetU32(&edge, out_nodes_at + ((4 * (*csr)->num_edges() + 7) & ~uint64_t{7}),
-         static_cast<uint32_t>(e->row_count()));
+  SetU32(&edge, out_nodes_at + ((4 * (*csr)->num_edges() + 7) & ~uint64_t{7}), static_cast<uint32_t>(e->row_count()));
   Reseal(&edge);
   EXPECT_EQ(csr_code(edge), "corrupt");
 }
@@ -409,9 +400,9 @@ TEST_F(AdjacencyStoreTest, SecondColdCacheLoadsInsteadOfBuilding) {
   EXPECT_EQ(fc.ordinals_built, 2u);
   EXPECT_EQ(fc.written, 3u);
   EXPECT_EQ(fc.csrs_loaded + fc.ordinals_loaded + fc.rejected, 0u);
-  std::vector<std::string> expected_keys = {
-      CsrKey(e1.prefix(), e1.version_id(), p1.version_id(), t1.version_id()),
-      OrdinalsKey(p1.prefix(), p1.version_id()), OrdinalsKey(t1.prefix(), t1.version_id())};
+  std::vector<std::string> expected_keys = {CsrKey(e1.prefix(), e1.version_id(), p1.version_id(), t1.version_id()),
+                                            OrdinalsKey(p1.prefix(), p1.version_id()),
+                                            OrdinalsKey(t1.prefix(), t1.version_id())};
   std::sort(expected_keys.begin(), expected_keys.end());
   EXPECT_EQ(DerivedKeys(), expected_keys);
 
@@ -504,16 +495,12 @@ TEST_F(AdjacencyStoreTest, DamagedPersistedObjectsAreRebuilt) {
         b[b.size() / 2] ^= 0x10;
         b[b.size() / 3] ^= 0x01;
         break;
-      case 1:
-        b.resize(20);
-        break;
+      case 1: b.resize(20); break;
       case 2:
         SetU32(&b, 8, 7);
         Reseal(&b);
         break;
-      default:
-        b = std::string(b.size(), '\xff');
-        break;
+      default: b = std::string(b.size(), '\xff'); break;
     }
     ASSERT_TRUE(mem_->Put(keys[i], b).ok());
   }

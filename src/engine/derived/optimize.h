@@ -18,8 +18,8 @@ namespace omnigraph::engine {
 
 struct DerivedObjectStatus {
   std::string type_name;
-  std::string kind;      // "ordinals" (node types) or "adjacency" (edge types)
-  bool built = false;    // false: a persisted object was already there and loaded
+  std::string kind;    // "ordinals" (node types) or "adjacency" (edge types)
+  bool built = false;  // false: a persisted object was already there and loaded
 };
 
 struct OptimizeResult {

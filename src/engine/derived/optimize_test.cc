@@ -29,8 +29,7 @@ class OptimizeTest : public ::testing::Test {
     std::string data;
     for (int i = 0; i < 20; ++i) data += R"({"type":"P","data":{"n":"p)" + std::to_string(i) + "\"}}\n";
     for (int i = 0; i < 20; ++i) {
-      data += R"({"edge":"K","from":"p)" + std::to_string(i) + R"(","to":"p)" +
-              std::to_string((i * 3) % 20) + "\"}\n";
+      data += R"({"edge":"K","from":"p)" + std::to_string(i) + R"(","to":"p)" + std::to_string((i * 3) % 20) + "\"}\n";
     }
     auto r = LoadNdjson(**g, data, LoadOptions{});
     ASSERT_TRUE(r.ok()) << r.status().ToString();

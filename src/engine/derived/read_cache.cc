@@ -68,8 +68,10 @@ Result<std::shared_ptr<const TableOrdinals>> GraphReadCache::Ordinals(const tabl
     ordinals_built_.fetch_add(1);
     if (derived.store != nullptr && derived.writable) {
       Status s = WriteOrdinals(*derived.store, object, *got, damaged);
-      if (s.ok()) written_.fetch_add(1);
-      else NoteWriteError(object, s);
+      if (s.ok())
+        written_.fetch_add(1);
+      else
+        NoteWriteError(object, s);
     }
   }
   cache_.Put(key, got, got->memory_bytes());
@@ -90,7 +92,7 @@ Result<std::shared_ptr<const format::Column>> GraphReadCache::ColumnFor(const ta
 }
 
 std::shared_ptr<const format::Column> GraphReadCache::CachedColumn(const table::TableVersion& version,
-                                                                  const std::string& column) {
+                                                                   const std::string& column) {
   return cache_.Get<format::Column>("c:" + Key(version) + "/" + column);
 }
 
@@ -102,14 +104,12 @@ bool GraphReadCache::AllowPointRead(const table::TableVersion& version, const st
 
 Result<std::shared_ptr<const Csr>> GraphReadCache::CsrFor(const table::TableVersion& edges,
                                                           const table::TableVersion& src,
-                                                          const table::TableVersion& dst,
-                                                          const DerivedStore& derived) {
+                                                          const table::TableVersion& dst, const DerivedStore& derived) {
   std::string key = "a:" + Key(edges) + "|" + Key(src) + "|" + Key(dst);
   if (auto hit = cache_.Get<Csr>(key)) return hit;
   const bool same = Key(src) == Key(dst);
   // Ordinals are scan positions, so a CSR is valid for exactly these three versions.
-  const std::string object =
-      CsrKey(edges.prefix(), edges.version_id(), src.version_id(), dst.version_id());
+  const std::string object = CsrKey(edges.prefix(), edges.version_id(), src.version_id(), dst.version_id());
   const CsrShape shape{src.row_count(), dst.row_count(), edges.row_count(), same};
   std::shared_ptr<const Csr> got;
   bool damaged = false;
@@ -131,8 +131,10 @@ Result<std::shared_ptr<const Csr>> GraphReadCache::CsrFor(const table::TableVers
     csrs_built_.fetch_add(1);
     if (derived.store != nullptr && derived.writable) {
       Status s = WriteCsr(*derived.store, object, *got, edges.row_count(), damaged);
-      if (s.ok()) written_.fetch_add(1);
-      else NoteWriteError(object, s);
+      if (s.ok())
+        written_.fetch_add(1);
+      else
+        NoteWriteError(object, s);
     }
   }
   cache_.Put(key, got, got->memory_bytes());

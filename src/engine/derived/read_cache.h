@@ -9,8 +9,8 @@
 #include <string>
 #include <unordered_map>
 
-#include "common/lru_cache.h"
 #include "common/check.h"
+#include "common/lru_cache.h"
 #include "common/mutex.h"
 #include "engine/derived/adjacency.h"
 #include "engine/graph/derived_store.h"
@@ -39,17 +39,14 @@ class GraphReadCache {
   Result<std::shared_ptr<const format::Column>> ColumnFor(const table::TableVersion& version,
                                                           const std::string& column);
   // The column if it is cached already (nullptr otherwise): never reads anything.
-  std::shared_ptr<const format::Column> CachedColumn(const table::TableVersion& version,
-                                                     const std::string& column);
+  std::shared_ptr<const format::Column> CachedColumn(const table::TableVersion& version, const std::string& column);
   // Counts a point read of `column` (a few rows by address) and says whether to read it by point
   // still: false once it has been read by point kPointReadsBeforeWhole times in this cache, so a
   // column that keeps being asked for is then read whole (and cached) instead.
   static constexpr uint32_t kPointReadsBeforeWhole = 2;
   bool AllowPointRead(const table::TableVersion& version, const std::string& column);
-  Result<std::shared_ptr<const Csr>> CsrFor(const table::TableVersion& edges,
-                                            const table::TableVersion& src,
-                                            const table::TableVersion& dst,
-                                            const DerivedStore& derived = {});
+  Result<std::shared_ptr<const Csr>> CsrFor(const table::TableVersion& edges, const table::TableVersion& src,
+                                            const table::TableVersion& dst, const DerivedStore& derived = {});
 
   // The process-wide default instance.
   static GraphReadCache& Default();

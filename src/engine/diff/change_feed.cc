@@ -12,9 +12,7 @@ namespace {
 
 constexpr std::string_view kCursorPrefix = "ogc1.";
 
-Status Rejected(const std::string& why) {
-  return Status(ErrorCode::kCursorRejected, "change cursor rejected: " + why);
-}
+Status Rejected(const std::string& why) { return Status(ErrorCode::kCursorRejected, "change cursor rejected: " + why); }
 
 // The graph's identity: the incarnation of main's first ref entry (written once, by init).
 Result<std::string> GraphIdentity(Graph& graph) {
@@ -26,8 +24,7 @@ std::string EncodeCursor(const Json& j) { return std::string(kCursorPrefix) + Ba
 
 Result<Json> DecodeCursor(std::string_view text) {
   std::string raw;
-  if (text.substr(0, kCursorPrefix.size()) != kCursorPrefix ||
-      !Base64Decode(text.substr(kCursorPrefix.size()), &raw)) {
+  if (text.substr(0, kCursorPrefix.size()) != kCursorPrefix || !Base64Decode(text.substr(kCursorPrefix.size()), &raw)) {
     return Rejected("not a cursor of this version of omnigraph");
   }
   auto j = ParseJson(raw, "change cursor");
@@ -42,10 +39,11 @@ Result<Json> DecodeCursor(std::string_view text) {
 Result<ChangeBlock> CommitChanges(Graph& graph, std::string_view commit_id, const ChangeFilter& filter) {
   OG_ASSIGN_OR_RETURN(Snapshot to, graph.AtCommit(commit_id));
   if (to.commit().parents.empty()) {
-    return Status(ErrorCode::kParentlessCommit,
-                  "commit " + std::string(commit_id) + " is the genesis commit: it has no parent to list changes against");
+    return Status(ErrorCode::kParentlessCommit, "commit " + std::string(commit_id) +
+                                                    " is the genesis commit: it has no parent to list changes against");
   }
-  OG_ASSIGN_OR_RETURN(Snapshot from, graph.AtReferencedCommit(to.commit().parents.front(), "the parents of commit " + to.commit().id));
+  OG_ASSIGN_OR_RETURN(Snapshot from,
+                      graph.AtReferencedCommit(to.commit().parents.front(), "the parents of commit " + to.commit().id));
   ChangeBlock block;
   block.commit = to.shared_commit();
   block.from_commit_id = from.commit().id;
@@ -72,7 +70,8 @@ Result<PollResult> PollChanges(Graph& graph, const PollOptions& o) {
     if (c.value("incarnation", "") != incarnation) {
       return Rejected("branch '" + o.branch + "' was deleted and re-created since the cursor was made");
     }
-    if (!c.contains("filter") || c["filter"] != filter) return Rejected("it was made with other --kind/--type/--op filters");
+    if (!c.contains("filter") || c["filter"] != filter)
+      return Rejected("it was made with other --kind/--type/--op filters");
     after_commit = c["commit"].get<std::string>();
     if (c.contains("seq")) {
       if (!c["seq"].is_number_unsigned()) return Rejected("malformed cursor");
@@ -94,8 +93,8 @@ Result<PollResult> PollChanges(Graph& graph, const PollOptions& o) {
     return Rejected("branch '" + o.branch + "' was deleted and re-created since the cursor was made");
   }
   if (after_commit && after_seq == 0) {
-    auto at = std::find_if(steps.begin(), steps.end(),
-                           [&](const HistoryStep& s) { return s.commit->id == *after_commit; });
+    auto at =
+        std::find_if(steps.begin(), steps.end(), [&](const HistoryStep& s) { return s.commit->id == *after_commit; });
     if (at == steps.end()) {
       return Rejected("commit " + *after_commit + " is not in the history of branch '" + o.branch +
                       "' (neither a commit its ref moved to nor an inherited commit)");
@@ -127,8 +126,12 @@ Result<PollResult> PollChanges(Graph& graph, const PollOptions& o) {
     after_commit = head.commit().id;
     after_seq = head.seq();
   }
-  out.cursor = EncodeCursor(Json{{"graph", graph_id}, {"branch", o.branch}, {"incarnation", incarnation},
-                                 {"commit", *after_commit}, {"seq", after_seq}, {"filter", filter}});
+  out.cursor = EncodeCursor(Json{{"graph", graph_id},
+                                 {"branch", o.branch},
+                                 {"incarnation", incarnation},
+                                 {"commit", *after_commit},
+                                 {"seq", after_seq},
+                                 {"filter", filter}});
   return out;
 }
 

@@ -21,7 +21,7 @@ namespace omnigraph::engine {
 struct ChangeBlock {
   std::shared_ptr<const Commit> commit;  // the cause: the commit the branch moved to
   std::string from_commit_id;            // the changes are listed against this commit
-  uint64_t seq = 0;  // the branch's ref entry (0: an inherited commit, or `commit changes`)
+  uint64_t seq = 0;                      // the branch's ref entry (0: an inherited commit, or `commit changes`)
   std::vector<EntityChange> changes;
 };
 
@@ -49,6 +49,5 @@ struct PollResult {
 // `change_cursor_rejected` for a malformed cursor, one of another graph, branch incarnation or
 // filter set, or a start commit that is not a position of the branch's history.
 Result<PollResult> PollChanges(Graph& graph, const PollOptions& options);
-
 
 }  // namespace omnigraph::engine

@@ -15,9 +15,7 @@ bool ChangeFilter::Matches(EntityKind k, const std::string& type) const {
   return types.empty() || types.count(type) > 0;
 }
 
-bool ChangeFilter::Matches(const EntityChange& c) const {
-  return Matches(c.kind, c.type_name) && (!op || *op == c.op);
-}
+bool ChangeFilter::Matches(const EntityChange& c) const { return Matches(c.kind, c.type_name) && (!op || *op == c.op); }
 
 Json ChangeFilter::ToJson() const {
   Json j = Json::object();
@@ -133,11 +131,11 @@ Result<std::map<std::string, EntityChange>> DiffType(const Snapshot& from, const
   return out;
 }
 
-Result<std::vector<EntityChange>> DiffSnapshots(const Snapshot& from, const Snapshot& to,
-                                                const ChangeFilter& filter) {
+Result<std::vector<EntityChange>> DiffSnapshots(const Snapshot& from, const Snapshot& to, const ChangeFilter& filter) {
   if (from.commit().schema_id != to.commit().schema_id) {
-    return Status(ErrorCode::kSchemaBoundary, "commits " + from.commit().id + " and " + to.commit().id +
-                                                  " have different schemas; diffs across a schema change are not supported yet");
+    return Status(ErrorCode::kSchemaBoundary,
+                  "commits " + from.commit().id + " and " + to.commit().id +
+                      " have different schemas; diffs across a schema change are not supported yet");
   }
   std::vector<std::pair<int, std::string>> types;  // (0 = node, 1 = edge, name)
   for (const auto& n : to.catalog().nodes()) types.emplace_back(0, n.name);

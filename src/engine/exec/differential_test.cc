@@ -16,9 +16,9 @@
 #include "common/check.h"
 #include "compiler/type_checker.h"
 #include "engine/exec/executor.h"
+#include "engine/exec/reference_eval.h"
 #include "engine/load/loader.h"
 #include "engine/mutate/mutation.h"
-#include "engine/exec/reference_eval.h"
 #include "io/memory_store.h"
 
 namespace omnigraph::engine {
@@ -45,8 +45,15 @@ struct TypeDef {
 
 const std::vector<TypeDef>& NodeTypes() {
   static const std::vector<TypeDef> t = {
-      {"Person", "p", {{"name", "key"}, {"age", "int"}, {"score", "float"}, {"nick", "string"}, {"tags", "list"},
-                       {"active", "bool"}, {"born", "date"}}},
+      {"Person",
+       "p",
+       {{"name", "key"},
+        {"age", "int"},
+        {"score", "float"},
+        {"nick", "string"},
+        {"tags", "list"},
+        {"active", "bool"},
+        {"born", "date"}}},
       {"Company", "c", {{"name", "key"}, {"size", "bigint"}}},
       {"City", "x", {{"label", "key"}, {"pop", "uint"}}},
   };
@@ -80,7 +87,9 @@ class Gen {
   int Int(int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng_); }
   bool Chance(int percent) { return Int(0, 99) < percent; }
   template <typename T>
-  const T& Pick(const std::vector<T>& v) { return v[static_cast<size_t>(Int(0, static_cast<int>(v.size()) - 1))]; }
+  const T& Pick(const std::vector<T>& v) {
+    return v[static_cast<size_t>(Int(0, static_cast<int>(v.size()) - 1))];
+  }
 
   std::string Str() { return Pick(std::vector<std::string>{"ann", "anna", "bob", "", "nab", "b"}); }
   std::string Lit(const std::string& kind) {
@@ -128,8 +137,7 @@ class Gen {
       if (from.empty() || to.empty()) continue;
       int m = Int(0, static_cast<int>(from.size()) * (merge ? 1 : 2));
       for (int i = 0; i < m; ++i) {
-        o << R"({"edge":")" << e.name << R"(","from":")" << Pick(from) << R"(","to":")" << Pick(to)
-          << R"(","data":{)";
+        o << R"({"edge":")" << e.name << R"(","from":")" << Pick(from) << R"(","to":")" << Pick(to) << R"(","data":{)";
         bool first = true;
         for (const auto& p : e.props) {
           if (Chance(30)) continue;
@@ -145,13 +153,17 @@ class Gen {
   // One mutation query that deletes or updates rows (no inserts: the loader appends those).
   std::string Mutation() {
     switch (Int(0, 5)) {
-      case 0: return "query m() { delete Person where age " + Pick(std::vector<std::string>{"<", "=", ">="}) + " " + Lit("int") + " }";
+      case 0:
+        return "query m() { delete Person where age " + Pick(std::vector<std::string>{"<", "=", ">="}) + " " +
+               Lit("int") + " }";
       case 1: return "query m() { delete Person where name = \"p" + std::to_string(Int(0, 12)) + "\" }";
-      case 2: return "query m() { delete Knows where since " + Pick(std::vector<std::string>{"<", "="}) + " " + Lit("int") + " }";
+      case 2:
+        return "query m() { delete Knows where since " + Pick(std::vector<std::string>{"<", "="}) + " " + Lit("int") +
+               " }";
       case 3: return "query m() { delete City where pop > " + Lit("uint") + " }";
       case 4:
-        return "query m() { update Person set { age: " + Lit("int") + ", active: " + Lit("bool") + ", born: \"" + Date() +
-               "\" } where nick = " + Lit("string") + " }";
+        return "query m() { update Person set { age: " + Lit("int") + ", active: " + Lit("bool") + ", born: \"" +
+               Date() + "\" } where nick = " + Lit("string") + " }";
       default: return "query m() { update Company set { size: " + Lit("int") + " } where size <= " + Lit("int") + " }";
     }
   }
@@ -165,7 +177,8 @@ class Gen {
     if (kind == "list") {
       std::string s = "[";
       int n = Int(0, 2);
-      for (int i = 0; i < n; ++i) s += std::string(i ? "," : "") + "\"" + Pick(std::vector<std::string>{"a", "b", "c"}) + "\"";
+      for (int i = 0; i < n; ++i)
+        s += std::string(i ? "," : "") + "\"" + Pick(std::vector<std::string>{"a", "b", "c"}) + "\"";
       return s + "]";
     }
     return "\"" + Str() + "\"";
@@ -187,7 +200,8 @@ class Gen {
     int steps = Int(0, 3);
     for (int s = 0; s < steps; ++s) {
       int what = Int(0, 9);
-      if (what <= 5) clauses.push_back(Traversal());
+      if (what <= 5)
+        clauses.push_back(Traversal());
       else if (what == 6) {
         const auto& t = Pick(NodeTypes());
         clauses.push_back(Binding(NewVar(t.name), t, counts));
@@ -219,8 +233,10 @@ class Gen {
     for (int i = 0; i < np; ++i) {
       const Var& v = Pick(vars_);
       std::string expr;
-      if (!v.edge && Chance(25)) expr = "$" + v.name;
-      else expr = "$" + v.name + "." + Pick(Props(v)).name;
+      if (!v.edge && Chance(25))
+        expr = "$" + v.name;
+      else
+        expr = "$" + v.name + "." + Pick(Props(v)).name;
       if (agg && (i == 0 || Chance(50))) {
         std::string fn = Pick(std::vector<std::string>{"count", "sum", "avg", "min", "max"});
         if (fn == "sum" || fn == "avg") expr = "$" + v.name + "." + NumericProp(v);
@@ -246,7 +262,8 @@ class Gen {
             std::string fn = Pick(std::vector<std::string>{"count", "sum", "min", "max", "avg"});
             q << fn << "($" << v.name << (fn == "count" ? "" : "." + NumericProp(v)) << ")";
           }
-        } else if (agg || Chance(50)) q << Pick(aliases);
+        } else if (agg || Chance(50))
+          q << Pick(aliases);
         else {
           const Var& v = Pick(vars_);
           q << "$" << v.name << "." << Pick(Props(v)).name;
@@ -290,9 +307,12 @@ class Gen {
     const Var& end = vars_.back();
     q << "} return { ";
     const int key = Int(0, 9);
-    if (key <= 4) q << "$" << end.name << "." << Pick(Props(end)).name << " as k, ";
-    else if (key <= 6) q << "$" << end.name << " as k, ";
-    else if (key == 7) q << "$" << first.name << "." << Pick(Props(first)).name << " as k, ";
+    if (key <= 4)
+      q << "$" << end.name << "." << Pick(Props(end)).name << " as k, ";
+    else if (key <= 6)
+      q << "$" << end.name << " as k, ";
+    else if (key == 7)
+      q << "$" << first.name << "." << Pick(Props(first)).name << " as k, ";
     q << "count($" << Pick(vars_).name << ") as n";
     if (Chance(40)) {
       const std::string fn = Pick(std::vector<std::string>{"sum", "avg", "min", "max", "count"});
@@ -337,7 +357,9 @@ class Gen {
       const Prop& p = Pick(t.props);
       std::string value;
       if (p.kind == "key") {
-        value = Chance(20) && t.name == "Person" ? "$pn" : "\"" + t.prefix + std::to_string(Int(0, std::max(0, counts.at(t.name)))) + "\"";
+        value = Chance(20) && t.name == "Person"
+                    ? "$pn"
+                    : "\"" + t.prefix + std::to_string(Int(0, std::max(0, counts.at(t.name)))) + "\"";
       } else if (p.kind == "list") {
         return s;
       } else {
@@ -365,9 +387,12 @@ class Gen {
     for (const auto& v : nodes) {
       if (v.type == other_type) same.push_back(v);
     }
-    if (!same.empty() && Chance(20)) other = "$" + Pick(same).name;
-    else if (Chance(15)) other = "$_";
-    else other = "$" + NewVar(other_type);
+    if (!same.empty() && Chance(20))
+      other = "$" + Pick(same).name;
+    else if (Chance(15))
+      other = "$_";
+    else
+      other = "$" + NewVar(other_type);
     std::string src = a_is_src ? "$" + a.name : other, dst = a_is_src ? other : "$" + a.name;
     bool undirected = e.from == e.to && Chance(25);
     std::string word = undirected ? "<" + e.word + ">" : e.word;
@@ -452,8 +477,8 @@ struct Stats {
 };
 
 // Runs `queries` random queries on the head of `graph`; both evaluators must agree.
-void CheckQueries(Gen& gen, Graph& graph, const std::map<std::string, int>& counts, int queries,
-                  GraphReadCache* cache, const std::string& context, Stats* stats) {
+void CheckQueries(Gen& gen, Graph& graph, const std::map<std::string, int>& counts, int queries, GraphReadCache* cache,
+                  const std::string& context, Stats* stats) {
   auto snap = graph.Head();
   ASSERT_TRUE(snap.ok());
   const bool verbose = std::getenv("OG_DIFF_VERBOSE") != nullptr;
@@ -472,7 +497,8 @@ void CheckQueries(Gen& gen, Graph& graph, const std::map<std::string, int>& coun
     auto want = EvaluateReference(*snap, qs->front(), params, now);
     auto got = ExecuteQuery(*snap, qs->front(), params, now, cache);
     ASSERT_EQ(want.ok(), got.ok()) << src << "\nreference: " << want.status().ToString()
-                                   << "\nexecutor: " << got.status().ToString() << "\n" << context;
+                                   << "\nexecutor: " << got.status().ToString() << "\n"
+                                   << context;
     if (!want.ok()) {
       EXPECT_EQ(want.status().code_string(), got.status().code_string()) << src;
       ++stats->errors;
@@ -500,8 +526,8 @@ std::map<std::string, std::vector<std::string>> LiveKeys(Graph& graph) {
   auto snap = graph.Head();
   OG_CHECK(snap.ok());
   for (const auto& t : NodeTypes()) {
-    auto qs = compiler::CompileQueries(snap->catalog(), "query k() { match { $x: " + t.name + " } return { $x." +
-                                                            t.props[0].name + " } }");
+    auto qs = compiler::CompileQueries(
+        snap->catalog(), "query k() { match { $x: " + t.name + " } return { $x." + t.props[0].name + " } }");
     OG_CHECK(qs.ok());
     auto r = EvaluateReference(*snap, qs->front(), {}, 0);
     OG_CHECK(r.ok());
@@ -563,8 +589,8 @@ TEST(EngineDifferential, RandomGraphsAndQueries) {
   EXPECT_GT(stats.compiled, 500) << "skipped " << stats.skipped;
   EXPECT_GT(stats.nonempty, stats.compiled / 4);
   EXPECT_GT(stats.mutations, 10 * Scale());  // later rounds really read changed graphs
-  std::printf("differential: %d compiled, %d skipped, %d non-empty, %d errors (both), %d mutations\n",
-              stats.compiled, stats.skipped, stats.nonempty, stats.errors, stats.mutations);
+  std::printf("differential: %d compiled, %d skipped, %d non-empty, %d errors (both), %d mutations\n", stats.compiled,
+              stats.skipped, stats.nonempty, stats.errors, stats.mutations);
 }
 
 }  // namespace

@@ -203,9 +203,12 @@ Status Pipeline::Prepare() {
         ExprVars(c.lhs, &vs);
         ExprVars(c.rhs, &vs);
         Test t{&c.lhs, c.op, &c.rhs};
-        if (vs.empty()) constant_.push_back(t);
-        else if (vs.size() == 1) var_tests_[*vs.begin()].push_back(t);
-        else multi_.emplace_back(t, std::move(vs));
+        if (vs.empty())
+          constant_.push_back(t);
+        else if (vs.size() == 1)
+          var_tests_[*vs.begin()].push_back(t);
+        else
+          multi_.emplace_back(t, std::move(vs));
         break;
       }
       case IrClauseKind::kNegation: {
@@ -456,8 +459,8 @@ Result<Rows> Pipeline::Expand(const Rows& rows, const IrClause& t) {
 }
 
 std::optional<std::vector<PathLink>> Pipeline::CountableChain(const Rows& rows, const IrClause& first,
-                                                               const std::vector<const IrClause*>& rest,
-                                                               const std::vector<bool>& multi_done) const {
+                                                              const std::vector<const IrClause*>& rest,
+                                                              const std::vector<bool>& multi_done) const {
   if (!negations_.empty()) return std::nullopt;
   std::vector<PathLink> chain;
   std::set<int> fresh_vars;
@@ -743,8 +746,7 @@ Status Pipeline::Continue(Rows rows, State st, RowSink& sink, const RunMode& mod
 
 }  // namespace
 
-Status RunClauses(Context& ctx, const std::vector<IrClause>& clauses, Rows seed, RowSink& sink,
-                  const RunMode& mode) {
+Status RunClauses(Context& ctx, const std::vector<IrClause>& clauses, Rows seed, RowSink& sink, const RunMode& mode) {
   Pipeline p(ctx, clauses);
   OG_RETURN_IF_ERROR(p.Prepare());
   return p.Run(std::move(seed), sink, mode);

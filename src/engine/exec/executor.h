@@ -45,7 +45,7 @@ struct ExecOptions {
 // per-version structures (nullptr = GraphReadCache::Default()). Never throws: an allocation
 // failure is reported as `resource_limit`.
 Result<QueryResult> ExecuteQuery(const Snapshot& snap, const compiler::IrQuery& query,
-                                 const compiler::ParamValues& params, int64_t now_ms,
-                                 GraphReadCache* cache = nullptr, const ExecOptions& options = {});
+                                 const compiler::ParamValues& params, int64_t now_ms, GraphReadCache* cache = nullptr,
+                                 const ExecOptions& options = {});
 
 }  // namespace omnigraph::engine

@@ -25,7 +25,8 @@ TEST(EngineQueryApi, RunsReadQueriesWithParamsAndNames) {
 {"type":"Person","data":{"name":"c"}}
 {"edge":"Knows","from":"a","to":"b"}
 {"edge":"Knows","from":"b","to":"c"}
-)", LoadMode::kAppend);
+)",
+                       LoadMode::kAppend);
   ASSERT_TRUE(l.ok()) << l.status().ToString();
   const std::string src = R"(
 query two($n: String) { match { $p: Person { name: $n } $p knows{2,2} $f } return { $f.name } }
@@ -48,8 +49,11 @@ query ages() { match { $p: Person } return { $p.name, $p.age } order { $p.age de
   EXPECT_FALSE((*db)->Query("query m() { insert Person { name: \"z\" } }").ok());
   EXPECT_FALSE((*db)->Query(src, R"({"bad":1})", "main", "two").ok());
   // A new commit is seen by the next call (new table versions, new cache entries).
-  ASSERT_TRUE((*db)->Load(R"({"type":"Person","data":{"name":"d"}}
-{"edge":"Knows","from":"b","to":"d"})", LoadMode::kAppend).ok());
+  ASSERT_TRUE((*db)
+                  ->Load(R"({"type":"Person","data":{"name":"d"}}
+{"edge":"Knows","from":"b","to":"d"})",
+                         LoadMode::kAppend)
+                  .ok());
   auto r = (*db)->Query(src, R"({"n":"a"})", "main", "two");
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r->rows.size(), 2u);
@@ -64,7 +68,8 @@ TEST(EngineQueryApi, DISABLED_TwoHopTiming) {
   auto t0 = std::chrono::steady_clock::now();
   {
     std::ostringstream o;
-    for (int i = 0; i < kNodes; ++i) o << R"({"type":"Person","data":{"name":"p)" << i << R"(","age":)" << i % 90 << "}}\n";
+    for (int i = 0; i < kNodes; ++i)
+      o << R"({"type":"Person","data":{"name":"p)" << i << R"(","age":)" << i % 90 << "}}\n";
     ASSERT_TRUE((*db)->Load(o.str(), LoadMode::kAppend).ok());
   }
   for (int chunk = 0; chunk < 10; ++chunk) {
@@ -76,7 +81,8 @@ TEST(EngineQueryApi, DISABLED_TwoHopTiming) {
     ASSERT_TRUE(r.ok()) << r.status().ToString();
   }
   auto t1 = std::chrono::steady_clock::now();
-  const std::string q = "query q($n: String) { match { $a: Person { name: $n } $a knows $b $b knows $c } return { $c.name } }";
+  const std::string q =
+      "query q($n: String) { match { $a: Person { name: $n } $a knows $b $b knows $c } return { $c.name } }";
   auto run = [&](int i) {
     auto r = (*db)->Query(q, "{\"n\":\"p" + std::to_string(i) + "\"}");
     EXPECT_TRUE(r.ok()) << r.status().ToString();
@@ -90,8 +96,8 @@ TEST(EngineQueryApi, DISABLED_TwoHopTiming) {
   for (int i = 1; i <= kRuns; ++i) total += run(static_cast<int>(rng() % kNodes));
   auto t4 = std::chrono::steady_clock::now();
   auto ms = [](auto a, auto b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
-  std::printf("load %.0f ms; cold 2-hop %.1f ms (%zu rows); warm 2-hop %.3f ms/query (avg %.1f rows)\n",
-              ms(t0, t1), ms(t2, t3), first, ms(t3, t4) / kRuns, static_cast<double>(total) / kRuns);
+  std::printf("load %.0f ms; cold 2-hop %.1f ms (%zu rows); warm 2-hop %.3f ms/query (avg %.1f rows)\n", ms(t0, t1),
+              ms(t2, t3), first, ms(t3, t4) / kRuns, static_cast<double>(total) / kRuns);
 }
 
 }  // namespace

@@ -10,8 +10,8 @@
 #include "common/error_codes.h"
 #include "compiler/type_checker.h"
 #include "engine/exec/executor.h"
-#include "engine/load/loader.h"
 #include "engine/exec/reference_eval.h"
+#include "engine/load/loader.h"
 #include "io/memory_store.h"
 
 namespace omnigraph::engine {
@@ -35,7 +35,8 @@ class ExecutorBudgetTest : public ::testing::Test {
       std::snprintf(buf, sizeof(buf), "p%05d", i);
       return std::string(buf);
     };
-    for (int i = 0; i < n; ++i) data << R"({"type":"Person","data":{"name":")" << name(i) << R"(","age":)" << i % 97 << "}}\n";
+    for (int i = 0; i < n; ++i)
+      data << R"({"type":"Person","data":{"name":")" << name(i) << R"(","age":)" << i % 97 << "}}\n";
     for (int i = 0; i < n; ++i) {
       for (int d : {1, 2}) {
         data << R"({"edge":"Knows","from":")" << name(i) << R"(","to":")" << name((i + d) % n) << "\"}\n";
@@ -78,8 +79,10 @@ constexpr uint64_t kSmallBudget = uint64_t{8} << 20;  // 8 MiB
 
 TEST_F(ExecutorBudgetTest, UnorderedLimitOverAProductStopsEarlyWithTheFirstRowsInTotalOrder) {
   Load(3000);  // the product has 2.7e10 rows
-  auto r = Run("query q() { match { $a: Person $b: Person $c: Person } return { $a.name as a, $b.name as b, $c.name as c } limit 5 }",
-               kSmallBudget);
+  auto r =
+      Run("query q() { match { $a: Person $b: Person $c: Person } return { $a.name as a, $b.name as b, $c.name as c } "
+          "limit 5 }",
+          kSmallBudget);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ(Text(*r), (std::vector<std::string>{"p00000|p00000|p00000", "p00000|p00000|p00001", "p00000|p00000|p00002",
                                                 "p00000|p00000|p00003", "p00000|p00000|p00004"}));
@@ -88,7 +91,8 @@ TEST_F(ExecutorBudgetTest, UnorderedLimitOverAProductStopsEarlyWithTheFirstRowsI
 TEST_F(ExecutorBudgetTest, OrderedLimitOverAProductKeepsATopKWithinTheBudget) {
   Load(1500);  // 2.25M rows, ~72 MB as binding rows: more than the budget
   const std::string q =
-      "query q() { match { $a: Person $b: Person } return { $a.name as a, $b.name as b } order { $b.age desc, $a.age } limit 4 }";
+      "query q() { match { $a: Person $b: Person } return { $a.name as a, $b.name as b } order { $b.age desc, $a.age } "
+      "limit 4 }";
   auto r = Run(q, kSmallBudget);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   // Ages are i % 97: $b of age 96 (p00096, p00193, ...), $a of age 0, ties by $a's id then $b's.
@@ -126,7 +130,8 @@ TEST_F(ExecutorBudgetTest, OrderedRunsAgreeWithTheReferenceOnSmallGraphs) {
            "query q() { match { $b: Person $a: Person $a knows $b } return { $a.name as a, $b.name as b } limit 5 }",
            "query q() { match { $a: Person $c: Person $a knows $b $b knows $c } return { $b.name as b } limit 9 }",
            "query q() { match { $a: Person { age: 3 } $b: Person $a knows $b } return { $b.name as b } limit 3 }",
-           "query q() { match { $a: Person $b: Person $a.age > $b.age not { $a knows $b } } return { $a.name as a, $b.name as b } limit 11 }",
+           "query q() { match { $a: Person $b: Person $a.age > $b.age not { $a knows $b } } return { $a.name as a, "
+           "$b.name as b } limit 11 }",
            "query q() { match { $a: Person $a knows{1,3} $b } return { $a.name as a, $b.name as b } limit 20 }",
            "query q() { match { $a: Person $b: Person $b knows $a } return { $a.name as a, $b.name as b } limit 0 }",
            "query q() { match { $p: Person } return { count($p) as n } limit 0 }",
@@ -144,7 +149,8 @@ TEST_F(ExecutorBudgetTest, ManySiblingNegationsRunOncePerBlockAndAgreeWithTheRef
   Load(50);
   std::string q = "query q() { match { $a: Person";
   for (int i = 0; i < 300; ++i) {
-    q += " not { $a knows $x" + std::to_string(i) + " $x" + std::to_string(i) + ".age = " + std::to_string(1000 + i) + " }";
+    q += " not { $a knows $x" + std::to_string(i) + " $x" + std::to_string(i) + ".age = " + std::to_string(1000 + i) +
+         " }";
   }
   q += " not { $a knows $y $y.age = 3 } } return { $a.name as a } }";
   auto got = Run(q);

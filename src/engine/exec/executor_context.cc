@@ -17,7 +17,6 @@ using compiler::CompareOp;
 using compiler::IrExpr;
 using compiler::IrExprKind;
 
-
 Result<const table::TableVersion*> Context::Table(const std::string& type) {
   auto it = tables_.find(type);
   if (it != tables_.end()) return &it->second;
@@ -176,7 +175,8 @@ std::optional<CompareOp> Mirror(CompareOp op) {
 // Value::Compare of two doubles: NaN equals NaN and sorts above every number; -0 equals 0.
 std::weak_ordering CompareDoubles(double x, double y) {
   const bool xn = std::isnan(x), yn = std::isnan(y);
-  if (xn || yn) return xn == yn ? std::weak_ordering::equivalent : xn ? std::weak_ordering::greater : std::weak_ordering::less;
+  if (xn || yn)
+    return xn == yn ? std::weak_ordering::equivalent : xn ? std::weak_ordering::greater : std::weak_ordering::less;
   return x < y ? std::weak_ordering::less : x > y ? std::weak_ordering::greater : std::weak_ordering::equivalent;
 }
 
@@ -207,7 +207,13 @@ void FilterByColumn(const format::Column* c, CompareOp op, const Value& v, bool 
     if (chunks < 4) {
       for (size_t ch = 0; ch < chunks; ++ch) run(ch);
     } else {
-      ThreadPool::Default().ParallelFor(chunks, [&](size_t ch) { run(ch); return Status::Ok(); }).IgnoreError();
+      ThreadPool::Default()
+          .ParallelFor(chunks,
+                       [&](size_t ch) {
+                         run(ch);
+                         return Status::Ok();
+                       })
+          .IgnoreError();
     }
     size_t w = 0;
     for (size_t ch = 0; ch < chunks; ++ch) {
@@ -222,8 +228,8 @@ void FilterByColumn(const format::Column* c, CompareOp op, const Value& v, bool 
   const TypeKind kind = c->type().kind;
   auto is_signed = [](TypeKind k) { return k == TypeKind::kI32 || k == TypeKind::kI64; };
   auto is_unsigned = [](TypeKind k) { return k == TypeKind::kU32 || k == TypeKind::kU64; };
-  const bool same_rep = kind == v.kind() || (is_signed(kind) && is_signed(v.kind())) ||
-                        (is_unsigned(kind) && is_unsigned(v.kind()));
+  const bool same_rep =
+      kind == v.kind() || (is_signed(kind) && is_signed(v.kind())) || (is_unsigned(kind) && is_unsigned(v.kind()));
   if (col_op && same_rep) {  // column op constant, typed (as Value::Compare within one representation)
     const CompareOp o = *col_op;
     // Integers of one signedness compare by value (Value::Compare's rule within a representation).
@@ -249,7 +255,8 @@ void FilterByColumn(const format::Column* c, CompareOp op, const Value& v, bool 
   if (!constant_left && kind == TypeKind::kString && v.kind() == TypeKind::kString &&
       (op == CompareOp::kContains || op == CompareOp::kStartsWith)) {
     const std::string_view x = v.string_value();
-    if (op == CompareOp::kContains) return keep([&](uint32_t i) { return c->string_at(i).find(x) != std::string_view::npos; });
+    if (op == CompareOp::kContains)
+      return keep([&](uint32_t i) { return c->string_at(i).find(x) != std::string_view::npos; });
     return keep([&](uint32_t i) { return c->string_at(i).starts_with(x); });
   }
   keep([&](uint32_t i) {  // any other kind: the per-row rule itself
@@ -293,4 +300,3 @@ Status CheckNoSearch(const compiler::IrQuery& q) {
 
 }  // namespace exec
 }  // namespace omnigraph::engine
-

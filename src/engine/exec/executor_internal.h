@@ -41,14 +41,19 @@ struct Rows {
 // Per-query state: the table versions and cached structures of every variable.
 class Context {
  public:
-  Context(const Snapshot& snap, const compiler::IrQuery& q, const compiler::ParamValues& params,
-          int64_t now_ms, GraphReadCache* cache, uint64_t max_memory_bytes = ~uint64_t{0})
+  Context(const Snapshot& snap, const compiler::IrQuery& q, const compiler::ParamValues& params, int64_t now_ms,
+          GraphReadCache* cache, uint64_t max_memory_bytes = ~uint64_t{0})
       : snap_(snap), q_(q), params_(params), now_ms_(now_ms), cache_(cache), budget_(max_memory_bytes) {}
   // The context of a `not` block run as a query of its own (BlockQuery): the same snapshot,
   // parameters and cache, charging the parent's budget.
   Context(Context& parent, const compiler::IrQuery& block)
-      : snap_(parent.snap_), q_(block), params_(parent.params_), now_ms_(parent.now_ms_), cache_(parent.cache_),
-        budget_(parent.budget_), parent_(&parent) {}
+      : snap_(parent.snap_),
+        q_(block),
+        params_(parent.params_),
+        now_ms_(parent.now_ms_),
+        cache_(parent.cache_),
+        budget_(parent.budget_),
+        parent_(&parent) {}
 
   const compiler::IrQuery& query() const { return q_; }
   const Snapshot& snap() const { return snap_; }
@@ -228,8 +233,8 @@ Result<Rows> CountChain(Context& ctx, Rows rows, const std::vector<PathLink>& ch
 // Whether PathCounts applies to `chain` and pays: the inner variables are not read, and the chain
 // has several links or the rows share one frontier.
 bool PathCountable(const Rows& rows, const std::vector<PathLink>& chain, const std::vector<bool>& read);
-Result<Rows> PathCounts(Context& ctx, Rows rows, const std::vector<PathLink>& chain,
-                        const std::vector<bool>& read, Reacher* reacher);
+Result<Rows> PathCounts(Context& ctx, Rows rows, const std::vector<PathLink>& chain, const std::vector<bool>& read,
+                        Reacher* reacher);
 
 // For an aggregating query: the variables whose bindings its result reads (grouping keys, aggregate
 // arguments, order keys) other than through count($v), which only needs $v bound.

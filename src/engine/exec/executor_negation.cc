@@ -58,8 +58,9 @@ void RenumberClause(IrClause* c, const std::vector<int>& map) {
 std::vector<bool> BoundByClauses(const std::vector<IrClause>& clauses, size_t width) {
   std::vector<bool> bound(width, false);
   for (const IrClause& c : clauses) {
-    for (int v : {c.kind == IrClauseKind::kBinding ? c.var : -1, c.kind == IrClauseKind::kTraversal ? c.src : -1,
-                  c.kind == IrClauseKind::kTraversal ? c.dst : -1, c.kind == IrClauseKind::kTraversal ? c.edge_var : -1}) {
+    for (int v :
+         {c.kind == IrClauseKind::kBinding ? c.var : -1, c.kind == IrClauseKind::kTraversal ? c.src : -1,
+          c.kind == IrClauseKind::kTraversal ? c.dst : -1, c.kind == IrClauseKind::kTraversal ? c.edge_var : -1}) {
       if (v >= 0 && static_cast<size_t>(v) < width) bound[v] = true;
     }
   }
@@ -72,8 +73,10 @@ BlockQuery NegationQuery(const compiler::IrQuery& q, const IrClause& neg, const 
   BlockQuery out;
   std::vector<int> local;
   for (int v : vars) {
-    if (static_cast<size_t>(v) < visible.size() && visible[v]) out.outer.push_back(v);
-    else local.push_back(v);
+    if (static_cast<size_t>(v) < visible.size() && visible[v])
+      out.outer.push_back(v);
+    else
+      local.push_back(v);
   }
   std::vector<int> map(q.variables.size(), -1);
   for (int v : out.outer) {

@@ -42,9 +42,12 @@ struct Acc {
 void Accumulate(const compiler::IrExpr& agg, Value v, uint64_t weight, Acc* acc) {
   acc->count += weight;
   if (agg.agg == AggFn::kSum || agg.agg == AggFn::kAvg) {
-    if (IsFloatKind(v.kind())) acc->fsum += v.float_value() * static_cast<double>(weight);
-    else if (IsUnsignedKind(v.kind())) acc->usum += static_cast<__uint128_t>(v.uint_value()) * weight;
-    else acc->isum += static_cast<__int128_t>(v.int_value()) * weight;
+    if (IsFloatKind(v.kind()))
+      acc->fsum += v.float_value() * static_cast<double>(weight);
+    else if (IsUnsignedKind(v.kind()))
+      acc->usum += static_cast<__uint128_t>(v.uint_value()) * weight;
+    else
+      acc->isum += static_cast<__int128_t>(v.int_value()) * weight;
   } else if (agg.agg == AggFn::kMin || agg.agg == AggFn::kMax) {
     bool better = !acc->has_best || (agg.agg == AggFn::kMin ? MinMaxLess(v, acc->best) : MinMaxLess(acc->best, v));
     if (better) {
@@ -65,8 +68,9 @@ Result<Value> Finish(const compiler::IrExpr& agg, const Acc& acc) {
   }
   if (acc.count == 0) return Value::Null(agg.type.data);
   if (agg.agg == AggFn::kAvg) {
-    double sum = IsFloatKind(in) ? acc.fsum : IsUnsignedKind(in) ? static_cast<double>(acc.usum)
-                                                                 : static_cast<double>(acc.isum);
+    double sum = IsFloatKind(in)      ? acc.fsum
+                 : IsUnsignedKind(in) ? static_cast<double>(acc.usum)
+                                      : static_cast<double>(acc.isum);
     return Value::F64(sum / static_cast<double>(acc.count));
   }
   if (IsFloatKind(in)) return Value::F64(acc.fsum);
@@ -176,7 +180,8 @@ Value CanonicalKey(Value v) {
 // or one integer key (the usual grouping by a node's property) compares without Value dispatch.
 void SortByKeys(const std::vector<Value>& keys, size_t nk, std::vector<size_t>* order) {
   auto all_kind = [&](auto pred) {
-    return nk == 1 && std::all_of(keys.begin(), keys.end(), [&](const Value& v) { return !v.is_null() && pred(v.kind()); });
+    return nk == 1 &&
+           std::all_of(keys.begin(), keys.end(), [&](const Value& v) { return !v.is_null() && pred(v.kind()); });
   };
   if (all_kind([](TypeKind k) { return k == TypeKind::kString; })) {
     // Byte order; the first 8 bytes (big-endian, zero-padded) decide most comparisons.

@@ -159,8 +159,7 @@ Result<Rows> CountChain(Context& ctx, Rows rows, const std::vector<PathLink>& ch
   bool one_hop = true;
   for (const PathLink& l : chain) {
     const IrClause& t = *l.t;
-    one_hop = one_hop && t.direction != compiler::Direction::kBoth && t.min_hops == 1 && t.max_hops &&
-              *t.max_hops == 1;
+    one_hop = one_hop && t.direction != compiler::Direction::kBoth && t.min_hops == 1 && t.max_hops && *t.max_hops == 1;
   }
   auto fast = [&](auto&& self, size_t k, uint32_t x) -> uint64_t {
     uint64_t& slot = memo[k][x];

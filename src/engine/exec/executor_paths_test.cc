@@ -8,8 +8,8 @@
 #include "compiler/type_checker.h"
 #include "engine/exec/executor.h"
 #include "engine/exec/executor_internal.h"
-#include "engine/load/loader.h"
 #include "engine/exec/reference_eval.h"
+#include "engine/load/loader.h"
 #include "io/memory_store.h"
 
 namespace omnigraph::engine {
@@ -112,17 +112,20 @@ class ExecutorPathsTest : public ::testing::Test {
 using Rows = std::vector<std::string>;
 
 TEST_F(ExecutorPathsTest, CountsPathsPerDestinationThroughCyclesLoopsAndParallelEdges) {
-  const std::string two = "query q() { match { $a: Person { name: \"a\" } $a knows $b $b knows $c } "
-                          "return { $c.name, count($b) as paths } }";
+  const std::string two =
+      "query q() { match { $a: Person { name: \"a\" } $a knows $b $b knows $c } "
+      "return { $c.name, count($b) as paths } }";
   // a's distinct friends: b (parallel edges count once); b knows b (self-loop) and c.
   EXPECT_EQ(Run(two), (Rows{"\"b\"|1", "\"c\"|1"}));
   EXPECT_TRUE(CountsPaths(two));
-  const std::string three = "query q() { match { $a: Person { name: \"a\" } $a knows $b $b knows $c $c knows $d } "
-                            "return { $d.name, count($c) as paths } }";
+  const std::string three =
+      "query q() { match { $a: Person { name: \"a\" } $a knows $b $b knows $c $c knows $d } "
+      "return { $d.name, count($c) as paths } }";
   EXPECT_EQ(Run(three), (Rows{"\"a\"|1", "\"b\"|1", "\"c\"|1", "\"d\"|1", "\"e\"|1"}));
   EXPECT_TRUE(CountsPaths(three));
-  const std::string by_node = "query q() { match { $a: Person { name: \"c\" } $a knows $b $b knows $c $c knows $d } "
-                              "return { $d, count($b) as n, max($d.age) as oldest } order { n desc } limit 3 }";
+  const std::string by_node =
+      "query q() { match { $a: Person { name: \"c\" } $a knows $b $b knows $c $c knows $d } "
+      "return { $d, count($b) as n, max($d.age) as oldest } order { n desc } limit 3 }";
   Run(by_node);
   EXPECT_TRUE(CountsPaths(by_node));
 }
@@ -143,23 +146,27 @@ TEST_F(ExecutorPathsTest, VariableLengthAndUndirectedLinksKeepBreadthFirstSemant
 
 TEST_F(ExecutorPathsTest, SharedFrontierOverEveryStartAndPerRowWhenTheStartIsRead) {
   // No bound variable read: one frontier for all persons (the q_agg1hop shape).
-  const std::string all = "query q() { match { $a: Person $a knows $b } "
-                          "return { count($b) as n, avg($b.age) as age, sum($b.big) as big, min($b.score) as lo, "
-                          "max($b.nick) as hi, count($a) as starts } }";
+  const std::string all =
+      "query q() { match { $a: Person $a knows $b } "
+      "return { count($b) as n, avg($b.age) as age, sum($b.big) as big, min($b.score) as lo, "
+      "max($b.nick) as hi, count($a) as starts } }";
   EXPECT_EQ(Run(all), (Rows{"9|44.25|31|-0|\"fay\"|9"}));
   EXPECT_TRUE(CountsPaths(all));
-  const std::string grouped = "query q() { match { $a: Person $a knows $b $b knows $c } "
-                              "return { $c.age, count($a) as n, avg($c.score) as s } }";
+  const std::string grouped =
+      "query q() { match { $a: Person $a knows $b $b knows $c } "
+      "return { $c.age, count($a) as n, avg($c.score) as s } }";
   Run(grouped);
   EXPECT_TRUE(CountsPaths(grouped));
   // The start is a grouping key: one frontier per start row.
-  const std::string per_start = "query q() { match { $a: Person $a knows $b $b knows $c } "
-                                "return { $a.name as s, $c.name as d, count($b) as n } order { n desc } }";
+  const std::string per_start =
+      "query q() { match { $a: Person $a knows $b $b knows $c } "
+      "return { $a.name as s, $c.name as d, count($b) as n } order { n desc } }";
   Run(per_start);
   EXPECT_TRUE(CountsPaths(per_start));
   // Into another node table (one hop only), and a match with no path.
-  const std::string cities = "query q() { match { $a: Person { name: \"f\" } $a knows $b $b livesIn $c } "
-                             "return { $c.name, count($b) as n } }";
+  const std::string cities =
+      "query q() { match { $a: Person { name: \"f\" } $a knows $b $b livesIn $c } "
+      "return { $c.name, count($b) as n } }";
   EXPECT_EQ(Run(cities), (Rows{"\"paris\"|1"}));
   EXPECT_EQ(Run("query q() { match { $a: Person { name: \"g\" } $a knows $b $b knows $c } return { count($b) as n, "
                 "min($c.age) as m } }"),
@@ -167,22 +174,26 @@ TEST_F(ExecutorPathsTest, SharedFrontierOverEveryStartAndPerRowWhenTheStartIsRea
 }
 
 TEST_F(ExecutorPathsTest, ReadInnerVariablesOrFiltersKeepTheGeneralPlan) {
-  const std::string inner = "query q() { match { $a: Person { name: \"a\" } $a knows $b $b knows $c } "
-                            "return { $b.name as m, $c.name as d, count($b) as n } }";
+  const std::string inner =
+      "query q() { match { $a: Person { name: \"a\" } $a knows $b $b knows $c } "
+      "return { $b.name as m, $c.name as d, count($b) as n } }";
   Run(inner);
   EXPECT_FALSE(CountsPaths(inner));
-  const std::string filtered = "query q() { match { $a: Person { name: \"a\" } $a knows $b $b knows $c $c.age > 20 } "
-                               "return { $c.name, count($b) as n } }";
+  const std::string filtered =
+      "query q() { match { $a: Person { name: \"a\" } $a knows $b $b knows $c $c.age > 20 } "
+      "return { $c.name, count($b) as n } }";
   EXPECT_EQ(Run(filtered), (Rows{"\"b\"|1", "\"c\"|1"}));
   EXPECT_FALSE(CountsPaths(filtered));
   // An edge variable binds one row per edge: no chain through it...
-  const std::string edge = "query q() { match { $a: Person { name: \"a\" } $a knows $b $b $k:knows $c } "
-                           "return { $c.name, count($k) as n } }";
+  const std::string edge =
+      "query q() { match { $a: Person { name: \"a\" } $a knows $b $b $k:knows $c } "
+      "return { $c.name, count($k) as n } }";
   EXPECT_EQ(Run(edge), (Rows{"\"b\"|1", "\"c\"|1"}));
   EXPECT_FALSE(CountsPaths(edge));
   // ...but after it, its rows (two per parallel edge) join the frontier with their weights.
-  const std::string after = "query q() { match { $a: Person { name: \"a\" } $a $k:knows $b $b knows $c } "
-                            "return { $c.name, count($k) as n } }";
+  const std::string after =
+      "query q() { match { $a: Person { name: \"a\" } $a $k:knows $b $b knows $c } "
+      "return { $c.name, count($k) as n } }";
   EXPECT_EQ(Run(after), (Rows{"\"b\"|2", "\"c\"|2"}));
   EXPECT_TRUE(CountsPaths(after));
 }
@@ -190,8 +201,8 @@ TEST_F(ExecutorPathsTest, ReadInnerVariablesOrFiltersKeepTheGeneralPlan) {
 TEST_F(ExecutorPathsTest, SeedFiltersOverColumnsMatchTheReference) {
   // Typed comparisons (String, I32, U64, F64 with -0 and nulls), constants on either side,
   // contains / starts_with, and an absent match.
-  for (const char* f : {"$p.age > 80", "80 < $p.age", "$p.age = 30", "$p.age != 30", "$p.big >= 3",
-                        "$p.score = 0.0", "$p.score <= 1.5", "$p.nick starts_with \"an\"", "$p.nick contains \"a\"",
+  for (const char* f : {"$p.age > 80", "80 < $p.age", "$p.age = 30", "$p.age != 30", "$p.big >= 3", "$p.score = 0.0",
+                        "$p.score <= 1.5", "$p.nick starts_with \"an\"", "$p.nick contains \"a\"",
                         "\"bobby\" contains $p.nick", "$p.nick < \"bob\"", "$p.name = \"zz\"", "$p.age <= 12"}) {
     Run(std::string("query q() { match { $p: Person ") + f + " } return { $p.name } }");
     Run(std::string("query q() { match { $p: Person { age: 85 } ") + f + " } return { count($p) as n } }");

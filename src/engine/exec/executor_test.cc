@@ -10,8 +10,8 @@
 #include "compiler/type_checker.h"
 #include "engine/diff/entity_diff.h"
 #include "engine/exec/executor.h"
-#include "engine/load/loader.h"
 #include "engine/exec/reference_eval.h"
+#include "engine/load/loader.h"
 #include "io/memory_store.h"
 
 namespace omnigraph::engine {
@@ -50,7 +50,8 @@ class ExecutorTest : public ::testing::Test {
       for (const auto& row : res->rows) {
         std::string l;
         for (size_t c = 0; c < row.size(); ++c) {
-          l += (c ? "|" : "") + row[c].ToString() + (row[c].is_null() ? "" : ":" + std::string(TypeKindName(row[c].kind())));
+          l += (c ? "|" : "") + row[c].ToString() +
+               (row[c].is_null() ? "" : ":" + std::string(TypeKindName(row[c].kind())));
         }
         lines.push_back(l);
       }
@@ -78,16 +79,19 @@ TEST_F(ExecutorTest, OrdersByAnAggregateItsAliasOrOneNotProjected) {
 {"edge":"LivesIn","from":"c","to":"rome"}
 {"edge":"LivesIn","from":"c","to":"oslo"}
 )");
-  auto r = Run("query q() { match { $p: Person $p livesIn $c } return { $c.name, count($p) as n } "
-               "order { count($p) desc } }");
+  auto r =
+      Run("query q() { match { $p: Person $p livesIn $c } return { $c.name, count($p) as n } "
+          "order { count($p) desc } }");
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   // ties (oslo, rome: 1 each) are broken by the grouping key
   EXPECT_EQ(*r, (Rows{"\"paris\":String|3:I64", "\"oslo\":String|1:I64", "\"rome\":String|1:I64"}));
-  r = Run("query q() { match { $p: Person $p livesIn $c } return { $c.name, count($p) as n } order { n, $c.name desc } }");
+  r = Run(
+      "query q() { match { $p: Person $p livesIn $c } return { $c.name, count($p) as n } order { n, $c.name desc } }");
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ(*r, (Rows{"\"rome\":String|1:I64", "\"oslo\":String|1:I64", "\"paris\":String|3:I64"}));
   // an aggregate that only the ordering uses: paris 7, rome 30, oslo 30
-  r = Run("query q() { match { $p: Person $p livesIn $c } return { $c.name, count($p) as n } "
+  r =
+      Run("query q() { match { $p: Person $p livesIn $c } return { $c.name, count($p) as n } "
           "order { sum($p.age) desc, $c.name } limit 2 }");
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ(*r, (Rows{"\"oslo\":String|1:I64", "\"rome\":String|1:I64"}));
@@ -98,12 +102,14 @@ TEST_F(ExecutorTest, OrdersByAnAggregateItsAliasOrOneNotProjected) {
 
 TEST_F(ExecutorTest, IntegerSumsAreExact) {
   // (2^60 + 1) + 1 + 1: a double sum gives 2^60.
-  Load(R"({"type":"Person","data":{"name":"a","big":1152921504606846977,"ubig":18446744073709551000,"small":4294967295,"age":2147483647,"score":0.5}}
+  Load(
+      R"({"type":"Person","data":{"name":"a","big":1152921504606846977,"ubig":18446744073709551000,"small":4294967295,"age":2147483647,"score":0.5}}
 {"type":"Person","data":{"name":"b","big":1,"ubig":615,"small":4294967295,"age":2147483647,"score":0.25}}
 {"type":"Person","data":{"name":"c","big":1,"small":1,"age":-1}}
 )");
-  auto r = Run("query q() { match { $p: Person } return { sum($p.big) as b, sum($p.ubig) as u, "
-               "sum($p.small) as s, sum($p.age) as a, sum($p.score) as f, avg($p.age) as g } }");
+  auto r =
+      Run("query q() { match { $p: Person } return { sum($p.big) as b, sum($p.ubig) as u, "
+          "sum($p.small) as s, sum($p.age) as a, sum($p.score) as f, avg($p.age) as g } }");
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ(*r, (Rows{"1152921504606846979:I64|18446744073709551615:U64|8589934591:U64|4294967293:I64|0.75:F64|"
                       "1431655764.3333333:F64"}));

@@ -127,7 +127,8 @@ Result<Value> Evaluator::Expr(const IrExpr& e, const Binding& b) {
     case IrExprKind::kAggregate: return InternalError("aggregate evaluated per row");
     case IrExprKind::kAlias: return InternalError("alias evaluated per row");
     default:
-      return UnimplementedError("search and ranking functions (nearest, bm25, rrf, search, fuzzy, match_text) are not implemented yet");
+      return UnimplementedError(
+          "search and ranking functions (nearest, bm25, rrf, search, fuzzy, match_text) are not implemented yet");
   }
 }
 
@@ -139,8 +140,10 @@ Result<std::vector<Binding>> Evaluator::Traverse(const IrClause& c, std::vector<
   std::vector<Binding> out;
   for (const Binding& b : rows) {
     std::vector<size_t> sources;
-    if (b[c.src] >= 0) sources.push_back(static_cast<size_t>(b[c.src]));
-    else for (size_t i = 0; i < from->rows.size(); ++i) sources.push_back(i);
+    if (b[c.src] >= 0)
+      sources.push_back(static_cast<size_t>(b[c.src]));
+    else
+      for (size_t i = 0; i < from->rows.size(); ++i) sources.push_back(i);
     for (size_t s : sources) {
       auto emit = [&](size_t dst, int64_t edge_row) {
         if (b[c.dst] >= 0 && static_cast<size_t>(b[c.dst]) != dst) return;
@@ -164,7 +167,8 @@ Result<std::vector<Binding>> Evaluator::Traverse(const IrClause& c, std::vector<
       auto neighbours = [&](size_t n) {
         std::vector<size_t> ns;
         for (auto [d, er] : adj->out[n]) ns.push_back(d);
-        if (both) for (auto [d, er] : adj->in[n]) ns.push_back(d);
+        if (both)
+          for (auto [d, er] : adj->in[n]) ns.push_back(d);
         return ns;
       };
       std::set<size_t> visited{s}, produced;
@@ -207,8 +211,10 @@ Result<std::vector<Binding>> Evaluator::Apply(const IrClause& c, std::vector<Bin
       std::vector<Binding> out;
       for (const Binding& b : rows) {
         std::vector<size_t> candidates;
-        if (b[c.var] >= 0) candidates.push_back(static_cast<size_t>(b[c.var]));
-        else for (size_t i = 0; i < t->rows.size(); ++i) candidates.push_back(i);
+        if (b[c.var] >= 0)
+          candidates.push_back(static_cast<size_t>(b[c.var]));
+        else
+          for (size_t i = 0; i < t->rows.size(); ++i) candidates.push_back(i);
         for (size_t r : candidates) {
           bool ok = true;
           for (const auto& eq : c.equalities) {
@@ -284,9 +290,12 @@ Result<Value> Evaluator::Aggregate(const IrExpr& agg, const std::vector<Binding>
   double fsum = 0;
   __int128_t isum = 0;  // exact: |sum| < 2^64 * 2^64 for any possible row count
   for (const auto& v : vals) {
-    if (is_float) fsum += v.float_value();
-    else if (is_unsigned) isum += static_cast<__int128_t>(v.uint_value());
-    else isum += v.int_value();
+    if (is_float)
+      fsum += v.float_value();
+    else if (is_unsigned)
+      isum += static_cast<__int128_t>(v.uint_value());
+    else
+      isum += v.int_value();
   }
   const double n = static_cast<double>(vals.size());
   if (agg.agg == AggFn::kAvg) return Value::F64((is_float ? fsum : static_cast<double>(isum)) / n);
@@ -304,7 +313,8 @@ Result<Value> Evaluator::Aggregate(const IrExpr& agg, const std::vector<Binding>
 }
 
 Result<QueryResult> Evaluator::Run() {
-  if (q_.is_mutation) return InvalidArgumentError("'" + q_.name + "' is a mutation: the reference evaluator runs reads");
+  if (q_.is_mutation)
+    return InvalidArgumentError("'" + q_.name + "' is a mutation: the reference evaluator runs reads");
   // Search and ranking functions are not implemented: rejected up front, even for an empty match.
   std::vector<const IrExpr*> exprs;
   std::vector<const std::vector<IrClause>*> lists{&q_.clauses};
@@ -325,7 +335,8 @@ Result<QueryResult> Evaluator::Run() {
       case IrExprKind::kSearch:
       case IrExprKind::kFuzzy:
       case IrExprKind::kMatchText:
-        return UnimplementedError("search and ranking functions (nearest, bm25, rrf, search, fuzzy, match_text) are not implemented yet");
+        return UnimplementedError(
+            "search and ranking functions (nearest, bm25, rrf, search, fuzzy, match_text) are not implemented yet");
       default:
         for (const auto& a : exprs[i]->args) exprs.push_back(&a);
     }
@@ -348,7 +359,10 @@ Result<QueryResult> Evaluator::Run() {
     std::vector<std::string> ids;
     for (size_t v = 0; v < q_.variables.size(); ++v) {
       if (q_.variables[v].scope != 0) continue;
-      if (b[v] < 0) { ids.emplace_back(); continue; }
+      if (b[v] < 0) {
+        ids.emplace_back();
+        continue;
+      }
       OG_ASSIGN_OR_RETURN(const TableData* t, Table(TypeOf(static_cast<int>(v))));
       ids.push_back(t->Id(b[v]));
     }
@@ -357,7 +371,8 @@ Result<QueryResult> Evaluator::Run() {
   auto order_values = [&](const std::vector<Value>& projected, const Binding& b) -> Result<std::vector<Value>> {
     std::vector<Value> ov;
     for (const auto& o : q_.order) {
-      if (o.expr.kind == IrExprKind::kAlias) ov.push_back(projected[o.expr.alias]);
+      if (o.expr.kind == IrExprKind::kAlias)
+        ov.push_back(projected[o.expr.alias]);
       else {
         OG_ASSIGN_OR_RETURN(Value v, Expr(o.expr, b));
         ov.push_back(std::move(v));

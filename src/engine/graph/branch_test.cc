@@ -7,15 +7,15 @@
 #include <functional>
 #include <random>
 #include <set>
-#include <utility>
 #include <thread>
+#include <utility>
 
 #include "common/clock.h"
 #include "common/error_codes.h"
 #include "common/json.h"
 #include "engine/diff/change_feed.h"
-#include "engine/load/exporter.h"
 #include "engine/graph/graph_layout.h"
+#include "engine/load/exporter.h"
 #include "engine/load/loader.h"
 #include "engine/merge/merge.h"
 #include "engine/mutate/mutation.h"
@@ -36,8 +36,7 @@ std::string Person(const std::string& name, int age) {
   return R"({"type":"Person","data":{"name":")" + name + R"(","age":)" + std::to_string(age) + "}}\n";
 }
 
-void Load(Graph& g, const std::string& ndjson, const std::string& branch = "main",
-          LoadMode mode = LoadMode::kMerge) {
+void Load(Graph& g, const std::string& ndjson, const std::string& branch = "main", LoadMode mode = LoadMode::kMerge) {
   LoadOptions o;
   o.branch = branch;
   o.mode = mode;
@@ -94,10 +93,11 @@ TEST(BranchBudgetTest, CreateIsConstantAndFirstBranchWriteCostsAsMuchAsAMainWrit
   EXPECT_LE(write_small.requests, 8u) << write_small.detail;
   EXPECT_LE(write_small.rounds, 4u) << write_small.detail;
   EXPECT_EQ(write_small.requests, write_large.requests) << write_large.detail;
-  std::printf("branch create: %llu requests, %llu round trips (%s); first branch write: %llu requests, %llu round trips (%s)\n",
-              static_cast<unsigned long long>(small.requests), static_cast<unsigned long long>(small.rounds),
-              small.detail.c_str(), static_cast<unsigned long long>(write_small.requests),
-              static_cast<unsigned long long>(write_small.rounds), write_small.detail.c_str());
+  std::printf(
+      "branch create: %llu requests, %llu round trips (%s); first branch write: %llu requests, %llu round trips (%s)\n",
+      static_cast<unsigned long long>(small.requests), static_cast<unsigned long long>(small.rounds),
+      small.detail.c_str(), static_cast<unsigned long long>(write_small.requests),
+      static_cast<unsigned long long>(write_small.rounds), write_small.detail.c_str());
 }
 
 TEST(BranchTest, ConcurrentCreatesOfOneNameHaveExactlyOneWinner) {
@@ -112,9 +112,12 @@ TEST(BranchTest, ConcurrentCreatesOfOneNameHaveExactlyOneWinner) {
         auto g = Graph::Open(mem);  // separate handles: no shared in-process state
         ASSERT_TRUE(g.ok());
         auto r = (*g)->CreateBranch(name);
-        if (r.ok()) won++;
-        else if (r.status().code() == ErrorCode::kAlreadyExists) exists++;
-        else ADD_FAILURE() << r.status().ToString();
+        if (r.ok())
+          won++;
+        else if (r.status().code() == ErrorCode::kAlreadyExists)
+          exists++;
+        else
+          ADD_FAILURE() << r.status().ToString();
       });
     }
     for (auto& t : threads) t.join();
@@ -256,7 +259,9 @@ class HookStore : public io::ObjectStore {
   Result<std::string> Get(std::string_view k) override { return base_->Get(k); }
   Result<std::string> GetRange(std::string_view k, uint64_t o, uint64_t n) override { return base_->GetRange(k, o, n); }
   Result<io::ObjectMeta> Head(std::string_view k) override { return base_->Head(k); }
-  Result<std::vector<io::ObjectMeta>> List(std::string_view p, std::string_view a) override { return base_->List(p, a); }
+  Result<std::vector<io::ObjectMeta>> List(std::string_view p, std::string_view a) override {
+    return base_->List(p, a);
+  }
   Result<std::vector<io::ObjectMeta>> ListPage(std::string_view p, std::string_view a, size_t n) override {
     return base_->ListPage(p, a, n);
   }
@@ -474,8 +479,9 @@ TEST(MergeTest, MergeBaseIsTheBestCommonAncestorWhateverTheClocksSay) {
 // node it keeps as an orphan, but do report real cross-entity conflicts in the same attempt.
 TEST(MergeTest, EveryConflictIsListedInOneAttempt) {
   auto mem = std::make_shared<io::MemoryStore>();
-  auto g = Graph::Init(mem, "node Person { name: String @key, age: I32?, email: String? @unique }\n"
-                            "edge Knows: Person -> Person\n");
+  auto g = Graph::Init(mem,
+                       "node Person { name: String @key, age: I32?, email: String? @unique }\n"
+                       "edge Knows: Person -> Person\n");
   ASSERT_TRUE(g.ok());
   Graph& graph = **g;
   Load(graph, Person("n", 1) + Person("k", 1) + Person("gone", 1));
@@ -483,10 +489,19 @@ TEST(MergeTest, EveryConflictIsListedInOneAttempt) {
   MutationOptions on_f;
   on_f.branch = "f";
   ASSERT_TRUE(RunMutation(graph, R"(query q() { delete Person where name = "n" })", "", on_f).ok());
-  Load(graph, R"({"type":"Person","data":{"name":"u1","email":"e@x"}})" "\n", "f");
-  Load(graph, R"({"edge":"Knows","from":"k","to":"gone","data":{"id":"orphan"}})" "\n", "f");
-  Load(graph, Person("n", 2) + R"({"edge":"Knows","from":"k","to":"n","data":{"id":"kept"}})" "\n" +
-                  R"({"type":"Person","data":{"name":"u2","email":"e@x"}})" "\n");
+  Load(graph,
+       R"({"type":"Person","data":{"name":"u1","email":"e@x"}})"
+       "\n",
+       "f");
+  Load(graph,
+       R"({"edge":"Knows","from":"k","to":"gone","data":{"id":"orphan"}})"
+       "\n",
+       "f");
+  Load(graph, Person("n", 2) +
+                  R"({"edge":"Knows","from":"k","to":"n","data":{"id":"kept"}})"
+                  "\n" +
+                  R"({"type":"Person","data":{"name":"u2","email":"e@x"}})"
+                  "\n");
   ASSERT_TRUE(RunMutation(graph, R"(query q() { delete Person where name = "gone" })", "").ok());
   auto r = MergeBranches(graph, MergeOptions{"f", "main", false});
   ASSERT_EQ(r.status().code(), ErrorCode::kMergeConflict) << r.status().ToString();
@@ -512,8 +527,8 @@ Records ExportRecords(const Snapshot& snap) {
     auto j = ParseJson(l, "export line");
     if (!j.ok()) return j.status();
     bool edge = j->contains("edge");
-    std::string key = std::string(edge ? "edge/" : "node/") + (*j)[edge ? "edge" : "type"].get<std::string>() +
-                      "/" + (*j)["data"]["id"].get<std::string>();
+    std::string key = std::string(edge ? "edge/" : "node/") + (*j)[edge ? "edge" : "type"].get<std::string>() + "/" +
+                      (*j)["data"]["id"].get<std::string>();
     EXPECT_EQ(out.count(key), 0u) << key;
     out[key] = std::string(l);
     return Status::Ok();
@@ -584,10 +599,15 @@ void RandomWrite(Graph& g, std::mt19937& rng, const std::string& branch) {
       Load(g, records(2 + static_cast<int>(rng() % 3), 1 + static_cast<int>(rng() % 2)), branch, LoadMode::kOverwrite);
       return;
     case 3:
-      m = RunMutation(g, "query q() { update Person set { age: " + std::to_string(rng() % 4) + " } where name = \"" + name() + "\" }", "", mo);
+      m = RunMutation(
+          g,
+          "query q() { update Person set { age: " + std::to_string(rng() % 4) + " } where name = \"" + name() + "\" }",
+          "", mo);
       break;
     case 4: m = RunMutation(g, "query q() { delete Person where name = \"" + name() + "\" }", "", mo); break;
-    case 5: m = RunMutation(g, "query q() { insert Knows { from: \"" + name() + "\", to: \"" + name() + "\" } }", "", mo); break;
+    case 5:
+      m = RunMutation(g, "query q() { insert Knows { from: \"" + name() + "\", to: \"" + name() + "\" } }", "", mo);
+      break;
     default: {
       auto r = MergeBranches(g, MergeOptions{branch == "main" ? "dev" : "main", branch, false});
       EXPECT_TRUE(r.ok() || r.status().code() == ErrorCode::kMergeConflict) << r.status().ToString();

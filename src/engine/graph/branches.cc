@@ -109,9 +109,9 @@ Result<RefEntry> Graph::DeleteBranchIf(std::string_view name, const RefEntry& ex
   Status s = refs_.Publish(name, &expected, &entry);
   if (!s.ok()) {
     if (s.code() != ErrorCode::kReadSetConflict) return s;
-    return Status(ErrorCode::kReadSetConflict,
-                  "branch " + Quoted(name) + " moved past version " + std::to_string(expected.seq) +
-                      " (the version that was merged); it was not deleted");
+    return Status(ErrorCode::kReadSetConflict, "branch " + Quoted(name) + " moved past version " +
+                                                   std::to_string(expected.seq) +
+                                                   " (the version that was merged); it was not deleted");
   }
   MutexLock lock(&mu_);
   known_heads_[std::string(name)] = entry;
@@ -132,8 +132,7 @@ Result<RefEntry> Graph::RefEntryAt(std::string_view branch, uint64_t seq) {
   return e;
 }
 
-Result<std::vector<HistoryStep>> Graph::BranchHistory(std::string_view branch, size_t limit,
-                                                      uint64_t stop_at_seq) {
+Result<std::vector<HistoryStep>> Graph::BranchHistory(std::string_view branch, size_t limit, uint64_t stop_at_seq) {
   OG_ASSIGN_OR_RETURN(Snapshot head, Head(branch));
   std::vector<HistoryStep> out;
   if (!head.ref()) return InternalError("branch " + Quoted(branch) + " has no ref entry");
@@ -169,8 +168,7 @@ Result<std::vector<std::shared_ptr<const Commit>>> Graph::CommitLog(std::string_
   return out;
 }
 
-Result<RefEntry> Graph::AdvanceBranch(std::string_view branch, const RefEntry& expected,
-                                      std::string commit_id) {
+Result<RefEntry> Graph::AdvanceBranch(std::string_view branch, const RefEntry& expected, std::string commit_id) {
   if (options_.read_only) return PermissionDeniedError("the graph was opened read-only");
   RefEntry entry;
   entry.seq = expected.seq + 1;
@@ -199,8 +197,9 @@ Result<Snapshot> Graph::AtSnapshotId(std::string_view id) {
   auto [ptr, ec] = std::from_chars(seq_text.data(), seq_text.data() + seq_text.size(), seq);
   if (mid == std::string_view::npos || mid == 0 || seq_text.empty() || ec != std::errc() ||
       ptr != seq_text.data() + seq_text.size() || last + 1 == id.size()) {
-    return InvalidArgumentError("malformed snapshot id " + Quoted(id) +
-                                " (expected BRANCH@VERSION@INCARNATION, as `omnigraph snapshot` prints, or a commit id)");
+    return InvalidArgumentError(
+        "malformed snapshot id " + Quoted(id) +
+        " (expected BRANCH@VERSION@INCARNATION, as `omnigraph snapshot` prints, or a commit id)");
   }
   std::string_view branch = id.substr(0, mid);
   std::string_view incarnation = id.substr(last + 1);

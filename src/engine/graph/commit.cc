@@ -17,13 +17,11 @@ Result<EntityKind> ParseKind(const std::string& s) {
 
 }  // namespace
 
-
 Json Commit::ToJson() const {
   Json tables_json = Json::object();
   for (const auto& [name, t] : tables) {
-    tables_json[name] = {{"kind", std::string(EntityKindName(t.kind))},
-                         {"table_id", t.table_id},
-                         {"version", t.version_id}};
+    tables_json[name] = {
+        {"kind", std::string(EntityKindName(t.kind))}, {"table_id", t.table_id}, {"version", t.version_id}};
   }
   Json summary_json = Json::object();
   for (const auto& [name, c] : summary) {
@@ -60,8 +58,7 @@ Result<Commit> Commit::FromJson(const Json& j) {
     c.message = j.value("message", std::string());
     for (const auto& [name, t] : j.at("tables").items()) {
       OG_ASSIGN_OR_RETURN(EntityKind kind, ParseKind(t.at("kind").get<std::string>()));
-      c.tables[name] = TableRef{kind, t.at("table_id").get<std::string>(),
-                                t.at("version").get<std::string>()};
+      c.tables[name] = TableRef{kind, t.at("table_id").get<std::string>(), t.at("version").get<std::string>()};
     }
     for (const auto& [name, s] : j.at("summary").items()) {
       c.summary[name] = ChangeCounts{s.at("inserted").get<uint64_t>(), s.at("updated").get<uint64_t>(),

@@ -38,7 +38,7 @@ struct Commit {
   std::string branch;                // the branch it was authored on
   std::optional<std::string> actor;
   int64_t timestamp_us = 0;
-  std::string operation;             // "init", "load:append", "mutation", "merge", ...
+  std::string operation;  // "init", "load:append", "mutation", "merge", ...
   std::string schema_id;
   std::map<std::string, TableRef> tables;       // by type name
   std::map<std::string, ChangeCounts> summary;  // by type name; types without changes omitted

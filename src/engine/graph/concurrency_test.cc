@@ -29,7 +29,8 @@ TEST(ConcurrencyTest, EightThreadsTwoHandlesFiftyAppendsEach) {
     threads.emplace_back([&, t] {
       Graph& g = t % 2 == 0 ? *a : *b;
       for (int i = 0; i < 50; ++i) {
-        std::string row = R"({"type":"Person","data":{"name":"t)" + std::to_string(t) + "-" + std::to_string(i) + R"("}})";
+        std::string row =
+            R"({"type":"Person","data":{"name":"t)" + std::to_string(t) + "-" + std::to_string(i) + R"("}})";
         auto r = LoadNdjson(g, row, LoadOptions{});
         ASSERT_TRUE(r.ok()) << r.status().ToString();
         acked[t].push_back(r->write.commit.id);

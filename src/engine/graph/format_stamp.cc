@@ -32,14 +32,12 @@ Result<FormatStamp> ParseStamp(std::string_view bytes) {
   FormatStamp s;
   s.format_version = (*j)["format_version"].get<int>();
   if (s.format_version > kStorageFormatVersion) {
-    return Status(ErrorCode::kFormatTooNew,
-                  "the graph uses storage format " + std::to_string(s.format_version) +
-                      ", newer than this omnigraph supports (" +
-                      std::to_string(kStorageFormatVersion) + "); upgrade omnigraph");
+    return Status(ErrorCode::kFormatTooNew, "the graph uses storage format " + std::to_string(s.format_version) +
+                                                ", newer than this omnigraph supports (" +
+                                                std::to_string(kStorageFormatVersion) + "); upgrade omnigraph");
   }
   if (s.format_version < kStorageFormatVersion) {
-    return unknown("storage format " + std::to_string(s.format_version) +
-                   " is older than any this omnigraph reads");
+    return unknown("storage format " + std::to_string(s.format_version) + " is older than any this omnigraph reads");
   }
   s.graph_id = j->value("graph_id", std::string());
   s.created_at_us = j->value("created_at_us", int64_t{0});
@@ -51,8 +49,8 @@ Result<FormatStamp> ReadStamp(io::ObjectStore& store) {
   auto bytes = store.Get(kFormatStampKey);
   if (!bytes.ok()) {
     if (bytes.status().category() == StatusCode::kNotFound) {
-      return NotFoundError("no Omnigraph graph at " + store.Describe() + " (no " +
-                           std::string(kFormatStampKey) + "); create one with `omnigraph init`");
+      return NotFoundError("no Omnigraph graph at " + store.Describe() + " (no " + std::string(kFormatStampKey) +
+                           "); create one with `omnigraph init`");
     }
     return bytes.status();
   }

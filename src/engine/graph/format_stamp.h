@@ -15,7 +15,7 @@ inline constexpr int kStorageFormatVersion = OG_STORAGE_FORMAT_VERSION;
 
 struct FormatStamp {
   int format_version = kStorageFormatVersion;
-  std::string graph_id;    // ULID, fixed at init
+  std::string graph_id;  // ULID, fixed at init
   int64_t created_at_us = 0;
   std::string created_by;  // "omnigraph 0.1.0"
 };

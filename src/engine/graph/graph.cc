@@ -27,13 +27,13 @@ Status CheckRootForInit(io::ObjectStore& store) {
     case RootState::kGraph:
       return Status(ErrorCode::kAlreadyInitialized, "a graph already exists at " + store.Describe());
     case RootState::kDamaged:
-      return Status(ErrorCode::kAlreadyInitialized,
-                    "the storage root " + store.Describe() + " holds graph objects ('" + root.key +
-                        "') but no `main` ref: " + std::string(kDamagedRefLogAdvice));
+      return Status(ErrorCode::kAlreadyInitialized, "the storage root " + store.Describe() + " holds graph objects ('" +
+                                                        root.key +
+                                                        "') but no `main` ref: " + std::string(kDamagedRefLogAdvice));
     case RootState::kForeign:
-      return Status(ErrorCode::kAlreadyInitialized,
-                    "the storage root " + store.Describe() + " is not empty (it holds '" + root.key +
-                        "'); initialize a graph in an empty folder");
+      return Status(ErrorCode::kAlreadyInitialized, "the storage root " + store.Describe() +
+                                                        " is not empty (it holds '" + root.key +
+                                                        "'); initialize a graph in an empty folder");
   }
   return InternalError("unknown root state");
 }
@@ -60,8 +60,8 @@ Graph::Graph(std::shared_ptr<io::ObjectStore> store, GraphOptions options)
       table_cache_(std::make_shared<table::TableCache>()),
       manifests_(std::make_shared<ManifestCache>()) {}
 
-Result<std::unique_ptr<Graph>> Graph::Init(std::shared_ptr<io::ObjectStore> store,
-                                           std::string_view schema_source, GraphOptions options) {
+Result<std::unique_ptr<Graph>> Graph::Init(std::shared_ptr<io::ObjectStore> store, std::string_view schema_source,
+                                           GraphOptions options) {
   if (options.read_only) return PermissionDeniedError("init needs a writable graph");
   OG_ASSIGN_OR_RETURN(compiler::Catalog catalog, compiler::CompileSchema(schema_source));
   OG_RETURN_IF_ERROR(CheckRootForInit(*store));
@@ -87,8 +87,7 @@ Result<std::unique_ptr<Graph>> Graph::Init(std::shared_ptr<io::ObjectStore> stor
   }
   OG_RETURN_IF_ERROR(ThreadPool::Default().ParallelFor(pending.size(), [&](size_t i) -> Status {
     OG_ASSIGN_OR_RETURN(table::TableVersion v,
-                        table::TableVersion::Create(*store, TablePrefix(pending[i].table_id),
-                                                    pending[i].schema));
+                        table::TableVersion::Create(*store, TablePrefix(pending[i].table_id), pending[i].schema));
     pending[i].version_id = v.version_id();
     return Status::Ok();
   }));
@@ -202,9 +201,8 @@ Result<std::shared_ptr<const compiler::Catalog>> Graph::LoadCatalog(const std::s
 Result<Snapshot> Graph::MakeSnapshot(std::shared_ptr<const Commit> commit, std::optional<RefEntry> ref,
                                      std::string branch) {
   OG_ASSIGN_OR_RETURN(auto catalog, LoadCatalog(commit->schema_id));
-  return Snapshot(store_.get(), std::move(commit), std::move(catalog), std::move(ref),
-                  std::move(branch), table_cache_, manifests_,
-                  DerivedStore{store_.get(), /*writable=*/!options_.read_only});
+  return Snapshot(store_.get(), std::move(commit), std::move(catalog), std::move(ref), std::move(branch), table_cache_,
+                  manifests_, DerivedStore{store_.get(), /*writable=*/!options_.read_only});
 }
 
 Result<std::optional<RefEntry>> Graph::ReadBranchHead(std::string_view branch) {
@@ -233,7 +231,8 @@ Result<Snapshot> Graph::Head(std::string_view branch) {
   if (!head || head->op == RefOp::kDelete) {
     return NotFoundError("branch '" + std::string(branch) + "' does not exist");
   }
-  OG_ASSIGN_OR_RETURN(auto commit, LoadReferencedCommit(head->commit_id, "ref entry " + RefEntryKey(branch, head->seq)));
+  OG_ASSIGN_OR_RETURN(auto commit,
+                      LoadReferencedCommit(head->commit_id, "ref entry " + RefEntryKey(branch, head->seq)));
   return MakeSnapshot(std::move(commit), head, std::string(branch));
 }
 
@@ -278,8 +277,8 @@ Result<WriteResult> Graph::Write(const WriteRequest& req) {
   MutexLock branch_lock(&BranchMutex(req.branch));
   OG_ASSIGN_OR_RETURN(Capture cap, CaptureWrite(req));
   if (req.if_commit && cap.snap.commit().id != *req.if_commit) {
-    return PreconditionFailedError("branch '" + req.branch + "' is at commit " + cap.snap.commit().id +
-                                   ", not " + *req.if_commit);
+    return PreconditionFailedError("branch '" + req.branch + "' is at commit " + cap.snap.commit().id + ", not " +
+                                   *req.if_commit);
   }
   const int64_t deadline = NowMicros() + options_.constructive_retry_deadline_us;
   std::optional<PreparedWrite> prepared;
@@ -372,9 +371,8 @@ Result<WriteResult> Graph::Write(const WriteRequest& req) {
     }
     OG_ASSIGN_OR_RETURN(Capture newer, CaptureWrite(req));
     if (!cap.create && (newer.create || newer.after->incarnation != cap.after->incarnation)) {
-      return Status(ErrorCode::kReadSetConflict,
-                    "branch '" + req.branch + "' was deleted" + (newer.create ? "" : " and re-created") +
-                        " during the write");
+      return Status(ErrorCode::kReadSetConflict, "branch '" + req.branch + "' was deleted" +
+                                                     (newer.create ? "" : " and re-created") + " during the write");
     }
     // Reuse the staged versions only when no table the prepare step read (incl. every table it
     // wrote) moved: its validation (endpoints exist, unique values, cardinality) still holds.

@@ -38,7 +38,7 @@ struct GraphOptions {
 struct PreparedWrite {
   std::map<std::string, table::TableVersion> tables;  // type name -> staged new version
   std::map<std::string, ChangeCounts> summary;
-  std::string operation;   // recorded on the commit
+  std::string operation;  // recorded on the commit
   std::string message;
   // A merge's second parent (the source head); the first parent is always the captured head.
   std::optional<std::string> merged_parent;
@@ -92,14 +92,12 @@ class Graph {
   // root holds anything but the remains of inits that never reached their commit point
   // (root_check.h): a graph, graph objects without a ref (a damaged graph), or objects that are not
   // ours; the schema's compile errors as they are (checked before anything is written).
-  static Result<std::unique_ptr<Graph>> Init(std::shared_ptr<io::ObjectStore> store,
-                                             std::string_view schema_source,
+  static Result<std::unique_ptr<Graph>> Init(std::shared_ptr<io::ObjectStore> store, std::string_view schema_source,
                                              GraphOptions options = {});
   // Opens an existing graph; never writes. NotFound if there is none (or only an unfinished
   // init); `corrupt` if graph objects are there but main's ref log is missing or damaged; format
   // errors per stamp.
-  static Result<std::unique_ptr<Graph>> Open(std::shared_ptr<io::ObjectStore> store,
-                                             GraphOptions options = {});
+  static Result<std::unique_ptr<Graph>> Open(std::shared_ptr<io::ObjectStore> store, GraphOptions options = {});
 
   io::ObjectStore& store() const { return *store_; }
   const GraphOptions& options() const { return options_; }
@@ -116,8 +114,7 @@ class Graph {
   Result<std::shared_ptr<const Commit>> LoadCommit(std::string_view commit_id);
   // A commit named by another object (`named_by`: a ref entry, a commit's parent list): a missing
   // one is `corrupt`, not NotFound.
-  Result<std::shared_ptr<const Commit>> LoadReferencedCommit(std::string_view commit_id,
-                                                             std::string_view named_by);
+  Result<std::shared_ptr<const Commit>> LoadReferencedCommit(std::string_view commit_id, std::string_view named_by);
   Result<Snapshot> AtReferencedCommit(std::string_view commit_id, std::string_view named_by);
   // The history of a branch, newest first (branches.cc): one step per ref entry of the live
   // incarnation back to its create entry, then the commits inherited before it along first
@@ -126,8 +123,7 @@ class Graph {
   Result<std::vector<HistoryStep>> BranchHistory(std::string_view branch, size_t limit = SIZE_MAX,
                                                  uint64_t stop_at_seq = 0);
   // The commits of BranchHistory, newest first (`commit list --branch`).
-  Result<std::vector<std::shared_ptr<const Commit>>> CommitLog(std::string_view branch,
-                                                               size_t limit = SIZE_MAX);
+  Result<std::vector<std::shared_ptr<const Commit>>> CommitLog(std::string_view branch, size_t limit = SIZE_MAX);
   // Ref entry `seq` of `branch` (one GET). NotFound if it does not exist; `corrupt` if it is
   // missing while a newer entry exists (a gap).
   Result<RefEntry> RefEntryAt(std::string_view branch, uint64_t seq);
@@ -176,8 +172,7 @@ class Graph {
   // Publishes the create entry of branch `name` at `commit_id` (after a delete entry, if any).
   Result<RefEntry> PublishCreate(std::string_view name, const std::string& commit_id);
   Result<Capture> CaptureWrite(const WriteRequest& req);
-  Result<Snapshot> MakeSnapshot(std::shared_ptr<const Commit> commit, std::optional<RefEntry> ref,
-                                std::string branch);
+  Result<Snapshot> MakeSnapshot(std::shared_ptr<const Commit> commit, std::optional<RefEntry> ref, std::string branch);
   Result<std::shared_ptr<const compiler::Catalog>> LoadCatalog(const std::string& schema_id);
   // Serializes this process's writers to one branch.
   Mutex& BranchMutex(const std::string& branch);

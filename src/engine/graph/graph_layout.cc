@@ -11,8 +11,7 @@ namespace omnigraph::engine {
 Status ValidateBranchName(std::string_view name) {
   if (name.empty()) return InvalidArgumentError("branch name is empty");
   if (name.size() > kMaxBranchNameBytes) {
-    return InvalidArgumentError("branch name is longer than " + std::to_string(kMaxBranchNameBytes) +
-                                " bytes");
+    return InvalidArgumentError("branch name is longer than " + std::to_string(kMaxBranchNameBytes) + " bytes");
   }
   // UTF-8 well-formedness (no overlongs/surrogates checks beyond structure) and no control chars.
   for (size_t i = 0; i < name.size();) {
@@ -42,9 +41,7 @@ std::optional<std::string> BranchFromHex(std::string_view hex) {
   return out;
 }
 
-std::string RefFolder(std::string_view branch) {
-  return std::string(kRefsPrefix) + BranchHex(branch) + "/";
-}
+std::string RefFolder(std::string_view branch) { return std::string(kRefsPrefix) + BranchHex(branch) + "/"; }
 
 std::string RefEntryKey(std::string_view branch, uint64_t seq) {
   char buf[24];
@@ -70,18 +67,15 @@ std::string CommitKey(std::string_view commit_id) {
 std::string SchemaKey(std::string_view schema_id) {
   return std::string(kSchemasPrefix) + std::string(schema_id) + ".json";
 }
-std::string TablePrefix(std::string_view table_id) {
-  return std::string(kTablesPrefix) + std::string(table_id);
-}
+std::string TablePrefix(std::string_view table_id) { return std::string(kTablesPrefix) + std::string(table_id); }
 
 std::string OrdinalsKey(std::string_view table_prefix, std::string_view version_id) {
-  return std::string(kDerivedPrefix) + std::string(table_prefix) + "/ordinals/" + std::string(version_id) +
-         ".ogord";
+  return std::string(kDerivedPrefix) + std::string(table_prefix) + "/ordinals/" + std::string(version_id) + ".ogord";
 }
 std::string CsrKey(std::string_view edge_table_prefix, std::string_view edge_version_id,
                    std::string_view src_version_id, std::string_view dst_version_id) {
-  return std::string(kDerivedPrefix) + std::string(edge_table_prefix) + "/csr/" + std::string(edge_version_id) +
-         "-" + std::string(src_version_id) + "-" + std::string(dst_version_id) + ".ogcsr";
+  return std::string(kDerivedPrefix) + std::string(edge_table_prefix) + "/csr/" + std::string(edge_version_id) + "-" +
+         std::string(src_version_id) + "-" + std::string(dst_version_id) + ".ogcsr";
 }
 
 }  // namespace omnigraph::engine

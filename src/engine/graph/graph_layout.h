@@ -31,15 +31,15 @@ std::string BranchHex(std::string_view branch);
 // Inverse of BranchHex; nullopt for malformed hex.
 std::optional<std::string> BranchFromHex(std::string_view hex);
 
-std::string RefFolder(std::string_view branch);              // refs/<hex>/
+std::string RefFolder(std::string_view branch);                  // refs/<hex>/
 std::string RefEntryKey(std::string_view branch, uint64_t seq);  // refs/<hex>/<seq:020d>
-std::string RefHeadHintKey(std::string_view branch);         // refs/<hex>/HEAD
+std::string RefHeadHintKey(std::string_view branch);             // refs/<hex>/HEAD
 // Parses the sequence number of a ref entry key's last segment; nullopt for HEAD or junk.
 std::optional<uint64_t> ParseRefSeq(std::string_view key);
 
-std::string CommitKey(std::string_view commit_id);     // commits/<id>.json
-std::string SchemaKey(std::string_view schema_id);     // schemas/<sha256>.json
-std::string TablePrefix(std::string_view table_id);    // tables/<table_id>
+std::string CommitKey(std::string_view commit_id);   // commits/<id>.json
+std::string SchemaKey(std::string_view schema_id);   // schemas/<sha256>.json
+std::string TablePrefix(std::string_view table_id);  // tables/<table_id>
 
 // derived/<table prefix>/ordinals/<version_id>.ogord: the row ordinals of one table version.
 std::string OrdinalsKey(std::string_view table_prefix, std::string_view version_id);

@@ -5,8 +5,8 @@
 #include <gtest/gtest.h>
 
 #include "common/error_codes.h"
-#include "engine/graph/graph.h"
 #include "engine/graph/format_stamp.h"
+#include "engine/graph/graph.h"
 #include "engine/graph/graph_layout.h"
 #include "engine/graph/root_check.h"
 #include "format/batch.h"
@@ -101,8 +101,10 @@ TEST(GraphTest, ConcurrentInitsHaveExactlyOneWinner) {
   for (int i = 0; i < 6; ++i) {
     threads.emplace_back([&] {
       auto g = Graph::Init(store, kSchema);
-      if (g.ok()) won++;
-      else if (g.status().code() == ErrorCode::kAlreadyInitialized) refused++;
+      if (g.ok())
+        won++;
+      else if (g.status().code() == ErrorCode::kAlreadyInitialized)
+        refused++;
     });
   }
   for (auto& t : threads) t.join();
@@ -459,8 +461,10 @@ TEST(GraphTest, ConcurrentWritersFromTwoHandlesLoseNothing) {
         w.kind = WriteKind::kConstructive;
         w.prepare = AppendPerson("p" + std::to_string(t) + "-" + std::to_string(i));
         auto r = g->Write(w);
-        if (r.ok()) acked++;
-        else ADD_FAILURE() << r.status().ToString();
+        if (r.ok())
+          acked++;
+        else
+          ADD_FAILURE() << r.status().ToString();
       }
     });
   }

@@ -9,8 +9,8 @@
 #include "engine/graph/commit.h"
 #include "engine/graph/graph.h"
 #include "engine/graph/graph_layout.h"
-#include "engine/load/loader.h"
 #include "engine/graph/ref_log.h"
+#include "engine/load/loader.h"
 #include "io/memory_store.h"
 
 namespace omnigraph::engine {

@@ -58,10 +58,14 @@ Result<RefEntry> RefLog::Parse(std::string_view bytes, std::string_view key) {
   try {
     e.seq = j.at("seq").get<uint64_t>();
     std::string op = j.at("op").get<std::string>();
-    if (op == "create") e.op = RefOp::kCreate;
-    else if (op == "advance") e.op = RefOp::kAdvance;
-    else if (op == "delete") e.op = RefOp::kDelete;
-    else return CorruptError(what + ": unknown op '" + op + "'");
+    if (op == "create")
+      e.op = RefOp::kCreate;
+    else if (op == "advance")
+      e.op = RefOp::kAdvance;
+    else if (op == "delete")
+      e.op = RefOp::kDelete;
+    else
+      return CorruptError(what + ": unknown op '" + op + "'");
     e.commit_id = j.at("commit").get<std::string>();
     e.incarnation = j.at("incarnation").get<std::string>();
     if (!j.at("actor").is_null()) e.actor = j.at("actor").get<std::string>();
@@ -158,8 +162,7 @@ Result<std::optional<uint64_t>> RefLog::NewestSeqAfter(std::string_view branch, 
   return std::optional<uint64_t>(seqs.back());
 }
 
-Result<std::optional<RefEntry>> RefLog::ReadHeadAfter(std::string_view branch,
-                                                      const RefEntry& known) const {
+Result<std::optional<RefEntry>> RefLog::ReadHeadAfter(std::string_view branch, const RefEntry& known) const {
   // Entries are created in sequence (each writer creates head + 1), so when known + 1 is absent
   // nothing newer exists: one HEAD request, whose cost does not grow with the ref log (a LIST
   // does on stores that enumerate a folder to answer it).
@@ -183,8 +186,7 @@ Result<std::optional<RefEntry>> RefLog::ReadHead(std::string_view branch) const 
     if (parsed.ok()) {
       hinted = std::move(*parsed);
     } else {
-      LogWarn("ignoring unreadable HEAD hint of branch '" + std::string(branch) +
-              "': " + parsed.status().ToString());
+      LogWarn("ignoring unreadable HEAD hint of branch '" + std::string(branch) + "': " + parsed.status().ToString());
     }
   } else if (hint.status().category() != StatusCode::kNotFound) {
     return hint.status();
@@ -225,8 +227,7 @@ Result<std::optional<RefEntry>> RefLog::ReadHead(std::string_view branch) const 
   return std::optional<RefEntry>(std::move(e));
 }
 
-Status RefLog::Publish(std::string_view branch, const RefEntry* after, RefEntry* entry,
-                       bool update_hint) const {
+Status RefLog::Publish(std::string_view branch, const RefEntry* after, RefEntry* entry, bool update_hint) const {
   OG_RETURN_IF_ERROR(ValidateBranchName(branch));
   const uint64_t expected = after == nullptr ? 1 : after->seq + 1;
   if (entry->seq != expected) {
@@ -244,9 +245,9 @@ Status RefLog::Publish(std::string_view branch, const RefEntry* after, RefEntry*
   Status s = store_->PutIfAbsent(RefEntryKey(branch, entry->seq), bytes);
   if (!s.ok()) {
     if (s.category() == StatusCode::kAlreadyExists) {
-      return Status(ErrorCode::kReadSetConflict,
-                    "branch " + Quoted(branch) + " moved: another writer published version " +
-                        std::to_string(entry->seq) + " first");
+      return Status(ErrorCode::kReadSetConflict, "branch " + Quoted(branch) +
+                                                     " moved: another writer published version " +
+                                                     std::to_string(entry->seq) + " first");
     }
     return s;
   }

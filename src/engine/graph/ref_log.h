@@ -56,8 +56,7 @@ class RefLog {
   // `read_set_conflict` (Conflict) if another writer created that entry first. Then updates the
   // HEAD hint, best effort (its failure is logged, never reported). `update_hint` = false skips the
   // hint (a branch create: readers list the folder anyway).
-  Status Publish(std::string_view branch, const RefEntry* after, RefEntry* entry,
-                 bool update_hint = true) const;
+  Status Publish(std::string_view branch, const RefEntry* after, RefEntry* entry, bool update_hint = true) const;
 
   // Entry `seq` of `branch` (one GET). NotFound if it does not exist (the caller knows whether a
   // newer entry makes that a gap).

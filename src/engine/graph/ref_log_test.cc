@@ -97,7 +97,9 @@ TEST(RefLogTest, WarmHeadReadIsOneList) {
   RefLog refs(counting);
   std::optional<RefEntry> last;
   for (uint64_t i = 1; i <= 50; ++i) {
-    ASSERT_TRUE(PublishAfter(refs, "main", &last, Entry(i, "c" + std::to_string(i), i == 1 ? RefOp::kCreate : RefOp::kAdvance)).ok());
+    ASSERT_TRUE(
+        PublishAfter(refs, "main", &last, Entry(i, "c" + std::to_string(i), i == 1 ? RefOp::kCreate : RefOp::kAdvance))
+            .ok());
   }
   RefEntry known = **refs.ReadHead("main");
   counting.Reset();
@@ -192,8 +194,7 @@ TEST(FormatStampTest, VersionsAreChecked) {
   auto newer = ParseStamp(R"({"format":"omnigraph","format_version":99})");
   EXPECT_EQ(newer.status().code(), ErrorCode::kFormatTooNew);
   EXPECT_NE(newer.status().message().find("upgrade omnigraph"), std::string::npos);
-  EXPECT_EQ(ParseStamp(R"({"format":"omnigraph","format_version":0})").status().code(),
-            ErrorCode::kFormatUnknown);
+  EXPECT_EQ(ParseStamp(R"({"format":"omnigraph","format_version":0})").status().code(), ErrorCode::kFormatUnknown);
   EXPECT_EQ(ParseStamp(R"({"format":"lance"})").status().code(), ErrorCode::kFormatUnknown);
   EXPECT_EQ(ParseStamp("not json").status().code(), ErrorCode::kFormatUnknown);
   io::MemoryStore empty;

@@ -37,7 +37,7 @@ Result<RootReport> InspectRoot(io::ObjectStore& store) {
   OG_ASSIGN_OR_RETURN(auto refs, store.ListPage(kRefsPrefix, "", 1));
   if (!refs.empty()) return RootReport{RootState::kGraph, refs.front().key};
   bool any = false, stamp = false;
-  std::string first_other;         // the first object that is not the stamp
+  std::string first_other;              // the first object that is not the stamp
   std::map<std::string, int> versions;  // table prefix -> version manifests seen
   std::string after;
   for (;;) {

@@ -58,8 +58,7 @@ Result<table::TableSchema> WithValueIndexes(table::TableSchema s, std::vector<st
 
 }  // namespace
 
-Result<std::string> WriteSchema(io::ObjectStore& store, const compiler::Catalog& catalog,
-                                std::string_view source) {
+Result<std::string> WriteSchema(io::ObjectStore& store, const compiler::Catalog& catalog, std::string_view source) {
   std::string id = catalog.SchemaId();
   OG_ASSIGN_OR_RETURN(Json ir, ParseJson(catalog.ToJson(), "catalog IR"));
   Json doc = {{"schema_id", id}, {"catalog", ir}, {"source", std::string(source)}};
@@ -71,8 +70,7 @@ Result<std::string> WriteSchema(io::ObjectStore& store, const compiler::Catalog&
 Result<StoredSchema> ReadSchema(io::ObjectStore& store, std::string_view schema_id) {
   OG_ASSIGN_OR_RETURN(std::string bytes, store.Get(SchemaKey(schema_id)));
   OG_ASSIGN_OR_RETURN(Json doc, ParseJson(bytes, "schema " + std::string(schema_id), true));
-  if (!doc.is_object() || !doc.contains("catalog") || !doc.contains("source") ||
-      !doc["source"].is_string()) {
+  if (!doc.is_object() || !doc.contains("catalog") || !doc.contains("source") || !doc["source"].is_string()) {
     return CorruptError("schema object " + std::string(schema_id) + " is malformed");
   }
   OG_ASSIGN_OR_RETURN(compiler::Catalog catalog, compiler::Catalog::FromJson(CanonicalJson(doc["catalog"])));
@@ -94,8 +92,7 @@ Result<table::TableSchema> NodeTableSchema(const compiler::NodeType& node) {
 }
 
 Result<table::TableSchema> EdgeTableSchema(const compiler::EdgeType& edge) {
-  std::vector<table::Field> fields{StringField(kIdColumn), StringField(kSrcColumn),
-                                   StringField(kDstColumn)};
+  std::vector<table::Field> fields{StringField(kIdColumn), StringField(kSrcColumn), StringField(kDstColumn)};
   for (auto& f : PropertyFields(edge.properties)) fields.push_back(std::move(f));
   OG_ASSIGN_OR_RETURN(table::TableSchema s, table::TableSchema::Make(std::move(fields), kIdColumn));
   return WithValueIndexes(std::move(s), {kSrcColumn, kDstColumn}, edge.uniques);

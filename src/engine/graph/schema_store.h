@@ -22,8 +22,7 @@ struct StoredSchema {
 
 // Writes schemas/<id>.json (PutIfAbsent; an existing object with the same id is fine: content
 // addressed). Returns the id.
-Result<std::string> WriteSchema(io::ObjectStore& store, const compiler::Catalog& catalog,
-                                std::string_view source);
+Result<std::string> WriteSchema(io::ObjectStore& store, const compiler::Catalog& catalog, std::string_view source);
 // NotFound if absent; Corrupt if malformed or if its content does not hash to `schema_id`.
 Result<StoredSchema> ReadSchema(io::ObjectStore& store, std::string_view schema_id);
 

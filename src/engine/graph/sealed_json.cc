@@ -42,8 +42,7 @@ Result<UnsealedJson> UnsealJson(std::string_view bytes, std::string_view what) {
   return out;
 }
 
-Status CheckLegacyMembers(const Json& j, std::initializer_list<std::string_view> allowed,
-                          std::string_view what) {
+Status CheckLegacyMembers(const Json& j, std::initializer_list<std::string_view> allowed, std::string_view what) {
   for (auto it = j.begin(); it != j.end(); ++it) {
     if (std::find(allowed.begin(), allowed.end(), it.key()) == allowed.end()) {
       return CorruptError(std::string(what) + ": unexpected member '" + it.key() + "' (damaged)");

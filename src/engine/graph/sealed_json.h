@@ -33,7 +33,6 @@ Result<UnsealedJson> UnsealJson(std::string_view bytes, std::string_view what);
 
 // Corrupt naming `what` unless every member of the (legacy) object `j` is one of `allowed`: a
 // flipped byte in the name of the checksum member must not make a sealed object pass as legacy.
-Status CheckLegacyMembers(const Json& j, std::initializer_list<std::string_view> allowed,
-                          std::string_view what);
+Status CheckLegacyMembers(const Json& j, std::initializer_list<std::string_view> allowed, std::string_view what);
 
 }  // namespace omnigraph::engine

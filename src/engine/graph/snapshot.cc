@@ -18,9 +18,9 @@ void ManifestCache::Put(const std::string& key, std::shared_ptr<const table::Man
 }
 
 Snapshot::Snapshot(io::ObjectStore* store, std::shared_ptr<const Commit> commit,
-                   std::shared_ptr<const compiler::Catalog> catalog, std::optional<RefEntry> ref,
-                   std::string branch, std::shared_ptr<table::TableCache> cache,
-                   std::shared_ptr<ManifestCache> manifests, DerivedStore derived)
+                   std::shared_ptr<const compiler::Catalog> catalog, std::optional<RefEntry> ref, std::string branch,
+                   std::shared_ptr<table::TableCache> cache, std::shared_ptr<ManifestCache> manifests,
+                   DerivedStore derived)
     : store_(store),
       commit_(std::move(commit)),
       catalog_(std::move(catalog)),
@@ -39,8 +39,7 @@ Snapshot Snapshot::Rebind(io::ObjectStore* store) const {
 Result<table::TableVersion> Snapshot::Table(std::string_view type_name) const {
   auto it = commit_->tables.find(std::string(type_name));
   if (it == commit_->tables.end()) {
-    return NotFoundError("type '" + std::string(type_name) + "' is not in the schema of commit " +
-                         commit_->id);
+    return NotFoundError("type '" + std::string(type_name) + "' is not in the schema of commit " + commit_->id);
   }
   {
     MutexLock lock(&tables_->mu);
@@ -55,9 +54,8 @@ Result<table::TableVersion> Snapshot::Table(std::string_view type_name) const {
     auto read = table::TableVersion::Open(*store_, TablePrefix(it->second.table_id), it->second.version_id, cache_);
     if (!read.ok() && read.status().category() == StatusCode::kNotFound) {
       // Named by the commit, so never simply absent: the graph lost an object.
-      return CorruptError("table version " + TablePrefix(it->second.table_id) + "/versions/" +
-                          it->second.version_id + " of type '" + std::string(type_name) + "', named by commit " +
-                          commit_->id + ", is missing");
+      return CorruptError("table version " + TablePrefix(it->second.table_id) + "/versions/" + it->second.version_id +
+                          " of type '" + std::string(type_name) + "', named by commit " + commit_->id + ", is missing");
     }
     OG_ASSIGN_OR_RETURN(table::TableVersion fresh, std::move(read));
     manifests_->Put(cache_key, fresh.shared_manifest());

@@ -39,9 +39,9 @@ class ManifestCache {
 class Snapshot {
  public:
   Snapshot(io::ObjectStore* store, std::shared_ptr<const Commit> commit,
-           std::shared_ptr<const compiler::Catalog> catalog, std::optional<RefEntry> ref,
-           std::string branch, std::shared_ptr<table::TableCache> cache,
-           std::shared_ptr<ManifestCache> manifests, DerivedStore derived = {});
+           std::shared_ptr<const compiler::Catalog> catalog, std::optional<RefEntry> ref, std::string branch,
+           std::shared_ptr<table::TableCache> cache, std::shared_ptr<ManifestCache> manifests,
+           DerivedStore derived = {});
 
   // The same snapshot reading and writing through another store (the write path's staging store).
   // Its derived objects are still read from the graph root but never written (effects stay staged).

@@ -9,9 +9,9 @@
 #include "common/error_codes.h"
 #include "compiler/catalog.h"
 #include "engine/load/exporter.h"
-#include "engine/validate/load_record.h"
 #include "engine/load/loader.h"
 #include "engine/mutate/mutation.h"
+#include "engine/validate/load_record.h"
 #include "io/memory_store.h"
 
 namespace omnigraph::engine {
@@ -47,9 +47,9 @@ class F32RangeTest : public ::testing::Test {
 
 TEST_F(F32RangeTest, LoadRejectsVectorElementsOutsideF32) {
   const uint64_t seq = graph_->Head()->seq();
-  for (const char* line : {R"({"type":"Doc","data":{"name":"a","v":[1e39,0]}})",
-                           R"({"type":"Doc","data":{"name":"a","v":[0,-3.5e38]}})",
-                           R"({"type":"Doc","data":{"name":"a","f":1e39}})"}) {
+  for (const char* line :
+       {R"({"type":"Doc","data":{"name":"a","v":[1e39,0]}})", R"({"type":"Doc","data":{"name":"a","v":[0,-3.5e38]}})",
+        R"({"type":"Doc","data":{"name":"a","f":1e39}})"}) {
     auto r = Load(*graph_, line);
     ASSERT_FALSE(r.ok()) << line;
     EXPECT_EQ(r.status().code(), ErrorCode::kLoadTypeMismatch) << r.status().ToString();
@@ -59,7 +59,8 @@ TEST_F(F32RangeTest, LoadRejectsVectorElementsOutsideF32) {
 }
 
 TEST_F(F32RangeTest, TheLargestF32RoundTrips) {
-  ASSERT_TRUE(Load(*graph_, R"({"type":"Doc","data":{"name":"a","v":[3.4028234e38,-3.4028234e38],"f":-3.4028234e38}})").ok());
+  ASSERT_TRUE(
+      Load(*graph_, R"({"type":"Doc","data":{"name":"a","v":[3.4028234e38,-3.4028234e38],"f":-3.4028234e38}})").ok());
   const std::string exported = ExportAll(*graph_);
   EXPECT_EQ(exported.find("null,"), std::string::npos) << exported;
   auto other = NewGraph();
@@ -77,8 +78,8 @@ TEST_F(F32RangeTest, MutationLiteralsAndParametersAreChecked) {
   auto scalar = RunMutation(*graph_, R"(query q() { insert Doc { name: "a", f: 1.0e39 } })", "");
   ASSERT_FALSE(scalar.ok());
   EXPECT_NE(scalar.status().message().find("out of F32 range"), std::string::npos) << scalar.status().ToString();
-  auto param = RunMutation(*graph_, R"(query q($v: Vector(2)) { insert Doc { name: "a", v: $v } })",
-                           R"({"v": [0, 1e39]})");
+  auto param =
+      RunMutation(*graph_, R"(query q($v: Vector(2)) { insert Doc { name: "a", v: $v } })", R"({"v": [0, 1e39]})");
   ASSERT_FALSE(param.ok());
   EXPECT_EQ(param.status().category(), StatusCode::kInvalidArgument);
   EXPECT_NE(param.status().message().find("$v[1]"), std::string::npos) << param.status().ToString();

@@ -63,9 +63,7 @@ class FileSource : public LoadSource {
 
 }  // namespace
 
-std::unique_ptr<LoadSource> NewStringLoadSource(std::string_view text) {
-  return std::make_unique<StringSource>(text);
-}
+std::unique_ptr<LoadSource> NewStringLoadSource(std::string_view text) { return std::make_unique<StringSource>(text); }
 
 Result<std::unique_ptr<LoadSource>> OpenLoadFile(const std::string& path, std::string_view what) {
   OG_ASSIGN_OR_RETURN(InputFile file, OpenInputFile(path, what));
@@ -101,7 +99,8 @@ Status LineChunker::Fill() {
 Result<std::string_view> LineChunker::Next() {
   if (buf_ == nullptr) {
     // Allocated on first use (not up front: most loads are far smaller than a chunk).
-    const size_t first = static_cast<size_t>(std::min<uint64_t>(chunk_bytes_, source_.size().value_or(chunk_bytes_) + 1));
+    const size_t first =
+        static_cast<size_t>(std::min<uint64_t>(chunk_bytes_, source_.size().value_or(chunk_bytes_) + 1));
     buf_ = std::make_unique<char[]>(first + kJsonPadding);
     capacity_ = first;
   }

@@ -47,8 +47,10 @@ bool HasDuplicateMembers(dom::element e, std::string* which) {
         *which = std::string(key);
         return true;
       }
-      if (n < 16) inline_seen[n] = key;
-      else more.push_back(key);
+      if (n < 16)
+        inline_seen[n] = key;
+      else
+        more.push_back(key);
       ++n;
       if (HasDuplicateMembers(field.value, which)) return true;
     }
@@ -95,7 +97,8 @@ Result<uint64_t> AsUint(dom::element v, uint64_t hi, const What& what, bool allo
     x = static_cast<uint64_t>(s);
   } else if (allow_string && v.type() == dom::element_type::STRING) {
     auto parsed = ParseJson(std::string_view(v), "integer");
-    if (!parsed.ok() || !(parsed->is_number_unsigned() || (parsed->is_number_integer() && parsed->get<int64_t>() >= 0))) {
+    if (!parsed.ok() ||
+        !(parsed->is_number_unsigned() || (parsed->is_number_integer() && parsed->get<int64_t>() >= 0))) {
       return Mismatch(what, " must be a non-negative integer");
     }
     x = parsed->get<uint64_t>();
@@ -196,14 +199,14 @@ Result<Value> PropertyValue(dom::element v, const Property& p) {
     for (dom::element x : dom::array(v)) {
       OG_ASSIGN_OR_RETURN(double d, AsDouble(x, What{p.name, true}));
       if (!FitsF32(d)) {
-        return Mismatch(What{p.name, true}, " " + std::to_string(out.size()) +
-                                                " is out of F32 range (vector elements are F32)");
+        return Mismatch(What{p.name, true},
+                        " " + std::to_string(out.size()) + " is out of F32 range (vector elements are F32)");
       }
       out.push_back(static_cast<float>(d));
     }
     if (out.size() != p.type.dimension) {
-      return Mismatch(what, " must have " + std::to_string(p.type.dimension) + " elements, got " +
-                                std::to_string(out.size()));
+      return Mismatch(
+          what, " must have " + std::to_string(p.type.dimension) + " elements, got " + std::to_string(out.size()));
     }
     return Value::Vector(std::move(out));
   }
@@ -285,12 +288,14 @@ Result<std::string> EndpointIdOf(dom::element v, std::string_view which) {
       Json arr = Json::array();
       for (dom::element x : dom::array(v)) {
         OG_ASSIGN_OR_RETURN(std::string part, EndpointIdOf(x, which));
-        if (x.type() == dom::element_type::ARRAY) return Err(ErrorCode::kLoadBadId, std::string(which) + " nests arrays");
+        if (x.type() == dom::element_type::ARRAY)
+          return Err(ErrorCode::kLoadBadId, std::string(which) + " nests arrays");
         arr.push_back(part);
       }
       return CanonicalJson(arr);
     }
-    default: return Err(ErrorCode::kLoadBadId, std::string(which) + " must be a node id (string, integer or key array)");
+    default:
+      return Err(ErrorCode::kLoadBadId, std::string(which) + " must be a node id (string, integer or key array)");
   }
 }
 
@@ -304,9 +309,7 @@ Status AppendEndpoint(dom::element v, std::string_view which, format::ColumnBuil
   return Status::Ok();
 }
 
-bool IsReservedName(std::string_view name) {
-  return name == "src" || name == "dst" || name.substr(0, 4) == "_row";
-}
+bool IsReservedName(std::string_view name) { return name == "src" || name == "dst" || name.substr(0, 4) == "_row"; }
 
 size_t PropIndex(const std::vector<Property>& props, std::string_view name) {
   for (size_t i = 0; i < props.size(); ++i) {
@@ -349,9 +352,8 @@ Status RecordParser::AppendEndpoints(dom::element from, dom::element to, TypeSeg
   return AppendEndpoint(to, "\"to\"", g.dsts);
 }
 
-Status RecordParser::AppendId(const Slot& slot, ParsedPiece& piece, std::string_view key_string,
-                              bool has_key_string, std::optional<std::string_view> given_id,
-                              TypeSegmentBuilder& g) const {
+Status RecordParser::AppendId(const Slot& slot, ParsedPiece& piece, std::string_view key_string, bool has_key_string,
+                              std::optional<std::string_view> given_id, TypeSegmentBuilder& g) const {
   if (slot.node != nullptr && slot.node->has_key()) {
     std::string derived_storage;
     std::string_view derived = key_string;
@@ -366,8 +368,8 @@ Status RecordParser::AppendId(const Slot& slot, ParsedPiece& piece, std::string_
       derived = derived_storage;
     }
     if (given_id && *given_id != derived) {
-      return Err(ErrorCode::kLoadBadId, "\"id\" " + Quote(*given_id) + " differs from the id " + Quote(derived) +
-                                            " derived from @key");
+      return Err(ErrorCode::kLoadBadId,
+                 "\"id\" " + Quote(*given_id) + " differs from the id " + Quote(derived) + " derived from @key");
     }
     g.ids.AppendString(derived);
     g.flags.push_back(kIdGiven);
@@ -421,7 +423,7 @@ Status RecordParser::ParseRecord(dom::element doc, uint64_t line, ParsedPiece* o
     } else if (key.size() == 4) {
       uint32_t k;
       std::memcpy(&k, key.data(), 4);
-      auto word = [](const char (&w)[5]) {
+      auto word = [](const char(&w)[5]) {
         uint32_t v;
         std::memcpy(&v, w, 4);
         return v;
@@ -433,7 +435,8 @@ Status RecordParser::ParseRecord(dom::element doc, uint64_t line, ParsedPiece* o
                                  : nullptr;
     }
     if (slot == nullptr) {
-      return Err(ErrorCode::kLoadEnvelope, "unknown top-level key " + Quote(field.key) + " (allowed: type, edge, from, to, data)");
+      return Err(ErrorCode::kLoadEnvelope,
+                 "unknown top-level key " + Quote(field.key) + " (allowed: type, edge, from, to, data)");
     }
     if (slot->has_value()) return duplicate(field.key);
     *slot = field.value;
@@ -443,7 +446,8 @@ Status RecordParser::ParseRecord(dom::element doc, uint64_t line, ParsedPiece* o
   }
   const bool is_edge = edge_el.has_value();
   dom::element name_el = is_edge ? *edge_el : *type_el;
-  if (name_el.type() != dom::element_type::STRING) return Err(ErrorCode::kLoadEnvelope, "the type name must be a string");
+  if (name_el.type() != dom::element_type::STRING)
+    return Err(ErrorCode::kLoadEnvelope, "the type name must be a string");
   const std::string_view name = std::string_view(name_el);
   size_t slot_index = out->last_slot;
   const bool same_type = slot_index != SIZE_MAX && out->last_is_edge == is_edge && out->last_type == name;
@@ -479,12 +483,14 @@ Status RecordParser::ParseRecord(dom::element doc, uint64_t line, ParsedPiece* o
   std::string_view key_string;
   bool has_key_string = false;
   if (data_el) {
-    if (data_el->type() != dom::element_type::OBJECT) return Err(ErrorCode::kLoadEnvelope, "\"data\" must be an object");
+    if (data_el->type() != dom::element_type::OBJECT)
+      return Err(ErrorCode::kLoadEnvelope, "\"data\" must be an object");
     size_t position = 0;  // of the member among the properties set so far
     for (auto field : dom::object(*data_el)) {
       if (field.key == "id") {
         if (given_id) return duplicate(field.key);
-        if (field.value.type() != dom::element_type::STRING) return Err(ErrorCode::kLoadBadId, "\"id\" must be a string");
+        if (field.value.type() != dom::element_type::STRING)
+          return Err(ErrorCode::kLoadBadId, "\"id\" must be a string");
         given_id = std::string_view(field.value);
         continue;
       }

@@ -23,10 +23,10 @@ namespace omnigraph::engine {
 // Owned by one thread at a time.
 struct ParsedPiece {
   std::vector<std::unique_ptr<TypeSegmentBuilder>> groups;  // by type slot; null until used
-  std::vector<LoadError> errors;                          // in line order
-  std::vector<uint8_t> seen;                              // scratch: properties set by `data`
-  std::vector<Value> stash;                               // scratch: values rules or keys read
-  std::array<Ulid, 256> ulids;                            // generated ids, taken in blocks
+  std::vector<LoadError> errors;                            // in line order
+  std::vector<uint8_t> seen;                                // scratch: properties set by `data`
+  std::vector<Value> stash;                                 // scratch: values rules or keys read
+  std::array<Ulid, 256> ulids;                              // generated ids, taken in blocks
   size_t next_ulid = 256;
   // The previous record's type (most inputs run many records of one type): its name, whether it
   // is an edge, and its slot (SIZE_MAX: none yet).
@@ -54,11 +54,11 @@ class RecordParser {
   struct Slot {
     const compiler::NodeType* node = nullptr;
     const compiler::EdgeType* edge = nullptr;
-    std::vector<uint8_t> stash;     // per property: keep its Value (a constraint or the key reads it)
+    std::vector<uint8_t> stash;  // per property: keep its Value (a constraint or the key reads it)
     bool any_stash = false;
-    bool constrained = false;       // has @range / @check
-    size_t string_key = SIZE_MAX;   // the single String @key property: the id is its value
-    std::vector<size_t> key;        // @key property indexes, in key order
+    bool constrained = false;      // has @range / @check
+    size_t string_key = SIZE_MAX;  // the single String @key property: the id is its value
+    std::vector<size_t> key;       // @key property indexes, in key order
   };
   // Parse without the whole-record duplicate-member walk (done only when it fails).
   Status ParseRecord(simdjson::dom::element doc, uint64_t line, ParsedPiece* out) const;

@@ -20,8 +20,7 @@ constexpr size_t kPieceBytes = size_t{2} << 20;
 
 }  // namespace
 
-LoadParser::LoadParser(std::shared_ptr<const compiler::Catalog> catalog, size_t max_errors,
-                       size_t max_record_bytes)
+LoadParser::LoadParser(std::shared_ptr<const compiler::Catalog> catalog, size_t max_errors, size_t max_record_bytes)
     : catalog_(std::move(catalog)),
       record_parser_(std::make_unique<RecordParser>(*catalog_)),
       max_errors_(max_errors),
@@ -92,7 +91,8 @@ uint64_t LoadParser::Parse(std::string_view text, uint64_t first_line) {
       // Parsed in place: the text of the following lines (or the chunk's padding) pads it.
       dom::element doc;
       if (auto err = parser.parse(line.data(), line.size(), false).get(doc); err) {
-        piece.errors.push_back({local, ErrorCode::kLoadJson, std::string("invalid JSON: ") + simdjson::error_message(err)});
+        piece.errors.push_back(
+            {local, ErrorCode::kLoadJson, std::string("invalid JSON: ") + simdjson::error_message(err)});
         continue;
       }
       Status s = record_parser_->Parse(doc, local, &piece);

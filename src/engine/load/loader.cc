@@ -9,9 +9,9 @@
 
 #include "common/json.h"
 #include "common/thread_pool.h"
-#include "engine/validate/load_checks.h"
-#include "engine/load/load_parser.h"
 #include "engine/graph/schema_store.h"
+#include "engine/load/load_parser.h"
+#include "engine/validate/load_checks.h"
 #include "format/batch.h"
 #include "format/column_builder.h"
 #include "table/id_index.h"
@@ -27,9 +27,9 @@ Status ErrorsToStatus(const std::vector<LoadError>& errors, bool truncated) {
   items.reserve(errors.size());
   for (const auto& e : errors) items.push_back(ErrorItem{e.code, e.message, e.line, std::nullopt});
   const LoadError& first = errors.front();
-  std::string msg = "load rejected, nothing was written: " + std::to_string(errors.size()) +
-                    (truncated ? "+" : "") + " error(s); first: " +
-                    (first.line > 0 ? "line " + std::to_string(first.line) + ": " : "") + first.message;
+  std::string msg = "load rejected, nothing was written: " + std::to_string(errors.size()) + (truncated ? "+" : "") +
+                    " error(s); first: " + (first.line > 0 ? "line " + std::to_string(first.line) + ": " : "") +
+                    first.message;
   return Status(first.code, msg)
       .WithErrors(std::move(items), truncated)
       .WithSpan(SourceSpan{"", static_cast<uint32_t>(first.line), 1, static_cast<uint32_t>(first.line), 1});
@@ -87,13 +87,16 @@ Result<std::vector<format::Batch>> BuildRows(const table::TableVersion& base, co
       if (source == nullptr) {
         columns.push_back(format::Column::Nulls(type, seg.size()));
       } else if (type.kind == TypeKind::kBlob) {  // a Blob property (ids and endpoints are Strings)
-        size_t next = blob_start[s][static_cast<size_t>(
-            std::find(blob_props.begin(), blob_props.end(), idx) - blob_props.begin())];
+        size_t next =
+            blob_start[s]
+                      [static_cast<size_t>(std::find(blob_props.begin(), blob_props.end(), idx) - blob_props.begin())];
         format::ColumnBuilder b(type);
         b.Reserve(seg.size());
         for (size_t r = 0; r < seg.size(); ++r) {
-          if (source->IsValid(r)) b.AppendBlob(descriptors[next++]);
-          else b.AppendNull();
+          if (source->IsValid(r))
+            b.AppendBlob(descriptors[next++]);
+          else
+            b.AppendNull();
         }
         columns.push_back(b.Finish());
       } else if (source->type() == type) {
@@ -132,12 +135,11 @@ Result<ParsedLoad> ParseInput(LoadSource& source, std::shared_ptr<const compiler
     next_line += parser.Parse(*chunk, next_line);
     *input_bytes = chunker.bytes_read();
     if (parser.memory_bytes() > options.max_memory_bytes) {
-      return ResourceExhaustedError(
-          "load: the parsed records reached " + std::to_string(parser.memory_bytes()) + " bytes by line " +
-          std::to_string(next_line - 1) + ", above the memory limit of " +
-          std::to_string(options.max_memory_bytes) +
-          " bytes; nothing was written. Raise the limit (omnigraph load --max-memory SIZE, "
-          "LoadOptions::max_memory_bytes) or split the input into several loads");
+      return ResourceExhaustedError("load: the parsed records reached " + std::to_string(parser.memory_bytes()) +
+                                    " bytes by line " + std::to_string(next_line - 1) + ", above the memory limit of " +
+                                    std::to_string(options.max_memory_bytes) +
+                                    " bytes; nothing was written. Raise the limit (omnigraph load --max-memory SIZE, "
+                                    "LoadOptions::max_memory_bytes) or split the input into several loads");
     }
     if (options.progress) options.progress("parsing", parser.records(), chunker.bytes_read());
   }
@@ -325,8 +327,8 @@ Result<LoadResult> LoadNdjson(Graph& graph, LoadSource& source, const LoadOption
       return ResourceExhaustedError(
           "load: staging " + std::to_string(parsed->records) + " records needs about " +
           std::to_string(parsed->memory_bytes + staging) + " bytes (" + std::to_string(parsed->memory_bytes) +
-          " of parsed records and " + std::to_string(staging) + " for building the tables' indexes), above the memory limit of " +
-          std::to_string(options.max_memory_bytes) +
+          " of parsed records and " + std::to_string(staging) +
+          " for building the tables' indexes), above the memory limit of " + std::to_string(options.max_memory_bytes) +
           " bytes; nothing was written. Raise the limit (omnigraph load --max-memory SIZE, "
           "LoadOptions::max_memory_bytes) or split the input into several loads");
     }

@@ -35,7 +35,8 @@ std::string Data(int people) {
     out += R"({"type":"Person","data":{"name":"p)" + std::to_string(i) + R"(","age":)" + std::to_string(i % 90) +
            R"(,"tags":["a","b)" + std::to_string(i) + R"("],"photo":"base64:AAEC","vec":[1,)" + std::to_string(i) +
            "]}}" + eol;
-    out += R"({"type":"Note","data":{"id":"n)" + std::to_string(i) + R"(","text":"note )" + std::to_string(i) + "\"}}" + eol;
+    out += R"({"type":"Note","data":{"id":"n)" + std::to_string(i) + R"(","text":"note )" + std::to_string(i) + "\"}}" +
+           eol;
     if (i % 10 == 0) out += "   \n";
     if (i > 0) {
       out += R"({"edge":"Knows","from":"p)" + std::to_string(i - 1) + R"(","to":"p)" + std::to_string(i) +
@@ -139,9 +140,10 @@ TEST_F(LoaderStreamTest, ErrorLinesAreRightAcrossChunks) {
 
 TEST_F(LoaderStreamTest, LongRecordsLoadUpToThePerRecordLimit) {
   const std::string text(3 << 20, 'x');  // 3 MiB in one record
-  const std::string data = R"({"type":"Note","data":{"id":"a","text":"short"}})" "\n"
-                           R"({"type":"Note","data":{"id":"b","text":")" + text + "\"}}\r\n" +
-                           R"({"type":"Note","data":{"id":"c","text":"short"}})";
+  const std::string data = R"({"type":"Note","data":{"id":"a","text":"short"}})"
+                           "\n"
+                           R"({"type":"Note","data":{"id":"b","text":")" +
+                           text + "\"}}\r\n" + R"({"type":"Note","data":{"id":"c","text":"short"}})";
   auto g = NewGraph();
   auto r = LoadNdjson(*g, data, Chunked(4096));
   ASSERT_TRUE(r.ok()) << r.status().ToString();

@@ -56,8 +56,7 @@ class LoaderTest : public ::testing::Test {
     EXPECT_TRUE(s.ok()) << s.ToString();
     return lines;
   }
-  void ExpectRejected(std::string_view data, ErrorCode code, uint64_t line,
-                      LoadMode mode = LoadMode::kAppend) {
+  void ExpectRejected(std::string_view data, ErrorCode code, uint64_t line, LoadMode mode = LoadMode::kAppend) {
     uint64_t seq = graph_->Head()->seq();
     auto r = Load(data, mode);
     ASSERT_FALSE(r.ok()) << "accepted: " << data;
@@ -71,7 +70,8 @@ class LoaderTest : public ::testing::Test {
   std::unique_ptr<Graph> graph_;
 };
 
-constexpr const char* kData = R"({"type":"Person","data":{"name":"Ada","age":36,"email":"ada@x.org","role":"admin","born":"1815-12-10","seen":1700000000000,"tags":["math","engines"],"vec":[1,0,0.5],"photo":"base64:AAEC/w==","score":1.5}}
+constexpr const char* kData =
+    R"({"type":"Person","data":{"name":"Ada","age":36,"email":"ada@x.org","role":"admin","born":"1815-12-10","seen":1700000000000,"tags":["math","engines"],"vec":[1,0,0.5],"photo":"base64:AAEC/w==","score":1.5}}
 {"type":"Person","data":{"name":"Grace"}}
 
 {"type":"Team","data":{"slug":"eng","title":"Engineering"}}
@@ -101,7 +101,8 @@ TEST_F(LoaderTest, AppendRejectsExistingIdsMergeUpdatesThem) {
   ASSERT_TRUE(Load(kData).ok());
   ExpectRejected(R"({"type":"Person","data":{"name":"Ada"}})", ErrorCode::kKeyConflict, 1);
   auto r = Load(R"({"type":"Person","data":{"name":"Ada","age":37}}
-{"type":"Person","data":{"name":"Alan"}})", LoadMode::kMerge);
+{"type":"Person","data":{"name":"Alan"}})",
+                LoadMode::kMerge);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ(r->types.at("Person").changes.updated, 1u);
   EXPECT_EQ(r->types.at("Person").changes.inserted, 1u);
@@ -127,7 +128,8 @@ TEST_F(LoaderTest, MergeOfUnchangedRowsPublishesNothing) {
   // An absent nullable property equals a stored null; one changed value is one update.
   auto one = Load(R"({"type":"Person","data":{"name":"p7","age":7,"tags":["a","b"],"score":1.5,"email":null}}
 {"type":"Person","data":{"name":"p8","age":9,"tags":["a","b"],"score":1.5}}
-{"type":"Person","data":{"name":"new"}})", LoadMode::kMerge);
+{"type":"Person","data":{"name":"new"}})",
+                  LoadMode::kMerge);
   ASSERT_TRUE(one.ok()) << one.status().ToString();
   EXPECT_TRUE(one->write.committed);
   EXPECT_EQ(one->types.at("Person").changes.updated, 1u);
@@ -141,7 +143,8 @@ TEST_F(LoaderTest, MergeOfUnchangedRowsPublishesNothing) {
 TEST_F(LoaderTest, OverwriteReplacesMentionedTypesOnly) {
   ASSERT_TRUE(Load(kData).ok());
   auto r = Load(R"({"type":"Note","data":{"text":"a"}}
-{"type":"Note","data":{"text":"b"}})", LoadMode::kOverwrite);
+{"type":"Note","data":{"text":"b"}})",
+                LoadMode::kOverwrite);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   auto counts = *graph_->Head()->RowCounts();
   EXPECT_EQ(counts.at("Note"), 2u);
@@ -168,7 +171,8 @@ TEST_F(LoaderTest, EveryValidationErrorHasItsCodeAndLine) {
   ExpectRejected(ok + "\n" + R"({"type":"Robot","data":{}})", ErrorCode::kLoadUnknownType, 2);
   ExpectRejected(R"({"type":"Person","data":{"name":"Q","height":2}})", ErrorCode::kLoadUnknownProperty, 1);
   ExpectRejected(R"({"type":"Person","data":{"name":"Q","_rowid":2}})", ErrorCode::kLoadReservedProperty, 1);
-  ExpectRejected(R"({"edge":"Knows","from":"Ada","to":"Grace","data":{"src":"x"}})", ErrorCode::kLoadReservedProperty, 1);
+  ExpectRejected(R"({"edge":"Knows","from":"Ada","to":"Grace","data":{"src":"x"}})", ErrorCode::kLoadReservedProperty,
+                 1);
   ExpectRejected(R"({"type":"Person","data":{"name":"Q","age":"old"}})", ErrorCode::kLoadTypeMismatch, 1);
   ExpectRejected(R"({"type":"Person","data":{"name":"Q","age":3000000000}})", ErrorCode::kLoadTypeMismatch, 1);
   ExpectRejected(R"({"type":"Person","data":{"name":"Q","vec":[1,2]}})", ErrorCode::kLoadTypeMismatch, 1);
@@ -185,18 +189,22 @@ TEST_F(LoaderTest, EveryValidationErrorHasItsCodeAndLine) {
   ExpectRejected(ok + "\n" + ok, ErrorCode::kLoadDuplicateId, 2);
   ExpectRejected(R"({"type":"Person","data":{"name":"Q","email":"ada@x.org"}})", ErrorCode::kLoadUnique, 1);
   ExpectRejected(R"({"type":"Person","data":{"name":"Q","email":"q@x.org"}}
-{"type":"Person","data":{"name":"R","email":"q@x.org"}})", ErrorCode::kLoadUnique, 2);
+{"type":"Person","data":{"name":"R","email":"q@x.org"}})",
+                 ErrorCode::kLoadUnique, 2);
   ExpectRejected(R"({"edge":"Knows","from":"Ada","to":"Nobody"})", ErrorCode::kLoadDanglingEdge, 1);
   ExpectRejected(R"({"edge":"MemberOf","from":"Grace","to":"Ada"})", ErrorCode::kLoadDanglingEdge, 1);
   ExpectRejected(R"({"type":"Team","data":{"slug":"t2","title":"T2"}}
 {"type":"Team","data":{"slug":"t3","title":"T3"}}
 {"edge":"MemberOf","from":"Ada","to":"t2"}
-{"edge":"MemberOf","from":"Ada","to":"t3"})", ErrorCode::kLoadCardinality, 3);
+{"edge":"MemberOf","from":"Ada","to":"t3"})",
+                 ErrorCode::kLoadCardinality, 3);
 }
 
 TEST_F(LoaderTest, ErrorsAreBoundedAndListed) {
   std::string bad;
-  for (int i = 0; i < 500; ++i) bad += R"({"type":"Nope","data":{}})" "\n";
+  for (int i = 0; i < 500; ++i)
+    bad += R"({"type":"Nope","data":{}})"
+           "\n";
   LoadOptions o;
   o.max_errors = 10;
   auto r = LoadNdjson(*graph_, bad, o);

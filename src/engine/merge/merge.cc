@@ -6,8 +6,8 @@
 
 #include "common/error_codes.h"
 #include "common/logging.h"
-#include "engine/merge/merge_internal.h"
 #include "engine/graph/schema_store.h"
+#include "engine/merge/merge_internal.h"
 #include "format/batch.h"
 #include "table/table_writer.h"
 
@@ -75,8 +75,10 @@ void MergeEntity(const EntityChange& s, const EntityChange& t, const std::vector
   std::vector<std::string> clashing;
   auto pick = [&](const auto& bv, const auto& av, const auto& tv, auto& ov, const std::string& name) {
     if (av == bv || av == tv) return;  // source kept the base value, or both agree: target's value
-    if (tv == bv) ov = av;             // only the source changed it
-    else clashing.push_back(name);
+    if (tv == bv)
+      ov = av;  // only the source changed it
+    else
+      clashing.push_back(name);
   };
   for (size_t i = 0; i < base.properties.size(); ++i) {
     pick(base.properties[i], a.properties[i], b.properties[i], out.properties[i], props[i].name);
@@ -101,12 +103,23 @@ Result<format::Batch> BuildRows(const table::TableVersion& t, const std::vector<
   for (const auto& [id, img] : images) {
     std::vector<Value> row;
     for (const auto& f : t.schema().fields) {
-      if (f.name == kIdColumn) { row.push_back(Value::String(id)); continue; }
-      if (f.name == kSrcColumn) { row.push_back(Value::String(img.src)); continue; }
-      if (f.name == kDstColumn) { row.push_back(Value::String(img.dst)); continue; }
+      if (f.name == kIdColumn) {
+        row.push_back(Value::String(id));
+        continue;
+      }
+      if (f.name == kSrcColumn) {
+        row.push_back(Value::String(img.src));
+        continue;
+      }
+      if (f.name == kDstColumn) {
+        row.push_back(Value::String(img.dst));
+        continue;
+      }
       auto it = std::find_if(props.begin(), props.end(), [&](const auto& p) { return p.name == f.name; });
-      if (it == props.end()) row.push_back(Value::Null(f.type));
-      else row.push_back(img.properties[static_cast<size_t>(it - props.begin())]);
+      if (it == props.end())
+        row.push_back(Value::Null(f.type));
+      else
+        row.push_back(img.properties[static_cast<size_t>(it - props.begin())]);
     }
     rows.push_back(std::move(row));
   }
@@ -126,15 +139,15 @@ Result<PreparedWrite> PrepareMerge(Graph& graph, const Snapshot& snap, const Sna
                                    const std::string& expected_target, MergeResult* result,
                                    std::vector<MergeConflict>* conflicts_out) {
   if (snap.commit().id != expected_target) {
-    return Status(ErrorCode::kReadSetConflict, "branch " + Quoted(snap.branch()) +
-                                                   " moved during the merge; run the merge again");
+    return Status(ErrorCode::kReadSetConflict,
+                  "branch " + Quoted(snap.branch()) + " moved during the merge; run the merge again");
   }
   OG_ASSIGN_OR_RETURN(std::string base_id, MergeBase(graph, source.commit().id, snap.commit().id));
   OG_ASSIGN_OR_RETURN(Snapshot base, graph.AtReferencedCommit(base_id, "the merge base of the branches"));
-  if (base.commit().schema_id != snap.commit().schema_id ||
-      source.commit().schema_id != snap.commit().schema_id) {
+  if (base.commit().schema_id != snap.commit().schema_id || source.commit().schema_id != snap.commit().schema_id) {
     return Status(ErrorCode::kSchemaBoundary,
-                  "the branches have different schemas since their merge base; merging across a schema change is not supported yet");
+                  "the branches have different schemas since their merge base; merging across a schema change is not "
+                  "supported yet");
   }
   const compiler::Catalog& catalog = snap.catalog();
   std::vector<TypeWork> work;
@@ -154,9 +167,14 @@ Result<PreparedWrite> PrepareMerge(Graph& graph, const Snapshot& snap, const Sna
     if (b.table_id != s.table_id || b.table_id != t.table_id) {
       return Status(ErrorCode::kSchemaBoundary, "type " + Quoted(tw.name) + " was replaced by a new table on one side");
     }
-    if (!(s == b)) { OG_ASSIGN_OR_RETURN(tw.source, DiffType(base, source, tw.name)); }
-    if (!(t == b)) { OG_ASSIGN_OR_RETURN(tw.target, DiffType(base, snap, tw.name)); }
-    MergedType& m = merged.emplace(tw.name, MergedType{tw.name, tw.kind, std::nullopt, &tw.source, &tw.target}).first->second;
+    if (!(s == b)) {
+      OG_ASSIGN_OR_RETURN(tw.source, DiffType(base, source, tw.name));
+    }
+    if (!(t == b)) {
+      OG_ASSIGN_OR_RETURN(tw.target, DiffType(base, snap, tw.name));
+    }
+    MergedType& m =
+        merged.emplace(tw.name, MergedType{tw.name, tw.kind, std::nullopt, &tw.source, &tw.target}).first->second;
     ChangeCounts counts;
     if (s == b || tw.source.empty()) {  // nothing to bring over
       OG_ASSIGN_OR_RETURN(m.table, snap.Table(tw.name));
@@ -222,7 +240,8 @@ Result<PreparedWrite> PrepareMerge(Graph& graph, const Snapshot& snap, const Sna
   OG_RETURN_IF_ERROR(merge_internal::CheckMerged(catalog, merged, &conflicts));
   if (!conflicts.empty()) {
     std::sort(conflicts.begin(), conflicts.end(), [](const MergeConflict& a, const MergeConflict& b) {
-      return std::tie(a.kind, a.type_name, a.entity_id, a.conflict) < std::tie(b.kind, b.type_name, b.entity_id, b.conflict);
+      return std::tie(a.kind, a.type_name, a.entity_id, a.conflict) <
+             std::tie(b.kind, b.type_name, b.entity_id, b.conflict);
     });
     Json list = Json::array();
     for (const auto& c : conflicts) list.push_back(c.ToJson());
@@ -230,9 +249,9 @@ Result<PreparedWrite> PrepareMerge(Graph& graph, const Snapshot& snap, const Sna
     *conflicts_out = conflicts;
     return Status(ErrorCode::kMergeConflict,
                   "merge of " + Quoted(source.branch()) + " into " + Quoted(snap.branch()) + " has " +
-                      std::to_string(conflicts.size()) + " conflict(s), nothing was published; first: " +
-                      std::string(first.conflict) + " on " + first.type_name + " " + Quoted(first.entity_id) +
-                      ": " + first.message)
+                      std::to_string(conflicts.size()) +
+                      " conflict(s), nothing was published; first: " + std::string(first.conflict) + " on " +
+                      first.type_name + " " + Quoted(first.entity_id) + ": " + first.message)
         .WithDetails(CanonicalJson(Json{{"merge_conflicts", list}}));
   }
   result->summary = w.summary;
@@ -309,8 +328,7 @@ Result<std::string> MergeBase(Graph& graph, const std::string& a, const std::str
   });
 }
 
-Result<MergeResult> MergeBranches(Graph& graph, const MergeOptions& options,
-                                  std::vector<MergeConflict>* conflicts) {
+Result<MergeResult> MergeBranches(Graph& graph, const MergeOptions& options, std::vector<MergeConflict>* conflicts) {
   if (options.source == options.target) {
     return InvalidArgumentError("cannot merge branch " + Quoted(options.source) + " into itself");
   }
@@ -361,7 +379,8 @@ Result<MergeResult> MergeBranches(Graph& graph, const MergeOptions& options,
       result.branch_deleted = true;
     } else {
       result.branch_delete_error = deleted.status().ToString();
-      LogWarn("merge stands, but deleting branch " + Quoted(options.source) + " failed: " + *result.branch_delete_error);
+      LogWarn("merge stands, but deleting branch " + Quoted(options.source) +
+              " failed: " + *result.branch_delete_error);
     }
   }
   return result;

@@ -12,13 +12,13 @@
 #include <functional>
 #include <map>
 #include <optional>
-#include <span>
 #include <set>
+#include <span>
 
 #include "common/error_codes.h"
 #include "common/json.h"
-#include "engine/merge/merge_internal.h"
 #include "engine/graph/schema_store.h"
+#include "engine/merge/merge_internal.h"
 #include "table/index_probe.h"
 #include "table/predicate.h"
 #include "table/scanner.h"
@@ -62,8 +62,7 @@ double Gap(const Value& a, const Value& b) {
 table::Predicate AnyOf(const table::TableVersion& t, const std::string& column, std::vector<Value> values) {
   const table::Field* f = t.schema().FindByName(column);
   if (f == nullptr || (f->type.kind != TypeKind::kString && !Ordered(f->type.kind))) return table::Predicate();
-  values.erase(std::remove_if(values.begin(), values.end(), [](const Value& v) { return v.is_null(); }),
-               values.end());
+  values.erase(std::remove_if(values.begin(), values.end(), [](const Value& v) { return v.is_null(); }), values.end());
   std::sort(values.begin(), values.end(), [](const Value& a, const Value& b) { return a.Compare(b) < 0; });
   values.erase(std::unique(values.begin(), values.end()), values.end());
   if (values.size() <= kMaxInValues) return table::Predicate::In(column, std::move(values));
@@ -82,8 +81,9 @@ table::Predicate AnyOf(const table::TableVersion& t, const std::string& column, 
   for (size_t i = 0; i + 1 < starts.size(); ++i) {
     const Value& lo = values[starts[i]];
     const Value& hi = values[starts[i + 1] - 1];
-    ranges.push_back(lo == hi ? table::Predicate::Eq(column, lo)
-                              : table::Predicate::And({table::Predicate::Ge(column, lo), table::Predicate::Le(column, hi)}));
+    ranges.push_back(lo == hi
+                         ? table::Predicate::Eq(column, lo)
+                         : table::Predicate::And({table::Predicate::Ge(column, lo), table::Predicate::Le(column, hi)}));
   }
   return table::Predicate::Or(std::move(ranges));
 }
@@ -107,8 +107,7 @@ Status ForEachBatch(const table::TableVersion& t, table::ScanOptions opts,
 // through the column's hash index where it has one (reading only the buckets of the wanted
 // values), else by a scan of that column alone, of the pages whose statistics may hold a value.
 Result<std::vector<std::pair<std::string, uint64_t>>> MatchingRows(const table::TableVersion& t,
-                                                                   const std::string& column,
-                                                                   const StringSet& wanted) {
+                                                                   const std::string& column, const StringSet& wanted) {
   std::vector<std::pair<std::string, uint64_t>> out;
   if (wanted.empty()) return out;
   const table::Field* f = t.schema().FindByName(column);
@@ -169,7 +168,7 @@ std::set<std::string> Touched(const MergedType& t) {
 Status CheckOrphans(const compiler::Catalog& catalog, const std::map<std::string, MergedType>& types,
                     std::vector<MergeConflict>* out) {
   std::map<std::string, std::set<std::string>> deleted;  // node type -> ids deleted on a side
-  std::map<std::string, std::string> side_of;             // "type/id" -> "source" | "target"
+  std::map<std::string, std::string> side_of;            // "type/id" -> "source" | "target"
   for (const auto& [name, t] : types) {
     if (t.kind != EntityKind::kNode) continue;
     for (const auto& [side, changes] : {std::pair{"source", t.source}, std::pair{"target", t.target}}) {
@@ -204,13 +203,16 @@ Status CheckOrphans(const compiler::Catalog& catalog, const std::map<std::string
     addresses.erase(std::unique(addresses.begin(), addresses.end()), addresses.end());
     OG_ASSIGN_OR_RETURN(format::Batch b,
                         edges.Take(addresses, std::vector<std::string>{std::string(kIdColumn), std::string(kSrcColumn),
-                                                                      std::string(kDstColumn)}));
+                                                                       std::string(kDstColumn)}));
     for (size_t r = 0; r < b.num_rows(); ++r) {
       std::string src = b.GetValue(r, 1).string_value(), dst = b.GetValue(r, 2).string_value();
       bool src_gone = from != deleted.end() && from->second.count(src);
       const std::string& node_type = src_gone ? e.from_type : e.to_type;
       const std::string& node = src_gone ? src : dst;
-      out->push_back(MergeConflict{EntityKind::kEdge, e.name, b.GetValue(r, 0).string_value(), kOrphanEdge,
+      out->push_back(MergeConflict{EntityKind::kEdge,
+                                   e.name,
+                                   b.GetValue(r, 0).string_value(),
+                                   kOrphanEdge,
                                    "references " + node_type + " " + Quoted(node) + ", which was deleted on the " +
                                        side_of[node_type + "/" + node] + " branch",
                                    {}});
@@ -251,8 +253,10 @@ Status CheckUniques(const MergedType& t, const std::vector<compiler::Property>& 
           if (!c.after) continue;
           Value v = ImageValue(*c.after, props, tuple[i]);
           if (v.is_null()) continue;
-          if (v.kind() == TypeKind::kString) wanted[i].strings.insert(v.string_value());
-          else wanted[i].others.push_back(v);
+          if (v.kind() == TypeKind::kString)
+            wanted[i].strings.insert(v.string_value());
+          else
+            wanted[i].others.push_back(v);
           values.push_back(std::move(v));
         }
       }
@@ -316,7 +320,10 @@ Status CheckUniques(const MergedType& t, const std::vector<compiler::Property>& 
       for (uint64_t a : addresses) {
         const std::string& id = id_at.at(a);
         if (!touched.count(id)) continue;
-        out->push_back(MergeConflict{t.kind, t.name, id, kUniqueViolation,
+        out->push_back(MergeConflict{t.kind,
+                                     t.name,
+                                     id,
+                                     kUniqueViolation,
                                      "@unique(" + names + ") value " + key + " is held by " +
                                          std::to_string(addresses.size()) + " entities after the merge",
                                      {}});
@@ -348,9 +355,13 @@ Status CheckCardinality(const compiler::EdgeType& e, const std::map<std::string,
     if (!present.count(src)) continue;  // the node is gone: its edges are checked as orphans
     uint64_t n = counts[src];
     if (n < e.card.min || (e.card.max && n > *e.card.max)) {
-      out->push_back(MergeConflict{EntityKind::kNode, e.from_type, src, kCardinalityViolation,
-                                   "would have " + std::to_string(n) + " " + e.name + " edge(s) after the merge; @card allows " +
-                                       std::to_string(e.card.min) + ".." + (e.card.max ? std::to_string(*e.card.max) : ""),
+      out->push_back(MergeConflict{EntityKind::kNode,
+                                   e.from_type,
+                                   src,
+                                   kCardinalityViolation,
+                                   "would have " + std::to_string(n) + " " + e.name +
+                                       " edge(s) after the merge; @card allows " + std::to_string(e.card.min) + ".." +
+                                       (e.card.max ? std::to_string(*e.card.max) : ""),
                                    {}});
     }
   }

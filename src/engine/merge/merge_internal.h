@@ -19,9 +19,9 @@ namespace omnigraph::engine::merge_internal {
 struct MergedType {
   std::string name;
   EntityKind kind = EntityKind::kNode;
-  std::optional<table::TableVersion> table;             // the merged version
-  const std::map<std::string, EntityChange>* source;    // base -> source changes (may be empty)
-  const std::map<std::string, EntityChange>* target;    // base -> target changes
+  std::optional<table::TableVersion> table;           // the merged version
+  const std::map<std::string, EntityChange>* source;  // base -> source changes (may be empty)
+  const std::map<std::string, EntityChange>* target;  // base -> target changes
 };
 
 // A scan filter keeping at least every row whose `column` equals one of `values` (nulls never

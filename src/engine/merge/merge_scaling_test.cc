@@ -37,8 +37,8 @@ std::string Person(uint64_t i, const std::string& email, int age) {
          std::to_string(age) + "}}\n";
 }
 std::string Edge(uint64_t from, uint64_t to, int w) {
-  return R"({"edge":"Knows","from":")" + Pid(from) + R"(","to":")" + Pid(to) + R"(","data":{"w":)" +
-         std::to_string(w) + "}}\n";
+  return R"({"edge":"Knows","from":")" + Pid(from) + R"(","to":")" + Pid(to) + R"(","data":{"w":)" + std::to_string(w) +
+         "}}\n";
 }
 
 struct Cost {

@@ -10,9 +10,9 @@
 #include "common/ulid.h"
 #include "compiler/query_select.h"
 #include "compiler/type_checker.h"
+#include "engine/graph/schema_store.h"
 #include "engine/validate/load_checks.h"
 #include "engine/validate/load_record.h"
-#include "engine/graph/schema_store.h"
 #include "table/id_index.h"
 #include "table/index_probe.h"
 #include "table/table_writer.h"
@@ -60,8 +60,7 @@ Status ErrorsToStatus(const std::vector<StatementError>& errors, bool truncated)
   for (const auto& e : errors) items.push_back(ErrorItem{e.code, e.message, std::nullopt, e.statement});
   const StatementError& first = errors.front();
   std::string msg = "mutation rejected, nothing was written: " +
-                    (first.statement > 0 ? "statement " + std::to_string(first.statement) + ": " : "") +
-                    first.message;
+                    (first.statement > 0 ? "statement " + std::to_string(first.statement) + ": " : "") + first.message;
   if (errors.size() > 1 || truncated) {
     msg += " (and " + std::to_string(errors.size() - 1) + (truncated ? "+" : "") + " more)";
   }
@@ -130,8 +129,8 @@ Row RowFromBatch(const table::TableSchema& schema, const TypeState& t, const for
 
 class Executor {
  public:
-  Executor(const Snapshot& snap, const compiler::IrQuery& q, const compiler::ParamValues& params,
-           int64_t now_ms, size_t max_errors)
+  Executor(const Snapshot& snap, const compiler::IrQuery& q, const compiler::ParamValues& params, int64_t now_ms,
+           size_t max_errors)
       : snap_(snap), q_(q), params_(params), now_ms_(now_ms), max_errors_(max_errors) {}
 
   Result<PreparedWrite> Run(std::map<std::string, ChangeCounts>* changes);
@@ -259,7 +258,8 @@ Result<std::optional<table::Predicate>> Executor::WherePredicate(const IrMutatio
   OG_ASSIGN_OR_RETURN(Value v, Eval(*m.where_value));
   if (v.is_null()) return std::optional<table::Predicate>();  // NULL never satisfies a comparison
   const std::string& col = m.where_property;
-  if (m.where_op == compiler::CompareOp::kStartsWith) return std::optional(table::Predicate::StartsWith(col, v.string_value()));
+  if (m.where_op == compiler::CompareOp::kStartsWith)
+    return std::optional(table::Predicate::StartsWith(col, v.string_value()));
   if (m.where_op == compiler::CompareOp::kContains) {
     const Property* p = nullptr;
     if (const auto* n = snap_.catalog().FindNode(m.type_name)) p = n->FindProperty(col);
@@ -334,15 +334,16 @@ Status Executor::Update(const IrMutation& m, uint64_t n) {
     for (const auto& [i, v] : sets) {
       bool is_key = std::find(key.begin(), key.end(), props[i].name) != key.end();
       if (is_key && !(r.values[i] == v)) {
-        return Status(ErrorCode::kKeyImmutable,
-                      m.type_name + " " + Quote(r.id) + ": @key property '" + props[i].name +
-                          "' cannot change (from " + r.values[i].ToString() + " to " + v.ToString() +
-                          "); delete the node and insert a new one");
+        return Status(ErrorCode::kKeyImmutable, m.type_name + " " + Quote(r.id) + ": @key property '" + props[i].name +
+                                                    "' cannot change (from " + r.values[i].ToString() + " to " +
+                                                    v.ToString() + "); delete the node and insert a new one");
       }
       r.values[i] = v;
       if (props[i].type.kind == TypeKind::kBlob) {
-        if (v.is_null()) r.fresh_blobs.erase(i);
-        else r.fresh_blobs.insert(i);
+        if (v.is_null())
+          r.fresh_blobs.erase(i);
+        else
+          r.fresh_blobs.insert(i);
       }
     }
     r.statement = n;
@@ -492,8 +493,7 @@ Result<std::optional<table::TableVersion>> Executor::Stage(TypeState& t, ChangeC
     for (size_t k = 0; k < existing.size(); ++k) {
       const Row& now = t.upserts.at(ids[existing_at[k]]);
       Row before = RowFromBatch(schema, t, old, k);
-      if (now.fresh_blobs.empty() && before.values == now.values && before.src == now.src &&
-          before.dst == now.dst) {
+      if (now.fresh_blobs.empty() && before.values == now.values && before.src == now.src && before.dst == now.dst) {
         unchanged.insert(now.id);
       }
     }

@@ -47,8 +47,7 @@ struct MutationResult {
 // `precondition_failure` for a stale `if_commit`; storage errors as they are. Thread-safe (as
 // Graph::Write).
 Result<MutationResult> ExecuteMutation(Graph& graph, const compiler::IrQuery& query,
-                                       const compiler::ParamValues& params,
-                                       const MutationOptions& options = {});
+                                       const compiler::ParamValues& params, const MutationOptions& options = {});
 
 // kConstructive for inserts-only queries, kStrict when any statement updates or deletes.
 WriteKind MutationWriteKind(const compiler::IrQuery& query);
@@ -57,7 +56,7 @@ WriteKind MutationWriteKind(const compiler::IrQuery& query);
 // or options.query_name), binds `params_json` (empty = no parameters) and executes it. Compile
 // errors (Q000, T-codes, with spans) and parameter errors as they are; NotFound for an unknown
 // query name; invalid_argument for a read query or an ambiguous multi-query source.
-Result<MutationResult> RunMutation(Graph& graph, std::string_view source,
-                                   std::string_view params_json, const MutationOptions& options = {});
+Result<MutationResult> RunMutation(Graph& graph, std::string_view source, std::string_view params_json,
+                                   const MutationOptions& options = {});
 
 }  // namespace omnigraph::engine

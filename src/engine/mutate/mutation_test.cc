@@ -107,7 +107,8 @@ TEST_F(MutationTest, ReadYourWrites) {
     insert Team { slug: "eng", title: "Engineering" }
     insert MemberOf { from: $n, to: "eng", since: 2020 }
     update Person set { age: 40 } where name = $n
-  })", R"({"n":"Grace"})");
+  })",
+                      R"({"n":"Grace"})");
   EXPECT_EQ(r.affected_nodes, 2u);
   EXPECT_EQ(r.affected_edges, 1u);
   EXPECT_EQ(r.changes["Person"].inserted, 1u);  // inserted then updated in one query: one insert
@@ -117,8 +118,7 @@ TEST_F(MutationTest, ReadYourWrites) {
 
 TEST_F(MutationTest, UpdateOfAKeyPropertyIsRejected) {
   MustMutate("query q() { insert Person { name: \"Ada\" } }");
-  ExpectRejected("query q() { update Person set { name: \"Bob\" } where name = \"Ada\" }",
-                 ErrorCode::kKeyImmutable);
+  ExpectRejected("query q() { update Person set { name: \"Bob\" } where name = \"Ada\" }", ErrorCode::kKeyImmutable);
   // Setting the key to its current value is not a change of it.
   auto same = MustMutate("query q() { update Person set { name: \"Ada\", age: 3 } where name = \"Ada\" }");
   EXPECT_EQ(same.changes["Person"].updated, 1u);
@@ -169,8 +169,7 @@ TEST_F(MutationTest, ValidationErrorsPublishNothing) {
   ExpectRejected("query q() { insert Person { name: \"B\", email: \"ada@x\" } }", ErrorCode::kLoadUnique);
   ExpectRejected("query q($r: String) { insert Person { name: \"B\", role: $r } }", ErrorCode::kLoadEnumValue,
                  R"({"r":"boss"})");
-  ExpectRejected("query q($t: String?) { insert Team { slug: \"x\", title: $t } }",
-                 ErrorCode::kLoadMissingProperty);
+  ExpectRejected("query q($t: String?) { insert Team { slug: \"x\", title: $t } }", ErrorCode::kLoadMissingProperty);
   ExpectRejected("query q() { insert Knows { from: \"Ada\", to: \"ghost\" } }", ErrorCode::kLoadDanglingEdge);
   ExpectRejected(R"(query q() {
     insert Team { slug: "t1", title: "1" }
@@ -179,7 +178,8 @@ TEST_F(MutationTest, ValidationErrorsPublishNothing) {
     insert MemberOf { from: "Ada", to: "t1" }
     insert MemberOf { from: "Ada", to: "t2" }
     insert MemberOf { from: "Ada", to: "t3" }
-  })", ErrorCode::kLoadCardinality);
+  })",
+                 ErrorCode::kLoadCardinality);
   // A later statement fixing an earlier one's value: only the final image is checked.
   auto r = Mutate(R"(query q() {
     insert Person { name: "C", age: 200 }
@@ -199,14 +199,14 @@ TEST_F(MutationTest, ValidationErrorsPublishNothing) {
 }
 
 TEST_F(MutationTest, EdgeEndpointsByKeyValue) {
-  auto g = Graph::Init(std::make_shared<io::MemoryStore>(),
-                       "node Item { n: I64 @key }\nedge Next: Item -> Item");
+  auto g = Graph::Init(std::make_shared<io::MemoryStore>(), "node Item { n: I64 @key }\nedge Next: Item -> Item");
   ASSERT_TRUE(g.ok());
   auto r = RunMutation(**g, R"(query q() {
     insert Item { n: 1 }
     insert Item { n: 2 }
     insert Next { from: 1, to: 2 }
-  })", "");
+  })",
+                       "");
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ(r->affected_edges, 1u);
   auto bad = RunMutation(**g, "query q() { insert Next { from: 1, to: 3 } }", "");
@@ -283,8 +283,7 @@ TEST(MutationConcurrencyTest, StrictUpdatesNeverLoseAnUpdate) {
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&, t] {
       auto g = std::move(Graph::Open(store)).value();  // one handle per thread: real races
-      std::string src = "query q($v: I64) { update Counter set { c" + std::to_string(t) +
-                        ": $v } where name = \"x\" }";
+      std::string src = "query q($v: I64) { update Counter set { c" + std::to_string(t) + ": $v } where name = \"x\" }";
       for (int i = 0; i < kRounds; ++i) {
         auto r = RunMutation(*g, src, "{\"v\":" + std::to_string(i) + "}");
         if (r.ok()) {

@@ -159,8 +159,7 @@ Status LoadChecker::CheckIds(const std::vector<TypeGroup>& groups) {
       const auto [line, strict] = line_strict[i];
       if (mode_ == LoadMode::kAppend || strict) {
         Add(line, ErrorCode::kKeyConflict,
-            g.name + " id " + Quote(ids[i]) + " already exists" +
-                (strict ? "" : " (use --mode merge to update it)"));
+            g.name + " id " + Quote(ids[i]) + " already exists" + (strict ? "" : " (use --mode merge to update it)"));
       } else {
         replaced_ids_[g.name].insert(ids[i]);
       }
@@ -238,7 +237,7 @@ Status LoadChecker::CheckEndpoints(const std::vector<TypeGroup>& groups) {
       OG_ASSIGN_OR_RETURN(to, side_of(g.edge->to_type));
     }
     const std::unordered_set<std::string_view>* known[2] = {few_from ? &known_from : nullptr,
-                                                             few_to ? &known_to : nullptr};
+                                                            few_to ? &known_to : nullptr};
     auto exists = [](const Side& side, std::string_view id, uint64_t h) {
       if (side.batch != nullptr && side.batch->Contains(id, h)) return true;
       return side.graph != nullptr && side.graph->Lookup(id).has_value();
@@ -322,9 +321,8 @@ Status LoadChecker::CheckRetainedEdges(const std::vector<TypeGroup>& groups) {
         std::string id = b.GetValue(row, 1 + side).string_value();
         if (!ids[type].count(id)) {
           Add(0, ErrorCode::kLoadDanglingEdge,
-              "overwriting " + type + " would leave " + e.name + " edge " +
-                  Quote(b.GetValue(row, 0).string_value()) + " without its " +
-                  (side == 0 ? "source " : "target ") + Quote(id) + " (load " + e.name + " too)");
+              "overwriting " + type + " would leave " + e.name + " edge " + Quote(b.GetValue(row, 0).string_value()) +
+                  " without its " + (side == 0 ? "source " : "target ") + Quote(id) + " (load " + e.name + " too)");
         }
       }
     }
@@ -339,9 +337,12 @@ Status LoadChecker::CheckUniques(const TypeGroup& g) {
     auto values_of = [&](const TypeSegment& s, size_t i) {
       std::vector<Value> v;
       for (const auto& c : cols) {
-        if (g.is_edge && c == "src") v.push_back(Value::String(std::string(s.src(i))));
-        else if (g.is_edge && c == "dst") v.push_back(Value::String(std::string(s.dst(i))));
-        else v.push_back(s.values[g.PropertyIndex(c)].GetValue(i));
+        if (g.is_edge && c == "src")
+          v.push_back(Value::String(std::string(s.src(i))));
+        else if (g.is_edge && c == "dst")
+          v.push_back(Value::String(std::string(s.dst(i))));
+        else
+          v.push_back(s.values[g.PropertyIndex(c)].GetValue(i));
       }
       return v;
     };
@@ -385,7 +386,7 @@ Status LoadChecker::CheckUniques(const TypeGroup& g) {
 Status LoadChecker::CheckCardinality(const TypeGroup& g) {
   const compiler::Cardinality& card = g.edge->card;
   if (card.is_default()) return Status::Ok();
-  std::unordered_map<std::string, uint64_t> count;    // source id -> edges after the load
+  std::unordered_map<std::string, uint64_t> count;  // source id -> edges after the load
   std::unordered_map<std::string, uint64_t> first_line;
   g.ForEach([&](const TypeSegment& s, size_t i) {
     std::string src(s.src(i));

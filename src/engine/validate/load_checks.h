@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "engine/graph/snapshot.h"
 #include "engine/validate/load_group.h"
 #include "engine/validate/load_record.h"
-#include "engine/graph/snapshot.h"
 #include "omnigraph/load_mode.h"
 
 namespace omnigraph::engine {

@@ -3,12 +3,11 @@
 #include <map>
 #include <utility>
 
-
 namespace omnigraph::engine {
 
 uint64_t TypeSegment::memory_bytes() const {
-  uint64_t n = lines.capacity() * sizeof(uint64_t) + flags.capacity() + ids.memory_bytes() +
-               srcs.memory_bytes() + dsts.memory_bytes();
+  uint64_t n = lines.capacity() * sizeof(uint64_t) + flags.capacity() + ids.memory_bytes() + srcs.memory_bytes() +
+               dsts.memory_bytes();
   for (const auto& v : values) n += v.memory_bytes();
   return n;
 }

@@ -52,9 +52,7 @@ struct TypeGroup {
   uint64_t rows = 0;  // records in all segments
 
   size_t size() const { return rows; }
-  const std::vector<compiler::Property>& properties() const {
-    return is_edge ? edge->properties : node->properties;
-  }
+  const std::vector<compiler::Property>& properties() const { return is_edge ? edge->properties : node->properties; }
   // properties().size() when absent.
   size_t PropertyIndex(std::string_view name) const;
   // Calls fn(segment, row) for every record, in order.

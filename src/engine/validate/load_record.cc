@@ -31,18 +31,17 @@ size_t PropIndex(const std::vector<Property>& props, std::string_view name) {
   return props.size();
 }
 
-Status CheckConstraints(const std::vector<Property>& props, std::span<const Value> values,
-                        const TypeRules& rules) {
+Status CheckConstraints(const std::vector<Property>& props, std::span<const Value> values, const TypeRules& rules) {
   for (const auto& [idx, bounds] : rules.ranges) {
     if (idx >= values.size() || values[idx].is_null()) continue;
     const Value& v = values[idx];
-    double d = v.kind() == TypeKind::kU32 || v.kind() == TypeKind::kU64 ? static_cast<double>(v.uint_value())
+    double d = v.kind() == TypeKind::kU32 || v.kind() == TypeKind::kU64     ? static_cast<double>(v.uint_value())
                : (v.kind() == TypeKind::kF32 || v.kind() == TypeKind::kF64) ? v.float_value()
                                                                             : static_cast<double>(v.int_value());
     for (const auto& [lo, hi] : bounds) {
       if ((lo && d < *lo) || (hi && d > *hi) || std::isnan(d)) {
-        return Err(ErrorCode::kLoadRange, "property '" + props[idx].name + "' value " + v.ToString() +
-                                              " is outside its @range");
+        return Err(ErrorCode::kLoadRange,
+                   "property '" + props[idx].name + "' value " + v.ToString() + " is outside its @range");
       }
     }
   }
@@ -50,9 +49,8 @@ Status CheckConstraints(const std::vector<Property>& props, std::span<const Valu
     if (idx >= values.size() || values[idx].is_null()) continue;
     for (const auto& re : res) {
       if (!RE2::FullMatch(values[idx].string_value(), *re)) {
-        return Err(ErrorCode::kLoadCheck, "property '" + props[idx].name + "' value " +
-                                              values[idx].ToString() + " does not match @check(" +
-                                              Quote(re->pattern()) + ")");
+        return Err(ErrorCode::kLoadCheck, "property '" + props[idx].name + "' value " + values[idx].ToString() +
+                                              " does not match @check(" + Quote(re->pattern()) + ")");
       }
     }
   }
@@ -63,9 +61,8 @@ Status CheckConstraints(const std::vector<Property>& props, std::span<const Valu
 Result<Value> ConformScalar(const Value& v, TypeKind kind, const std::string& what) {
   if (v.kind() == kind) return v;
   auto mismatch = [&] {
-    return Err(ErrorCode::kLoadTypeMismatch, what + " must be " +
-                                                 std::string(TypeKindName(kind)) + ", got " +
-                                                 std::string(TypeKindName(v.kind())));
+    return Err(ErrorCode::kLoadTypeMismatch,
+               what + " must be " + std::string(TypeKindName(kind)) + ", got " + std::string(TypeKindName(v.kind())));
   };
   bool from_signed = v.kind() == TypeKind::kI32 || v.kind() == TypeKind::kI64;
   bool from_unsigned = v.kind() == TypeKind::kU32 || v.kind() == TypeKind::kU64;
@@ -73,7 +70,8 @@ Result<Value> ConformScalar(const Value& v, TypeKind kind, const std::string& wh
     case TypeKind::kI64:
       if (from_signed) return Value::I64(v.int_value());
       if (from_unsigned) {
-        if (v.uint_value() > static_cast<uint64_t>(INT64_MAX)) return Err(ErrorCode::kLoadTypeMismatch, what + " is out of range");
+        if (v.uint_value() > static_cast<uint64_t>(INT64_MAX))
+          return Err(ErrorCode::kLoadTypeMismatch, what + " is out of range");
         return Value::I64(static_cast<int64_t>(v.uint_value()));
       }
       return mismatch();
@@ -121,8 +119,8 @@ Result<Value> ConformValue(const Value& v, const Property& p) {
     const std::vector<float>& xs = v.vector_value();
     for (size_t i = 0; i < xs.size(); ++i) {
       if (!FitsF32(xs[i])) {
-        return Err(ErrorCode::kLoadTypeMismatch, what + " element " + std::to_string(i) +
-                                                     " is not a finite F32 (NaN, infinity or out of range)");
+        return Err(ErrorCode::kLoadTypeMismatch,
+                   what + " element " + std::to_string(i) + " is not a finite F32 (NaN, infinity or out of range)");
       }
     }
     return v;
@@ -182,8 +180,7 @@ Status RecordRules::Check(const compiler::NodeType& node, std::span<const Value>
 
 bool RecordRules::Constrains(const compiler::NodeType& node, size_t property) const {
   auto it = impl_->by_type.find(node.name);
-  return it != impl_->by_type.end() &&
-         (it->second.ranges.count(property) > 0 || it->second.checks.count(property) > 0);
+  return it != impl_->by_type.end() && (it->second.ranges.count(property) > 0 || it->second.checks.count(property) > 0);
 }
 
 }  // namespace omnigraph::engine

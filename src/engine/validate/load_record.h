@@ -31,10 +31,10 @@ struct LoadRecord {
   const compiler::NodeType* node = nullptr;
   const compiler::EdgeType* edge = nullptr;
   std::string id;
-  bool id_given = false;       // the input supplied the id (or it derives from a key)
-  bool strict = false;         // a strict insert even in merge mode: an existing id is key_conflict
-  std::string src, dst;        // edges: endpoint node ids
-  std::vector<Value> values;   // one per property of the type, in declaration order
+  bool id_given = false;      // the input supplied the id (or it derives from a key)
+  bool strict = false;        // a strict insert even in merge mode: an existing id is key_conflict
+  std::string src, dst;       // edges: endpoint node ids
+  std::vector<Value> values;  // one per property of the type, in declaration order
 
   const std::string& type_name() const { return is_edge ? edge->name : node->name; }
 };

@@ -51,8 +51,10 @@ Result<TestFile> ParseTestFile(const std::string& path) {
       cur->expected.emplace();
       continue;
     }
-    if (in_expected) cur->expected->push_back(line);
-    else body.push_back(line);
+    if (in_expected)
+      cur->expected->push_back(line);
+    else
+      body.push_back(line);
   }
   finish();
   return f;

@@ -12,10 +12,10 @@
 namespace omnigraph::e2e {
 
 struct Record {
-  int line = 0;                 // 1-based line of the directive
-  std::string directive;        // the whole first line
-  std::vector<std::string> words;  // the directive split on spaces
-  std::string body;             // lines joined with '\n' (no trailing newline)
+  int line = 0;                                      // 1-based line of the directive
+  std::string directive;                             // the whole first line
+  std::vector<std::string> words;                    // the directive split on spaces
+  std::string body;                                  // lines joined with '\n' (no trailing newline)
   std::optional<std::vector<std::string>> expected;  // lines after `----`
 };
 

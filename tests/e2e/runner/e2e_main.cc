@@ -17,9 +17,12 @@ int main(int argc, char** argv) {
   std::vector<std::string> files;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
-    if (a == "--config" && i + 1 < argc) config_name = argv[++i];
-    else if (a == "--rewrite") rewrite = true;
-    else files.push_back(a);
+    if (a == "--config" && i + 1 < argc)
+      config_name = argv[++i];
+    else if (a == "--rewrite")
+      rewrite = true;
+    else
+      files.push_back(a);
   }
   auto config = ParseConfig(config_name);
   if (!config.ok() || files.empty()) {
@@ -40,8 +43,8 @@ int main(int argc, char** argv) {
     if (rewrite) {
       std::ofstream(path) << RenderTestFile(*file);
     }
-    std::printf("%s [%s]: %d records, %d fault runs, %s\n", path.c_str(), config_name.c_str(),
-                report.records, report.fault_runs, report.failures == 0 ? "ok" : "FAILED");
+    std::printf("%s [%s]: %d records, %d fault runs, %s\n", path.c_str(), config_name.c_str(), report.records,
+                report.fault_runs, report.failures == 0 ? "ok" : "FAILED");
     (report.failures == 0 ? passed : failed)++;
   }
   std::printf("%d passed, %d failed\n", passed, failed);

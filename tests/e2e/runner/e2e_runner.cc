@@ -6,15 +6,15 @@
 
 #include "common/error_codes.h"
 #include "common/ulid.h"
-#include "engine/load/exporter.h"
 #include "compiler/params.h"
 #include "compiler/type_checker.h"
 #include "engine/diff/change_feed.h"
 #include "engine/exec/executor.h"
+#include "engine/exec/reference_eval.h"
+#include "engine/load/exporter.h"
 #include "engine/load/loader.h"
 #include "engine/merge/merge.h"
 #include "engine/mutate/mutation.h"
-#include "engine/exec/reference_eval.h"
 #include "io/fault_store.h"
 #include "io/local_store.h"
 
@@ -127,8 +127,10 @@ Result<MutateSpec> ParseMutate(const Record& r) {
       for (; e < rest.size(); ++e) {
         char c = rest[e];
         if (in_string) {
-          if (c == '\\') ++e;
-          else if (c == '"') in_string = false;
+          if (c == '\\')
+            ++e;
+          else if (c == '"')
+            in_string = false;
         } else if (c == '"') {
           in_string = true;
         } else if (c == '{') {
@@ -168,7 +170,8 @@ std::shared_ptr<io::MemoryStore> CloneStore(io::MemoryStore& from) {
 
 std::string Fingerprint(std::shared_ptr<io::ObjectStore> store) {
   auto g = engine::Graph::Open(store);
-  if (!g.ok()) return g.status().category() == StatusCode::kNotFound ? "<no graph>" : "<error " + g.status().ToString() + ">";
+  if (!g.ok())
+    return g.status().category() == StatusCode::kNotFound ? "<no graph>" : "<error " + g.status().ToString() + ">";
   auto branches = (*g)->Branches();
   if (!branches.ok()) return "<error " + branches.status().ToString() + ">";
   std::string out;
@@ -262,9 +265,12 @@ Status Runner::RunWrite(const TestFile& file, const Record& r, io::ObjectStore& 
     engine::MergeOptions o;
     o.source = r.words[1];
     for (size_t i = 2; i < r.words.size(); ++i) {
-      if (r.words[i] == "into" && i + 1 < r.words.size()) o.target = r.words[++i];
-      else if (r.words[i] == "delete-branch") o.delete_source = true;
-      else if (r.words[i] == "error") break;
+      if (r.words[i] == "into" && i + 1 < r.words.size())
+        o.target = r.words[++i];
+      else if (r.words[i] == "delete-branch")
+        o.delete_source = true;
+      else if (r.words[i] == "error")
+        break;
     }
     OG_ASSIGN_OR_RETURN(auto g, engine::Graph::Open(shared));
     auto res = engine::MergeBranches(*g, o);
@@ -343,10 +349,12 @@ Status Runner::Sweep(const TestFile& file, const Record& r) {
         bool d = false;
         Status retry = RunWrite(file, del, *copy, &d);
         if (!retry.ok()) {
-          return InternalError(where + ": merged with the source left in place; deleting it failed: " + retry.ToString());
+          return InternalError(where +
+                               ": merged with the source left in place; deleting it failed: " + retry.ToString());
         }
         if (Fingerprint(copy) != after) {
-          return InternalError(where + ": merged with the source left in place; deleting it did not produce the after state");
+          return InternalError(where +
+                               ": merged with the source left in place; deleting it did not produce the after state");
         }
         continue;
       }
@@ -427,8 +435,10 @@ Result<std::vector<std::string>> Runner::Query(const Record& r) {
   std::string branch = "main";
   std::vector<std::string> words;  // without `on BRANCH`
   for (size_t i = 0; i < r.words.size(); ++i) {
-    if (r.words[i] == "on" && i + 1 < r.words.size()) branch = r.words[++i];
-    else words.push_back(r.words[i]);
+    if (r.words[i] == "on" && i + 1 < r.words.size())
+      branch = r.words[++i];
+    else
+      words.push_back(r.words[i]);
   }
   auto snap_or = [&]() -> Result<engine::Snapshot> {
     if (words.size() >= 3 && words[1] == "at") {
@@ -458,8 +468,8 @@ Result<std::vector<std::string>> Runner::Query(const Record& r) {
     for (const auto& c : log) {
       std::string line = c->operation;
       for (const auto& [name, n] : c->summary) {
-        line += "\t" + name + " +" + std::to_string(n.inserted) + " ~" + std::to_string(n.updated) +
-                " -" + std::to_string(n.deleted);
+        line += "\t" + name + " +" + std::to_string(n.inserted) + " ~" + std::to_string(n.updated) + " -" +
+                std::to_string(n.deleted);
       }
       out.push_back(line);
     }
@@ -591,8 +601,7 @@ Status Runner::RunRecord(TestFile& file, Record& r) {
   } else if (d == "restart") {
     OG_RETURN_IF_ERROR(Reopen());
   } else {
-    return Fail(r, "unknown or not yet supported directive '" + d +
-                       "'");
+    return Fail(r, "unknown or not yet supported directive '" + d + "'");
   }
   if (config_ == Config::kRestartEach && graph_ != nullptr) OG_RETURN_IF_ERROR(Reopen());
   return Status::Ok();

@@ -48,7 +48,7 @@ Result<Config> ParseConfig(std::string_view name);
 struct RunReport {
   int records = 0;
   int failures = 0;
-  int fault_runs = 0;   // fault-sweep: crashed runs checked
+  int fault_runs = 0;  // fault-sweep: crashed runs checked
   std::vector<std::string> messages;
 };
 
@@ -79,8 +79,8 @@ class Runner {
   std::string local_dir_;
   std::unique_ptr<engine::Graph> graph_;
   std::map<std::string, std::string> labels_;  // snapshot label -> commit id
-  std::string params_;                          // JSON for the next `run` / `mutate`
-  std::string mutation_output_;                 // the last mutate's result line
+  std::string params_;                         // JSON for the next `run` / `mutate`
+  std::string mutation_output_;                // the last mutate's result line
   RunReport report_;
 };
 
