@@ -273,8 +273,8 @@ class Database {
 
   // ---- Maintenance ------------------------------------------------------------------------------
   // Builds and stores the derived read structures (row ordinals, adjacency) of a branch head, so a
-  // cold process loads them instead of rebuilding. `invalid_argument` on a read-only handle (other
-  // writes on one are `permission_denied`).
+  // cold process loads them instead of rebuilding. `permission_denied` on a read-only handle (as every
+  // write there).
   Result<OptimizeSummary> Optimize(std::string_view branch = "main");
 
   // The opaque state, for the implementation.

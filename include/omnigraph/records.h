@@ -171,7 +171,7 @@ struct ChangePollRequest {
   std::optional<std::string> cursor{};
   std::string start = "now";
   ChangeFilter filter{};
-  size_t max_commits = 100;  // blocks per poll
+  size_t max_commits = 100;  // blocks per poll (at least 1: 0 is invalid_argument)
 };
 
 struct ChangePage {

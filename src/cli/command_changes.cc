@@ -71,6 +71,7 @@ int RunCommitChanges(const GraphFlags& flags, const std::string& id, const Filte
 int RunPoll(const GraphFlags& flags, ChangePollRequest o, const std::string& cursor, const FilterFlags& ff) {
   auto filter = ff.Build();
   if (!filter.ok()) return ReportError(AsUsageError(filter.status()), flags.json);
+  if (o.max_commits == 0) return ReportError(UsageError("--limit must be at least 1"), flags.json);
   o.filter = *filter;
   if (!cursor.empty()) o.cursor = cursor;
   auto g = OpenGraph(flags, /*writable=*/false);

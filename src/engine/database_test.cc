@@ -227,6 +227,8 @@ TEST_F(DatabaseTest, ChangesFeedAndDiff) {
   auto again = db_->PollChanges(ChangePollRequest{.cursor = page->cursor});
   ASSERT_TRUE(again.ok()) << again.status().ToString();
   EXPECT_TRUE(again->blocks.empty());
+  EXPECT_EQ(db_->PollChanges(ChangePollRequest{.start = "beginning", .max_commits = 0}).status().category(),
+            StatusCode::kInvalidArgument);
   auto d = db_->Diff(ReadTarget::Commit(first_commit_), "main");
   ASSERT_TRUE(d.ok()) << d.status().ToString();
   EXPECT_EQ(d->from_commit_id, first_commit_);

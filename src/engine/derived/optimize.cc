@@ -8,7 +8,7 @@ namespace omnigraph::engine {
 Result<OptimizeResult> BuildDerivedObjects(const Snapshot& snap) {
   const DerivedStore& derived = snap.derived();
   if (derived.store == nullptr || !derived.writable) {
-    return InvalidArgumentError("optimize needs a writable graph handle (this one is read-only)");
+    return PermissionDeniedError("optimize needs a writable graph handle (this one is read-only)");
   }
   // A cache of its own: every structure is loaded (present) or built and written (absent).
   GraphReadCache cache;

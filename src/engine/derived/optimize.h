@@ -28,7 +28,7 @@ struct OptimizeResult {
   uint64_t present = 0;
 };
 
-// InvalidArgument for a snapshot of a read-only handle (it may not write); the store's error when
+// PermissionDenied for a snapshot of a read-only handle (it may not write); the store's error when
 // an object was built but could not be written (ResourceExhausted for a full disk or quota, Io and
 // the others as they are; the message names the object and the path); the tables' read errors as
 // they are.

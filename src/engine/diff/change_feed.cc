@@ -52,6 +52,8 @@ Result<ChangeBlock> CommitChanges(Graph& graph, std::string_view commit_id, cons
 }
 
 Result<PollResult> PollChanges(Graph& graph, const PollOptions& o) {
+  // A poll of zero commits could never make progress (caught_up false forever).
+  if (o.max_commits == 0) return InvalidArgumentError("a change poll must ask for at least one commit (limit 0)");
   OG_ASSIGN_OR_RETURN(Snapshot head, graph.Head(o.branch));
   OG_ASSIGN_OR_RETURN(std::string graph_id, GraphIdentity(graph));
   const std::string incarnation = head.ref() ? head.ref()->incarnation : "";
