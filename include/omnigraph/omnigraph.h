@@ -122,9 +122,10 @@ struct QueryRows {
   std::string commit_id{};  // the commit the query read
 };
 
-// A read query's rows, handed out in batches; rows already handed out are released. Note: today
-// the executor computes the whole result before the first batch (it is held by the cursor, not
-// copied again); the cursor's shape lets the executor stream without an API change.
+// A read query's rows, handed out in batches. OpenCursor runs the match and orders it (the matched
+// rows are held as row ordinals, within the query budget); each Next builds only its batch's
+// values, so the values of a large result are never all in memory at once. Aggregates and results
+// of at most 64 rows are built whole at open. Must not outlive its Database.
 class RowCursor {
  public:
   RowCursor();
@@ -135,8 +136,9 @@ class RowCursor {
   const std::vector<std::string>& columns() const;
   const std::string& commit_id() const;  // the commit the query read
   uint64_t total_rows() const;
-  // Up to `max_rows` (> 0) next rows into `out` (cleared first); false once no row is left.
-  bool Next(std::vector<std::vector<Value>>* out, size_t max_rows = 1024);
+  // Up to `max_rows` (> 0) next rows into `out` (cleared first); the number of rows, 0 once no
+  // row is left. Errors: a failing read, `resource_limit` past the query budget.
+  Result<size_t> Next(std::vector<std::vector<Value>>* out, size_t max_rows = 1024);
 
   // The opaque state, for the implementation.
   struct Impl;

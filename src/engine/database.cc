@@ -52,8 +52,8 @@ const std::vector<ParamInfo>& PreparedQuery::params() const { return impl_ ? imp
 const std::vector<std::string>& PreparedQuery::columns() const { return impl_ ? impl_->columns : kNoColumns; }
 
 struct RowCursor::Impl {
-  QueryRows rows;
-  size_t next = 0;
+  std::unique_ptr<engine::QueryStream> stream;
+  std::string commit_id;
 };
 
 RowCursor::RowCursor() = default;
@@ -61,22 +61,14 @@ RowCursor::~RowCursor() = default;
 RowCursor::RowCursor(RowCursor&&) noexcept = default;
 RowCursor& RowCursor::operator=(RowCursor&&) noexcept = default;
 RowCursor::RowCursor(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
-const std::vector<std::string>& RowCursor::columns() const { return impl_ ? impl_->rows.columns : kNoColumns; }
-const std::string& RowCursor::commit_id() const { return impl_ ? impl_->rows.commit_id : kEmptyString; }
-uint64_t RowCursor::total_rows() const { return impl_ ? impl_->rows.rows.size() : 0; }
+const std::vector<std::string>& RowCursor::columns() const { return impl_ ? impl_->stream->columns() : kNoColumns; }
+const std::string& RowCursor::commit_id() const { return impl_ ? impl_->commit_id : kEmptyString; }
+uint64_t RowCursor::total_rows() const { return impl_ ? impl_->stream->total_rows() : 0; }
 
-bool RowCursor::Next(std::vector<std::vector<Value>>* out, size_t max_rows) {
+Result<size_t> RowCursor::Next(std::vector<std::vector<Value>>* out, size_t max_rows) {
   out->clear();
-  if (impl_ == nullptr || impl_->next >= impl_->rows.rows.size()) return false;
-  auto& all = impl_->rows.rows;
-  const size_t end = std::min(all.size(), impl_->next + std::max<size_t>(max_rows, 1));
-  out->reserve(end - impl_->next);
-  for (size_t i = impl_->next; i < end; ++i) {
-    out->push_back(std::move(all[i]));
-    std::vector<Value>().swap(all[i]);  // release what was handed out
-  }
-  impl_->next = end;
-  return true;
+  if (impl_ == nullptr) return size_t{0};
+  return impl_->stream->Next(out, max_rows);
 }
 
 // ---- Open and init ------------------------------------------------------------------------------
@@ -266,12 +258,17 @@ Result<PreparedQuery> Rebind(Database::Impl& impl, const PreparedQuery& prepared
 }
 
 // Runs read query `q` (parameters bound) at `snap`.
-Result<QueryRows> Run(Database::Impl& impl, const PreparedQuery& q, const compiler::ParamValues& bound,
-                      const engine::Snapshot& snap, const QueryOptions& options) {
-  OG_RETURN_IF_ERROR(compiler::SelectQuery(*q.impl()->compiled, q.name(), compiler::QueryKind::kRead).status());
+engine::ExecOptions ExecOptionsOf(const Database::Impl& impl, const QueryOptions& options) {
   engine::ExecOptions exec;
   if (impl.options.max_query_memory_bytes != 0) exec.max_memory_bytes = impl.options.max_query_memory_bytes;
   if (options.max_memory_bytes != 0) exec.max_memory_bytes = options.max_memory_bytes;
+  return exec;
+}
+
+Result<QueryRows> Run(Database::Impl& impl, const PreparedQuery& q, const compiler::ParamValues& bound,
+                      const engine::Snapshot& snap, const QueryOptions& options) {
+  OG_RETURN_IF_ERROR(compiler::SelectQuery(*q.impl()->compiled, q.name(), compiler::QueryKind::kRead).status());
+  const engine::ExecOptions exec = ExecOptionsOf(impl, options);
   const int64_t now_ms = options.now_ms ? *options.now_ms : NowMicros() / 1000;
   OG_ASSIGN_OR_RETURN(engine::QueryResult r,
                       engine::ExecuteQuery(snap, *q.impl()->query, bound, now_ms, &impl.read_cache, exec));
@@ -294,9 +291,17 @@ Result<QueryRows> Database::Execute(const PreparedQuery& query, const Params& pa
 Result<RowCursor> Database::OpenCursor(const PreparedQuery& query, const Params& params, const ReadTarget& at,
                                        const QueryOptions& options) {
   return NoThrow([&]() -> Result<RowCursor> {
-    OG_ASSIGN_OR_RETURN(QueryRows rows, Execute(query, params, at, options));
+    OG_ASSIGN_OR_RETURN(engine::Snapshot snap, Resolve(*impl_->graph, at));
+    OG_ASSIGN_OR_RETURN(PreparedQuery q, Rebind(*impl_, query, snap));
+    OG_RETURN_IF_ERROR(compiler::SelectQuery(*q.impl()->compiled, q.name(), compiler::QueryKind::kRead).status());
+    OG_ASSIGN_OR_RETURN(compiler::ParamValues bound, compiler::BindParamValues(q.impl()->query->params, params));
+    const int64_t now_ms = options.now_ms ? *options.now_ms : NowMicros() / 1000;
     auto impl = std::make_unique<RowCursor::Impl>();
-    impl->rows = std::move(rows);
+    impl->commit_id = snap.commit().id;
+    // The stream keeps the compiled source (and so the query) alive.
+    OG_ASSIGN_OR_RETURN(impl->stream,
+                        engine::QueryStream::Open(snap, q.impl()->compiled, *q.impl()->query, std::move(bound), now_ms,
+                                                  &impl_->read_cache, ExecOptionsOf(*impl_, options)));
     return RowCursor(std::move(impl));
   });
 }

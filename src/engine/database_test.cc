@@ -138,14 +138,75 @@ TEST_F(DatabaseTest, CursorHandsOutBatchesInOrder) {
   std::vector<std::vector<Value>> batch;
   std::vector<std::string> seen;
   size_t batches = 0;
-  while (c->Next(&batch, 2)) {
+  for (;;) {
+    auto n = c->Next(&batch, 2);
+    ASSERT_TRUE(n.ok()) << n.status().ToString();
+    if (*n == 0) break;
     ++batches;
     for (const auto& row : batch) seen.push_back(row[0].string_value());
   }
   EXPECT_EQ(batches, 2u);
   EXPECT_EQ(seen, (std::vector<std::string>{"ada", "bob", "cy"}));
-  EXPECT_FALSE(c->Next(&batch));
+  EXPECT_EQ(*c->Next(&batch), 0u);
   EXPECT_TRUE(batch.empty());
+}
+
+TEST(DatabaseCursorTest, LargeResultsBuildValuesPerBatch) {
+  auto db = Database::Init("memory://cursor_large", kSchema);
+  ASSERT_TRUE(db.ok()) << db.status().ToString();
+  std::string ndjson;
+  for (int i = 0; i < 5000; ++i) {
+    ndjson += R"({"type":"Person","data":{"name":"p)" + std::to_string(100000 + i) + R"(","age":)" +
+              std::to_string(i % 90) + R"(,"team":"t)" + std::to_string(i % 7) + "\"}}\n";
+  }
+  ASSERT_TRUE((*db)->Load(ndjson, LoadMode::kAppend).ok());
+  auto q = (*db)->Prepare(
+      "query all() { match { $p: Person } return { $p.name, $p.age, $p.team, $p.name as again } "
+      "order { $p.age desc, $p.name } }");
+  ASSERT_TRUE(q.ok()) << q.status().ToString();
+  auto whole = (*db)->Execute(*q);
+  ASSERT_TRUE(whole.ok()) << whole.status().ToString();
+  ASSERT_EQ(whole->rows.size(), 5000u);
+  // Batches give exactly the rows of Execute, in order.
+  auto c = (*db)->OpenCursor(*q);
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ(c->total_rows(), 5000u);
+  std::vector<std::vector<Value>> batch;
+  size_t at = 0;
+  for (;;) {
+    auto n = c->Next(&batch, 333);
+    ASSERT_TRUE(n.ok()) << n.status().ToString();
+    if (*n == 0) break;
+    for (const auto& row : batch) {
+      ASSERT_LT(at, whole->rows.size());
+      ASSERT_EQ(row.size(), 4u);
+      for (size_t k = 0; k < 4; ++k) EXPECT_EQ(row[k], whole->rows[at][k]) << "row " << at;
+      ++at;
+    }
+  }
+  EXPECT_EQ(at, 5000u);
+  // Under a budget too small for every value at once (5,000 x 4 values), the cursor still runs.
+  QueryOptions tight;
+  tight.max_memory_bytes = 512 << 10;
+  EXPECT_EQ((*db)->Execute(*q, {}, "main", tight).status().code_string(), "resource_limit");
+  auto small = (*db)->OpenCursor(*q, {}, "main", tight);
+  ASSERT_TRUE(small.ok()) << small.status().ToString();
+  size_t rows = 0;
+  for (;;) {
+    auto n = small->Next(&batch, 100);
+    ASSERT_TRUE(n.ok()) << n.status().ToString();
+    if (*n == 0) break;
+    rows += *n;
+  }
+  EXPECT_EQ(rows, 5000u);
+  // A limit under an order keeps only the best rows.
+  auto top = (*db)->Prepare("query top() { match { $p: Person } return { $p.name } order { $p.name desc } limit 70 }");
+  ASSERT_TRUE(top.ok());
+  auto tc = (*db)->OpenCursor(*top);
+  ASSERT_TRUE(tc.ok());
+  EXPECT_EQ(tc->total_rows(), 70u);
+  ASSERT_EQ(*tc->Next(&batch, 1000), 70u);
+  EXPECT_EQ(batch[0][0].string_value(), "p104999");
 }
 
 TEST_F(DatabaseTest, MergeConflictsAreDataAndPublishNothing) {

@@ -21,6 +21,10 @@
 // Thread-safe: any number of queries may run at once on shared snapshots and one GraphReadCache.
 #pragma once
 
+#include <memory>
+#include <string>
+#include <vector>
+
 #include "compiler/params.h"
 #include "compiler/query_ir.h"
 #include "engine/derived/read_cache.h"
@@ -47,5 +51,32 @@ struct ExecOptions {
 Result<QueryResult> ExecuteQuery(const Snapshot& snap, const compiler::IrQuery& query,
                                  const compiler::ParamValues& params, int64_t now_ms, GraphReadCache* cache = nullptr,
                                  const ExecOptions& options = {});
+
+// A read query's result handed out in batches. Open runs the match (its rows held as binding rows
+// of row ordinals, within the budget) and orders it; Next builds the result's
+// values batch by batch, so the values of a large result are never all in memory at once. Queries
+// with aggregates (a row per group), counts and results of at most 64 rows are built whole at Open.
+// Not thread-safe; must not outlive `cache`; `keep_alive` keeps `query` alive.
+class QueryStream {
+ public:
+  static Result<std::unique_ptr<QueryStream>> Open(Snapshot snap, std::shared_ptr<const void> keep_alive,
+                                                   const compiler::IrQuery& query, compiler::ParamValues params,
+                                                   int64_t now_ms, GraphReadCache* cache, const ExecOptions& options);
+  ~QueryStream();
+  QueryStream(const QueryStream&) = delete;
+  QueryStream& operator=(const QueryStream&) = delete;
+
+  const std::vector<std::string>& columns() const;
+  uint64_t total_rows() const;
+  // Up to `max_rows` (> 0) next rows into `out` (cleared first); 0 rows = the end. An error (a
+  // read failing, the budget) ends the stream.
+  Result<size_t> Next(std::vector<std::vector<Value>>* out, size_t max_rows);
+
+  struct State;
+
+ private:
+  explicit QueryStream(std::unique_ptr<State> state);
+  std::unique_ptr<State> s_;
+};
 
 }  // namespace omnigraph::engine

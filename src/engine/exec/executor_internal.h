@@ -269,5 +269,11 @@ Result<std::vector<size_t>> OrderRows(Context& ctx, const Rows& rows, std::optio
 
 // Aggregation, ordering, limit and projection of the matched rows (executor_output.cc).
 Result<QueryResult> BuildResult(Context& ctx, const Rows& rows);
+// One result row: the projections of binding row `i` (a query without aggregates).
+Result<std::vector<Value>> ProjectRow(Context& ctx, const Rows& rows, size_t i);
+
+// Runs the match of ctx.query() (executor_run.cc): a count-only query returns its one-row result;
+// any other leaves its binding rows in `*out` (every row, or the best `limit` under a limit).
+Result<std::optional<QueryResult>> RunMatch(Context& ctx, std::unique_ptr<RowCollector>* out);
 
 }  // namespace omnigraph::engine::exec

@@ -476,6 +476,16 @@ Status RowCollector::Prune() {
   return charge_.Set(RowBytes(rows_));
 }
 
+Result<std::vector<Value>> ProjectRow(Context& ctx, const Rows& rows, size_t i) {
+  std::vector<Value> out;
+  out.reserve(ctx.query().projections.size());
+  for (const auto& p : ctx.query().projections) {
+    OG_ASSIGN_OR_RETURN(Value v, ctx.Eval(p.expr, rows.row(i)));
+    out.push_back(std::move(v));
+  }
+  return out;
+}
+
 Result<QueryResult> BuildResult(Context& ctx, const Rows& rows) {
   const compiler::IrQuery& q = ctx.query();
   QueryResult res;
@@ -503,12 +513,7 @@ Result<QueryResult> BuildResult(Context& ctx, const Rows& rows) {
     OG_RETURN_IF_ERROR(ctx.Charge(48 * idx.size() * std::max<size_t>(q.projections.size(), 1)));
     res.rows.reserve(idx.size());
     for (size_t i : idx) {
-      std::vector<Value> out;
-      out.reserve(q.projections.size());
-      for (const auto& p : q.projections) {
-        OG_ASSIGN_OR_RETURN(Value v, ctx.Eval(p.expr, rows.row(i)));
-        out.push_back(std::move(v));
-      }
+      OG_ASSIGN_OR_RETURN(std::vector<Value> out, ProjectRow(ctx, rows, i));
       res.rows.push_back(std::move(out));
     }
     return res;

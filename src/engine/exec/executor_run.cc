@@ -11,13 +11,11 @@
 
 namespace omnigraph::engine {
 
-namespace {
+namespace exec {
 
-Result<QueryResult> Execute(const Snapshot& snap, const compiler::IrQuery& query, const compiler::ParamValues& params,
-                            int64_t now_ms, GraphReadCache* cache, const ExecOptions& options) {
-  exec::Context ctx(snap, query, params, now_ms, cache != nullptr ? cache : &GraphReadCache::Default(),
-                    options.max_memory_bytes);
-  exec::Rows seed;
+Result<std::optional<QueryResult>> RunMatch(Context& ctx, std::unique_ptr<RowCollector>* out) {
+  const compiler::IrQuery& query = ctx.query();
+  Rows seed;
   // Slots for the top-level variables (the type checker numbers them before any `not` block's,
   // which live in their blocks' own rows), and one spare: a query without variables has rows.
   size_t top = 0;
@@ -42,8 +40,8 @@ Result<QueryResult> Execute(const Snapshot& snap, const compiler::IrQuery& query
   // An aggregating query reads some variables only through count($v): chains of traversals through
   // them are counted per end node instead of enumerated.
   std::vector<bool> read;
-  if (query.has_aggregate && !count_only) read = exec::ReadVariables(query);
-  exec::RunMode mode;
+  if (query.has_aggregate && !count_only) read = ReadVariables(query);
+  RunMode mode;
   mode.count_last = count_only;
   mode.read = read.empty() ? nullptr : &read;
   // A limit keeps only the best rows; without `order`, when the plan starts at the first
@@ -52,15 +50,15 @@ Result<QueryResult> Execute(const Snapshot& snap, const compiler::IrQuery& query
   if (!query.has_aggregate && query.limit) {
     keep = query.limit;
     if (query.order.empty()) {
-      OG_ASSIGN_OR_RETURN(mode.ordered, exec::OrderedApplies(ctx, query.clauses, seed));
+      OG_ASSIGN_OR_RETURN(mode.ordered, OrderedApplies(ctx, query.clauses, seed));
     }
   }
   const size_t width = seed.width;
-  exec::RowCollector collected(ctx, width, keep, mode.ordered);
-  if (count_only) collected.CountOnly();
-  OG_RETURN_IF_ERROR(exec::RunClauses(ctx, query.clauses, std::move(seed), collected, mode));
+  auto collected = std::make_unique<RowCollector>(ctx, width, keep, mode.ordered);
+  if (count_only) collected->CountOnly();
+  OG_RETURN_IF_ERROR(RunClauses(ctx, query.clauses, std::move(seed), *collected, mode));
   if (count_only) {  // every match binds every top-level variable: each count is the match count
-    const uint64_t total = collected.count();
+    const uint64_t total = collected->count();
     QueryResult res;
     std::vector<Value> row;
     for (const auto& p : query.projections) {
@@ -69,9 +67,24 @@ Result<QueryResult> Execute(const Snapshot& snap, const compiler::IrQuery& query
       row.push_back(Value::I64(static_cast<int64_t>(total)));
     }
     if (!query.limit || *query.limit > 0) res.rows.push_back(std::move(row));
-    return res;
+    return std::optional<QueryResult>(std::move(res));
   }
-  return exec::BuildResult(ctx, collected.rows());
+  *out = std::move(collected);
+  return std::optional<QueryResult>();
+}
+
+}  // namespace exec
+
+namespace {
+
+Result<QueryResult> Execute(const Snapshot& snap, const compiler::IrQuery& query, const compiler::ParamValues& params,
+                            int64_t now_ms, GraphReadCache* cache, const ExecOptions& options) {
+  exec::Context ctx(snap, query, params, now_ms, cache != nullptr ? cache : &GraphReadCache::Default(),
+                    options.max_memory_bytes);
+  std::unique_ptr<exec::RowCollector> collected;
+  OG_ASSIGN_OR_RETURN(std::optional<QueryResult> counted, exec::RunMatch(ctx, &collected));
+  if (counted) return std::move(*counted);
+  return exec::BuildResult(ctx, collected->rows());
 }
 
 }  // namespace
