@@ -151,11 +151,14 @@ Result<int64_t> ParseIsoDateTimeMillis(std::string_view text);
 std::string FormatIsoDate(int32_t days);
 std::string FormatIsoDateTimeMillis(int64_t millis);
 
-// Whether `d` may be stored as an F32 (a scalar or a Vector element): finite and at most FLT_MAX in
-// magnitude. Every conversion to F32 (load, mutation literals, parameters) checks it first, so a
-// stored F32 is always finite (JSON has no spelling for infinity).
+// Whether `d` may be stored as an F32 (a scalar or a Vector element): finite, and rounding to a
+// finite float — below FLT_MAX plus half its ulp (2^103) in magnitude, so the shortest decimal of
+// FLT_MAX, 3.4028235e38 (a little above FLT_MAX as a double), is FLT_MAX. Every conversion to F32
+// (load, mutation literals, parameters) checks it first, so a stored F32 is always finite (JSON has
+// no spelling for infinity) and the cast to float is defined.
 inline bool FitsF32(double d) {
-  return std::isfinite(d) && std::fabs(d) <= static_cast<double>(std::numeric_limits<float>::max());
+  constexpr double kLimit = static_cast<double>(std::numeric_limits<float>::max()) + 0x1p103;
+  return std::isfinite(d) && std::fabs(d) < kLimit;
 }
 
 }  // namespace omnigraph

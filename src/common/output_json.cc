@@ -1,9 +1,18 @@
 #include "common/output_json.h"
 
+#include <charconv>
 #include <cmath>
 #include <string>
 
 namespace omnigraph {
+
+Json F32Json(float f) {
+  char buf[32];
+  const auto printed = std::to_chars(buf, buf + sizeof(buf), f);
+  double d = 0;
+  std::from_chars(buf, printed.ptr, d);
+  return Json(d);
+}
 
 Json ValueToJson(const Value& v) {
   if (v.is_null()) return nullptr;
@@ -24,14 +33,14 @@ Json ValueToJson(const Value& v) {
     case TypeKind::kF64:
       if (std::isnan(v.float_value())) return "NaN";
       if (std::isinf(v.float_value())) return v.float_value() > 0 ? "Infinity" : "-Infinity";
-      return v.kind() == TypeKind::kF32 ? Json(static_cast<float>(v.float_value())) : Json(v.float_value());
+      return v.kind() == TypeKind::kF32 ? F32Json(static_cast<float>(v.float_value())) : Json(v.float_value());
     case TypeKind::kDate: return FormatIsoDate(static_cast<int32_t>(v.int_value()));
     case TypeKind::kDateTime: return FormatIsoDateTimeMillis(v.int_value());
     case TypeKind::kString: return v.string_value();
     case TypeKind::kBlob: return "<blob>";
     case TypeKind::kVector: {
       Json a = Json::array();
-      for (float f : v.vector_value()) a.push_back(f);
+      for (float f : v.vector_value()) a.push_back(std::isfinite(f) ? F32Json(f) : Json(nullptr));
       return a;
     }
     case TypeKind::kList: {

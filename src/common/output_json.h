@@ -9,10 +9,16 @@
 
 namespace omnigraph {
 
+// An F32 at its stored width: the double nearest the float's shortest decimal, so 0.1f prints
+// 0.1, not 0.10000000149011612 (the float widened to double); it reads back as the same float.
+// Finite values only. Used by ValueToJson and by export.
+Json F32Json(float f);
+
 // One stored value: null as null; Bool, numbers as JSON numbers, except I64/U64 beyond ±2^53 as
-// decimal strings (most JSON readers lose precision there); F32 at its stored width; NaN and
-// infinities as "NaN"/"Infinity"/"-Infinity"; Date as "YYYY-MM-DD", DateTime as ISO-8601 with
-// milliseconds; Blob as "<blob>"; Vector and List as arrays.
+// decimal strings (most JSON readers lose precision there); F32 and vector elements at their
+// stored width (0.1f as 0.1, not the float widened to double); NaN and infinities as
+// "NaN"/"Infinity"/"-Infinity"; Date as "YYYY-MM-DD", DateTime as ISO-8601 with milliseconds; Blob
+// as "<blob>"; Vector and List as arrays.
 Json ValueToJson(const Value& v);
 
 // An entity change: {kind, type{id,name}, id, op, before?, after?}, images as

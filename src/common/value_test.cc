@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include "common/output_json.h"
 #include "omnigraph/value.h"
 
 namespace omnigraph {
@@ -95,6 +96,33 @@ TEST(ValueTest, CheckedAccessorsNeverThrow) {
   ASSERT_NE(list.AsList(), nullptr);
   EXPECT_EQ(list.AsList()->size(), 2u);
   EXPECT_EQ(Value::I32(1).AsList(), nullptr);
+}
+
+TEST(ValueTest, F32RangeIncludesWhatRoundsToFltMax) {
+  constexpr double kMax = std::numeric_limits<float>::max();
+  EXPECT_TRUE(FitsF32(kMax));
+  EXPECT_TRUE(FitsF32(3.4028235e38));  // FLT_MAX as every shortest-decimal printer writes it
+  EXPECT_TRUE(FitsF32(-3.4028235e38));
+  EXPECT_EQ(static_cast<float>(3.4028235e38), std::numeric_limits<float>::max());
+  EXPECT_TRUE(FitsF32(std::nextafter(kMax + 0x1p103, 0.0)));
+  EXPECT_FALSE(FitsF32(kMax + 0x1p103));  // the tie rounds to even: infinity
+  EXPECT_FALSE(FitsF32(3.5e38));
+  EXPECT_FALSE(FitsF32(std::numeric_limits<double>::infinity()));
+  EXPECT_FALSE(FitsF32(std::nan("")));
+}
+
+TEST(ValueTest, F32PrintsAtItsStoredWidth) {
+  EXPECT_EQ(ValueToJson(Value::F32(0.1f)).dump(), "0.1");
+  EXPECT_EQ(ValueToJson(Value::F32(-2.5f)).dump(), "-2.5");
+  EXPECT_EQ(ValueToJson(Value::F32(16777217.0f)).dump(), "16777216.0");
+  EXPECT_EQ(ValueToJson(Value::F32(3.4028235e38f)).dump(), "3.4028235e+38");
+  EXPECT_EQ(ValueToJson(Value::Vector({0.1f, 0.2f, 1.0f})).dump(), "[0.1,0.2,1.0]");
+  EXPECT_EQ(ValueToJson(Value::F64(0.1)).dump(), "0.1");
+  EXPECT_EQ(ValueToJson(Value::F64(0.10000000149011612)).dump(), "0.10000000149011612");  // F64 as stored
+  // The printed number reads back as the same float.
+  for (float f : {0.1f, 1e-7f, 123.456f, 1.17549435e-38f, 7.0e-45f}) {
+    EXPECT_EQ(static_cast<float>(ValueToJson(Value::F32(f)).get<double>()), f) << f;
+  }
 }
 
 }  // namespace

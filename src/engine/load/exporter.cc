@@ -7,6 +7,7 @@
 #include "common/base64.h"
 #include "common/error_codes.h"
 #include "common/json.h"
+#include "common/output_json.h"
 #include "engine/graph/schema_store.h"
 #include "format/blob_descriptor.h"
 
@@ -29,10 +30,10 @@ Result<Json> ToJson(const Value& v, const table::TableVersion& t) {
       if (!std::isfinite(v.float_value())) {
         return InvalidArgumentError("cannot export a non-finite float (" + v.ToString() + ") as JSON");
       }
-      return v.kind() == TypeKind::kF32 ? Json(static_cast<float>(v.float_value())) : Json(v.float_value());
+      return v.kind() == TypeKind::kF32 ? F32Json(static_cast<float>(v.float_value())) : Json(v.float_value());
     case TypeKind::kVector: {
       Json arr = Json::array();
-      for (float f : v.vector_value()) arr.push_back(f);
+      for (float f : v.vector_value()) arr.push_back(F32Json(f));
       return arr;
     }
     case TypeKind::kList: {
