@@ -29,14 +29,18 @@ bool ContainsNearest(const Expr& e) {
   return false;
 }
 
+// The name of an un-aliased result column, as the Rust implementation names it (so scripts move
+// over unchanged): `$p.name` is `p.name`, `$p` is `p`, a parameter `$x` is `x`, an aggregate takes
+// the name of its argument (`count($f)` is `f`, `avg($p.age)` is `p.age`).
 std::string DefaultColumnName(const Expr& e) {
   switch (e.kind) {
-    case ExprKind::kProperty: return e.property;
+    case ExprKind::kProperty: return e.name + "." + e.property;
     case ExprKind::kVariable: return e.name;
     case ExprKind::kLiteral: return "literal";
     case ExprKind::kNow: return "now";
     case ExprKind::kAlias: return e.name;
-    case ExprKind::kAggregate: return std::string(AggFnName(e.agg));
+    case ExprKind::kAggregate:
+      return e.args.empty() ? std::string(AggFnName(e.agg)) : DefaultColumnName(e.args.front());
     case ExprKind::kNearest:
     case ExprKind::kBm25:
     case ExprKind::kRrf:
@@ -382,7 +386,16 @@ Result<IrExpr> QueryChecker::CheckExpr(const Expr& e, ExprContext ctx) {
             return out;
           }
         }
-        return Err(ErrorCode::kTypeUnboundName, e.span, "`" + e.name + "` is not the name of a result column");
+        std::string hint;
+        for (const IrProjection& p : ir_.projections) {
+          const std::string suffix = "." + e.name;
+          if (p.name.size() > suffix.size() && p.name.ends_with(suffix)) {
+            hint = " (the column of `$" + p.name + "` is named `" + p.name + "`: order by `$" + p.name +
+                   "`, or add `as " + e.name + "` to it)";
+            break;
+          }
+        }
+        return Err(ErrorCode::kTypeUnboundName, e.span, "`" + e.name + "` is not the name of a result column" + hint);
       }
       return Err(ErrorCode::kTypeUnboundName, e.span,
                  "unknown name `" + e.name +

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "compiler/catalog_builder.h"
+#include "compiler/query_select.h"
 
 namespace omnigraph::compiler {
 namespace {
@@ -62,7 +63,7 @@ TEST_F(TypeCheckerTest, ReadmeQuickTest) {
   ASSERT_EQ(q.variables.size(), 2u);
   EXPECT_EQ(q.variables[1].type_name, "Pattern");  // inferred from the edge
   EXPECT_EQ(q.clauses[1].edge_type, "Indicates");
-  EXPECT_EQ(q.projections[0].name, "name");
+  EXPECT_EQ(q.projections[0].name, "p.name");  // `variable.property`, as the Rust implementation
   EXPECT_EQ(q.clauses[0].equalities[0].value.literal, Value::String("s1"));
 }
 
@@ -143,10 +144,20 @@ TEST_F(TypeCheckerTest, ProjectionNamesAndAggregates) {
   EXPECT_EQ(r.status().code_string(), "T9");
   r = Check("query q() { match { $a knows $b } return { $a.name, count($b), max($b.age) } }");
   ASSERT_TRUE(r.ok()) << r.status().ToString();
-  EXPECT_EQ(r->projections[1].name, "count");
-  EXPECT_EQ(r->projections[2].name, "max");
+  EXPECT_EQ(r->projections[0].name, "a.name");
+  EXPECT_EQ(r->projections[1].name, "b");  // an aggregate takes its argument's name
+  EXPECT_EQ(r->projections[2].name, "b.age");
   EXPECT_EQ(r->group_keys, std::vector<int>{0});
-  ExpectError("query q() { match { $a knows $b } return { $a.name, $b.name } }", "T26", "add `as <name>`");
+  r = Check("query q($n: String) { match { $a knows $b } return { $a.name, $b.name, $a, $n, count($b) as c } }");
+  ASSERT_TRUE(r.ok()) << r.status().ToString();  // two variables' `name`s no longer collide
+  EXPECT_EQ(r->projections[1].name, "b.name");
+  EXPECT_EQ(r->projections[2].name, "a");
+  EXPECT_EQ(r->projections[3].name, "n");
+  EXPECT_EQ(r->projections[4].name, "c");
+  ExpectError("query q() { match { $a knows $b } return { $a.name, $a.name } }", "T26", "add `as <name>`");
+  ExpectError("query q() { match { $a knows $b } return { $a, count($a) } }", "T26", "`a`");
+  // an order by a bare name that is only the property part of a column says how to write it
+  ExpectError("query q() { match { $a: Person } return { $a.name } order { name } }", "T6", "`a.name`");
   ExpectError("query q() { match { $a: Person } return { $a.name as x, $a.age as x } }", "T26", "`x`");
   ExpectError("query q() { match { $a: Person } return { count(count($a)) } }", "T28", "nest");
   ExpectError("query q() { match { $a: Person } return { avg($a.born) } }", "T8", "numeric");
@@ -206,6 +217,35 @@ TEST_F(TypeCheckerTest, DuplicateQueryNames) {
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code_string(), "T27");
   EXPECT_EQ(r.status().span()->line, 2u);
+}
+
+// Only the query that runs is type-checked (as the Rust implementation): a stale query beside it
+// does not stop it; syntax errors and duplicate names anywhere in the file still do.
+TEST_F(TypeCheckerTest, OnlyTheSelectedQueryIsChecked) {
+  const std::string src =
+      "query stale() { match { $p: Person } return { $p.gone } }\n"
+      "query ok() { match { $p: Person } return { $p.name } }\n"
+      "query change($n: String) { insert Person { name: $n } }\n";
+  auto ok = CompileSelectedQuery(catalog_, src, "ok", QueryKind::kRead);
+  ASSERT_TRUE(ok.ok()) << ok.status().ToString();
+  EXPECT_EQ(ok->name, "ok");
+  auto stale = CompileSelectedQuery(catalog_, src, "stale", QueryKind::kRead);
+  ASSERT_FALSE(stale.ok());
+  EXPECT_EQ(stale.status().code_string(), "T6");
+  EXPECT_EQ(stale.status().span()->line, 1u);
+  auto kind = CompileSelectedQuery(catalog_, src, "change", QueryKind::kRead);
+  ASSERT_FALSE(kind.ok());
+  EXPECT_NE(kind.status().message().find("is a mutation"), std::string::npos);
+  EXPECT_TRUE(CompileSelectedQuery(catalog_, src, "change", QueryKind::kMutation).ok());
+  EXPECT_EQ(CompileSelectedQuery(catalog_, src, std::nullopt, QueryKind::kAny).status().category(),
+            StatusCode::kInvalidArgument);
+  EXPECT_EQ(CompileSelectedQuery(catalog_, src, "nope", QueryKind::kAny).status().category(), StatusCode::kNotFound);
+  EXPECT_FALSE(CompileQueries(catalog_, src).ok());  // lint's view: every query
+  auto syntax = CompileSelectedQuery(catalog_, src + "query broken( {", "ok", QueryKind::kRead);
+  EXPECT_EQ(syntax.status().code_string(), "Q000");
+  auto dup = CompileSelectedQuery(catalog_, src + "query ok() { match { $p: Person } return { $p } }", "change",
+                                  QueryKind::kMutation);
+  EXPECT_EQ(dup.status().code_string(), "T27");
 }
 
 }  // namespace

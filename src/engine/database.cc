@@ -220,14 +220,17 @@ namespace {
 Result<PreparedQuery> PrepareAt(Database::Impl& impl, const engine::Snapshot& snap, std::string_view source,
                                 const std::optional<std::string>& name) {
   std::shared_ptr<const std::vector<compiler::IrQuery>> compiled;
-  auto key = std::make_pair(snap.commit().schema_id, std::string(source));
+  Database::Impl::QueryKey key{snap.commit().schema_id, name, std::string(source)};
   {
     MutexLock l(&impl.query_mu);
     auto it = impl.queries.find(key);
     if (it != impl.queries.end()) compiled = it->second;
   }
   if (compiled == nullptr) {
-    OG_ASSIGN_OR_RETURN(auto qs, compiler::CompileQueries(snap.catalog(), source));
+    OG_ASSIGN_OR_RETURN(compiler::IrQuery q,
+                        compiler::CompileSelectedQuery(snap.catalog(), source, name, compiler::QueryKind::kAny));
+    std::vector<compiler::IrQuery> qs;
+    qs.push_back(std::move(q));
     compiled = std::make_shared<const std::vector<compiler::IrQuery>>(std::move(qs));
     MutexLock l(&impl.query_mu);
     if (impl.queries.size() >= 256) impl.queries.clear();

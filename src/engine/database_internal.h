@@ -7,8 +7,10 @@
 #include <memory>
 #include <mutex>
 #include <new>
+#include <optional>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -27,9 +29,10 @@ struct Database::Impl {
   std::unique_ptr<engine::Graph> graph;
   engine::GraphReadCache read_cache;  // executor structures per table version, byte-budgeted
   Mutex query_mu;
-  // (schema id, source) -> compiled queries; bounded by clearing when full.
-  std::map<std::pair<std::string, std::string>, std::shared_ptr<const std::vector<compiler::IrQuery>>> queries
-      OG_GUARDED_BY(query_mu);
+  // (schema id, query name asked for, source) -> the selected query, compiled (a one-element vector:
+  // only the selected query is type-checked); bounded by clearing when full.
+  using QueryKey = std::tuple<std::string, std::optional<std::string>, std::string>;
+  std::map<QueryKey, std::shared_ptr<const std::vector<compiler::IrQuery>>> queries OG_GUARDED_BY(query_mu);
 };
 
 namespace database_internal {

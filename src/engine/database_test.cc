@@ -55,7 +55,7 @@ TEST_F(DatabaseTest, PreparedQueryRunsWithTypedParameters) {
   ASSERT_EQ(q->params().size(), 1u);
   EXPECT_EQ(q->params()[0].name, "min");
   EXPECT_EQ(q->params()[0].type, DataType::Scalar(TypeKind::kI32));
-  EXPECT_EQ(q->columns(), (std::vector<std::string>{"name", "age"}));
+  EXPECT_EQ(q->columns(), (std::vector<std::string>{"p.name", "p.age"}));
   auto r = db_->Execute(*q, {{"min", Value::I32(30)}});
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   ASSERT_EQ(r->rows.size(), 2u);
@@ -134,7 +134,7 @@ TEST_F(DatabaseTest, CursorHandsOutBatchesInOrder) {
   auto c = db_->OpenCursor(*q);
   ASSERT_TRUE(c.ok()) << c.status().ToString();
   EXPECT_EQ(c->total_rows(), 3u);
-  EXPECT_EQ(c->columns(), std::vector<std::string>{"name"});
+  EXPECT_EQ(c->columns(), std::vector<std::string>{"p.name"});
   std::vector<std::vector<Value>> batch;
   std::vector<std::string> seen;
   size_t batches = 0;

@@ -38,13 +38,13 @@ out="$(env -u COLUMNS "$og" query --store "$dir/g" -e "$q")"
 
 # JSON: beyond ±2^53 as strings, 2^53 itself a number
 out="$("$og" query --store "$dir/g" --json -e 'query q() { match { $p: P } return { $p.n, $p.v } order { $p.n } }')"
-[[ "$out" == *'"v": "-9223372036854775808"'* ]] || fail "INT64_MIN: $out"
-[[ "$out" == *'"v": "9007199254740993"'* ]] || fail "2^53+1: $out"
-[[ "$out" == *'"v": 9007199254740992'* ]] || fail "2^53: $out"
+[[ "$out" == *'"p.v": "-9223372036854775808"'* ]] || fail "INT64_MIN: $out"
+[[ "$out" == *'"p.v": "9007199254740993"'* ]] || fail "2^53+1: $out"
+[[ "$out" == *'"p.v": 9007199254740992'* ]] || fail "2^53: $out"
 
 # ordering by an aggregate
 out="$("$og" query --store "$dir/g" --format csv -e 'query q() { match { $p: P $p l $c } return { $c.n, count($p) as k } order { count($p) desc } }')"
-[[ "$out" == $'n,k\ny,2\nx,1' ]] || fail "order by count: $out"
+[[ "$out" == $'c.n,k\ny,2\nx,1' ]] || fail "order by count: $out"
 # Hostile queries (issue 15): a product under `limit` answers within a small budget; without a
 # limit it is a resource_limit naming the budget (exit 1, no abort); a chain of 100 traversals
 # under `limit 1` answers; too many clauses is Q000; a zero budget is a usage error.

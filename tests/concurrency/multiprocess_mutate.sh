@@ -18,7 +18,7 @@ g="$dir/g.omni"
 printf 'node P { n: String @key, v: I64? }\n' > "$dir/schema.pg"
 "$og" init --schema "$dir/schema.pg" "$g" > /dev/null
 commit_of() { grep -o '"graph_commit_id": *"[0-9A-Z]*"' | head -1 | sed -E 's/.*"([0-9A-Z]+)"$/\1/'; }
-value_of() { grep -o '"v": *-\?[0-9]*' | head -1 | sed -E 's/.*: *//'; }
+value_of() { grep -o '"p.v": *-\?[0-9]*' | head -1 | sed -E 's/.*: *//'; }
 read_counter() {  # prints "<value> <head commit>"
   local out
   out=$("$og" query --store "$g" --json -e "query get() { match { \$p: P { n: \"$1\" } } return { \$p.v } }")

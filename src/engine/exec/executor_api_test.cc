@@ -36,7 +36,7 @@ query ages() { match { $p: Person } return { $p.name, $p.age } order { $p.age de
     auto r = (*db)->Query(src, R"({"n":"a"})", "main", "two");
     ASSERT_TRUE(r.ok()) << r.status().ToString();
     ASSERT_EQ(r->rows.size(), 1u);
-    EXPECT_EQ(r->columns, (std::vector<std::string>{"name"}));
+    EXPECT_EQ(r->columns, (std::vector<std::string>{"f.name"}));
     EXPECT_EQ(r->rows[0][0].string_value(), "c");
   }
   auto ages = (*db)->Query(src, "", "main", "ages");

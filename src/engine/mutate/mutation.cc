@@ -607,11 +607,10 @@ Result<MutationResult> ExecuteMutation(Graph& graph, const compiler::IrQuery& qu
 Result<MutationResult> RunMutation(Graph& graph, std::string_view source, std::string_view params_json,
                                    const MutationOptions& options) {
   OG_ASSIGN_OR_RETURN(Snapshot head, graph.Head(options.branch));
-  OG_ASSIGN_OR_RETURN(std::vector<compiler::IrQuery> queries, compiler::CompileQueries(head.catalog(), source));
-  OG_ASSIGN_OR_RETURN(const compiler::IrQuery* q,
-                      compiler::SelectQuery(queries, options.query_name, compiler::QueryKind::kMutation));
-  OG_ASSIGN_OR_RETURN(compiler::ParamValues bound, compiler::BindParamsJson(q->params, params_json));
-  return ExecuteMutation(graph, *q, bound, options);
+  OG_ASSIGN_OR_RETURN(compiler::IrQuery q, compiler::CompileSelectedQuery(head.catalog(), source, options.query_name,
+                                                                          compiler::QueryKind::kMutation));
+  OG_ASSIGN_OR_RETURN(compiler::ParamValues bound, compiler::BindParamsJson(q.params, params_json));
+  return ExecuteMutation(graph, q, bound, options);
 }
 
 }  // namespace omnigraph::engine
