@@ -1,37 +1,122 @@
 #include "cli/cli_graph.h"
 
+#include <cstdio>
 #include <cstdlib>
 
 #include "cli/cli_util.h"
+#include "cli/operator_config.h"
 #include "common/error_codes.h"
 #include "common/file_util.h"
 
 namespace omnigraph::cli {
 
-Result<std::string> GraphFlags::Uri() const {
-  if (!store_uri.empty() && !positional_uri.empty() && store_uri != positional_uri) {
-    return UsageError("give the graph either as --store or as the positional URI, not both");
+GlobalFlags& Globals() {
+  static GlobalFlags flags;
+  return flags;
+}
+
+void AddGlobalFlags(CLI::App& app) {
+  GlobalFlags& g = Globals();
+  app.fallthrough();  // inherited by subcommands: unknown options go up to the root
+  app.add_option("--store", g.store, "Graph storage URI (path, file://, memory://); anywhere on the line");
+  app.add_option("--as", g.actor, "Actor recorded on commits (default: $OMNIGRAPH_ACTOR, operator.actor)");
+  app.add_option("--profile", g.profile, "Profile of ~/.omnigraph/config.yaml (default: $OMNIGRAPH_PROFILE)");
+  app.add_option("--server", g.server, "Server name or http(s):// URL (remote graphs)");
+  app.add_option("--graph", g.graph, "Graph id within a server or cluster");
+  app.add_option("--cluster", g.cluster, "Cluster directory or storage root (maintenance)");
+  app.add_flag("--yes", g.yes, "Skip the confirmation of destructive writes to non-local graphs");
+  app.add_flag("--quiet", g.quiet, "No write-target line on stderr");
+}
+
+Result<const OperatorConfig*> LoadedOperatorConfig() {
+  static const Result<OperatorConfig>* loaded = [] {
+    auto* r = new Result<OperatorConfig>(LoadOperatorConfig(OperatorConfigPath()));
+    if (r->ok()) {
+      for (const std::string& w : (*r)->warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
+    }
+    return r;
+  }();
+  if (!loaded->ok()) return loaded->status();
+  return &**loaded;
+}
+
+Result<OperatorSettings> GraphFlags::Settings(std::optional<std::string> format) const {
+  const GlobalFlags& g = Globals();
+  std::optional<std::string> explicit_store;
+  for (const std::string* given : {&g.store, &uri_flag, &positional_uri}) {
+    if (!given->empty() && !explicit_store) explicit_store = *given;
   }
-  if (!store_uri.empty()) return store_uri;
-  if (!positional_uri.empty()) return positional_uri;
+  OperatorInputs in;
+  ReadOperatorEnvironment(&in);
+  auto given = [](const std::string& s) { return s.empty() ? std::nullopt : std::optional<std::string>(s); };
+  in.profile = given(g.profile);
+  in.actor = given(g.actor);
+  in.graph = given(g.graph);
+  in.store = std::move(explicit_store);
+  in.json = json;
+  in.format = std::move(format);
+  OG_ASSIGN_OR_RETURN(const OperatorConfig* config, LoadedOperatorConfig());
+  return ResolveOperatorSettings(*config, in);
+}
+
+Result<std::string> GraphFlags::Uri() const {
+  const GlobalFlags& g = Globals();
+  if (!g.server.empty()) {
+    return Status(ErrorCode::kUnimplemented,
+                  "--server: remote graphs (the HTTP client) are not implemented yet; address the graph's "
+                  "storage with --store or a URI");
+  }
+  if (!g.cluster.empty()) {
+    return Status(ErrorCode::kUnimplemented,
+                  "--cluster: cluster-managed graphs are not implemented yet; address the graph's storage with "
+                  "--store or a URI");
+  }
+  std::string uri;
+  for (const std::string* given : {&g.store, &uri_flag, &positional_uri}) {
+    if (given->empty()) continue;
+    if (!uri.empty() && uri != *given) {
+      return UsageError("give the graph once: --store, --uri and the positional URI name different graphs ('" + uri +
+                        "', '" + *given + "')");
+    }
+    uri = *given;
+  }
+  if (!uri.empty() && !g.graph.empty()) {
+    return UsageError("--graph selects a graph of a --server or --cluster; a store URI names one graph already");
+  }
+  if (!uri.empty()) return uri;
+  OG_ASSIGN_OR_RETURN(OperatorSettings settings, Settings(std::nullopt));
+  switch (settings.scope) {
+    case ScopeKind::kStore: return settings.target;
+    case ScopeKind::kServer:
+      return Status(ErrorCode::kUnimplemented, "the scope of " + settings.scope_source + " is server '" +
+                                                   settings.target +
+                                                   "': remote graphs (the HTTP client) are not implemented yet");
+    case ScopeKind::kCluster:
+      return Status(ErrorCode::kUnimplemented, "the scope of " + settings.scope_source + " is cluster '" +
+                                                   settings.target +
+                                                   "': cluster-managed graphs are not implemented yet");
+    case ScopeKind::kNone: break;
+  }
   return UsageError("no graph given: pass --store URI (or the URI as an argument)");
 }
 
 std::optional<std::string> GraphFlags::Actor() const {
-  if (!actor.empty()) return actor;
+  if (!Globals().actor.empty()) return Globals().actor;
   if (const char* env = std::getenv("OMNIGRAPH_ACTOR"); env != nullptr && *env != '\0') return std::string(env);
+  auto config = LoadedOperatorConfig();
+  if (config.ok() && (*config)->actor && !(*config)->actor->empty()) return *(*config)->actor;
   return std::nullopt;
 }
 
-void AddGraphFlags(CLI::App* cmd, GraphFlags* flags, bool positional) {
+void AddGraphFlags(CLI::App* cmd, GraphFlags* flags, bool positional, bool uri_flag) {
   if (positional) cmd->add_option("uri", flags->positional_uri, "Graph URI (path, file://, memory://)");
-  cmd->add_option("--store", flags->store_uri, "Graph URI (path, file://, memory://)");
-  cmd->add_option("--as", flags->actor, "Actor recorded on commits (default: $OMNIGRAPH_ACTOR)");
+  if (uri_flag) cmd->add_option("--uri", flags->uri_flag, "Graph URI (same as --store)");
   cmd->add_flag("--json", flags->json, "Print JSON");
 }
 
 Result<std::unique_ptr<Database>> OpenGraph(const GraphFlags& flags, bool writable) {
   OG_ASSIGN_OR_RETURN(std::string uri, flags.Uri());
+  OG_RETURN_IF_ERROR(LoadedOperatorConfig().status());  // a broken config is an error, not ignored
   OpenOptions o;
   o.actor = flags.Actor();
   o.read_only = !writable;

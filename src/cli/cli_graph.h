@@ -8,6 +8,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cli/operator_config.h"
 #include "common/json.h"
 
 #include "omnigraph/omnigraph.h"
@@ -15,20 +16,46 @@
 
 namespace omnigraph::cli {
 
-// Flags every graph command takes.
+// Flags accepted anywhere on the command line, before or after the verb (as the Rust CLI's
+// `global = true` flags): `--store`, `--as`, `--profile`, `--server`, `--graph`, `--cluster`,
+// `--yes`, `--quiet`. Filled by the root app; read by every command after parsing.
+struct GlobalFlags {
+  std::string store;    // --store URI: the graph's storage
+  std::string actor;    // --as ACTOR
+  std::string profile;  // --profile NAME (else $OMNIGRAPH_PROFILE)
+  std::string server;   // --server NAME|URL (remote graphs: the server issue)
+  std::string graph;    // --graph ID (a graph of a server or cluster)
+  std::string cluster;  // --cluster DIR|URI
+  bool yes = false;     // --yes: skip confirmation of destructive writes to non-local scopes
+  bool quiet = false;   // --quiet: no write-target line on stderr
+};
+GlobalFlags& Globals();
+// Adds the global flags to the root app and makes every subcommand created after it pass the ones
+// it does not know up to the root (CLI11 fallthrough). Call before adding subcommands.
+void AddGlobalFlags(CLI::App& app);
+
+// Flags every graph command takes besides the global ones.
 struct GraphFlags {
   std::string positional_uri;
-  std::string store_uri;
-  std::string actor;
+  std::string uri_flag;  // --uri (the commands where the Rust CLI takes it)
   bool json = false;
 
-  // The URI from --store or the positional argument (exactly one). A usage error (exit 2) otherwise.
+  // The graph URI: from --store, --uri or the positional argument (several only when equal), else
+  // the profile's or `defaults.store` of the operator config. A usage error (exit 2) otherwise.
   Result<std::string> Uri() const;
+  // --as, else $OMNIGRAPH_ACTOR, else `operator.actor` of the operator config.
   std::optional<std::string> Actor() const;
+  // The effective operator settings (output format, table layout, scope) for the global flags,
+  // these flags and the command's `--format`.
+  Result<OperatorSettings> Settings(std::optional<std::string> format) const;
 };
 
-// Adds `--store URI`, `--as ACTOR`, `--json`, and (when `positional`) a positional `URI`.
-void AddGraphFlags(CLI::App* cmd, GraphFlags* flags, bool positional);
+// Adds `--json`, `--uri URI` (when `uri_flag`) and (when `positional`) a positional `URI`.
+void AddGraphFlags(CLI::App* cmd, GraphFlags* flags, bool positional, bool uri_flag = false);
+
+// The operator config (operator_config.h), read once per process; its warnings are printed on
+// stderr the first time.
+Result<const OperatorConfig*> LoadedOperatorConfig();
 
 // Opens the graph through the public API (the CLI is a client of include/omnigraph/ only).
 Result<std::unique_ptr<Database>> OpenGraph(const GraphFlags& flags, bool writable);

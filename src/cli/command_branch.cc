@@ -120,14 +120,13 @@ void AddBranchCommands(CLI::App& app, CommandAction* run) {
     auto from = std::make_shared<std::string>("main");
     cmd->add_option("name", *name, "New branch name")->required();
     cmd->add_option("--from", *from, "Source branch (default main)");
-    AddGraphFlags(cmd, flags.get(), /*positional=*/true);
-    cmd->add_option("--uri", flags->store_uri, "Graph URI (same as --store)");
+    AddGraphFlags(cmd, flags.get(), /*positional=*/true, /*uri_flag=*/true);
     cmd->callback([=] { *run = [=] { return RunCreate(*flags, *name, *from); }; });
   }
   {
     auto* cmd = branch->add_subcommand("list", "Live branches, sorted");
     auto flags = std::make_shared<GraphFlags>();
-    AddGraphFlags(cmd, flags.get(), /*positional=*/true);
+    AddGraphFlags(cmd, flags.get(), /*positional=*/true, /*uri_flag=*/true);
     cmd->callback([=] { *run = [=] { return RunList(*flags); }; });
   }
   {
@@ -135,8 +134,7 @@ void AddBranchCommands(CLI::App& app, CommandAction* run) {
     auto flags = std::make_shared<GraphFlags>();
     auto name = std::make_shared<std::string>();
     cmd->add_option("name", *name, "Branch name")->required();
-    AddGraphFlags(cmd, flags.get(), /*positional=*/true);
-    cmd->add_option("--uri", flags->store_uri, "Graph URI (same as --store)");
+    AddGraphFlags(cmd, flags.get(), /*positional=*/true, /*uri_flag=*/true);
     cmd->callback([=] { *run = [=] { return RunDelete(*flags, *name); }; });
   }
   {
@@ -146,8 +144,7 @@ void AddBranchCommands(CLI::App& app, CommandAction* run) {
     cmd->add_option("source", o->source, "Branch to merge")->required();
     cmd->add_option("--into", o->options.target, "Target branch (default main)");
     cmd->add_flag("--delete-branch", o->options.delete_source, "Delete the source branch after a successful merge");
-    AddGraphFlags(cmd, flags.get(), /*positional=*/true);
-    cmd->add_option("--uri", flags->store_uri, "Graph URI (same as --store)");
+    AddGraphFlags(cmd, flags.get(), /*positional=*/true, /*uri_flag=*/true);
     cmd->callback([=] { *run = [=] { return RunMerge(*flags, *o); }; });
   }
 }

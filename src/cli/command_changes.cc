@@ -132,7 +132,7 @@ void AddCommitChangesCommand(CLI::App* commit, CommandAction* run) {
   auto ff = std::make_shared<FilterFlags>();
   cmd->add_option("id", *id, "Commit id")->required();
   AddFilterFlags(cmd, ff.get());
-  AddGraphFlags(cmd, flags.get(), /*positional=*/true);
+  AddGraphFlags(cmd, flags.get(), /*positional=*/true, /*uri_flag=*/true);
   cmd->callback([=] { *run = [=] { return RunCommitChanges(*flags, *id, *ff); }; });
 }
 
@@ -150,8 +150,7 @@ void AddChangesCommands(CLI::App& app, CommandAction* run) {
     cmd->add_option("--cursor", *cursor, "Resume after an earlier poll")->excludes(start);
     cmd->add_option("--limit", o->max_commits, "Commits per poll (default 100)");
     AddFilterFlags(cmd, ff.get());
-    AddGraphFlags(cmd, flags.get(), /*positional=*/false);
-    cmd->add_option("--uri", flags->store_uri, "Graph URI (same as --store)");
+    AddGraphFlags(cmd, flags.get(), /*positional=*/false, /*uri_flag=*/true);
     cmd->callback([=] { *run = [=] { return RunPoll(*flags, *o, *cursor, *ff); }; });
   }
   {

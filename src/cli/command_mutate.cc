@@ -48,7 +48,7 @@ int RunMutate(MutateFlags f) {
     name = f.positional[0];
     f.graph.positional_uri = f.positional[1];
   } else if (f.positional.size() == 1) {
-    (f.graph.store_uri.empty() ? f.graph.positional_uri : name) = f.positional[0];
+    (Globals().store.empty() ? f.graph.positional_uri : name) = f.positional[0];
   }
   if (f.file.empty() == f.source.empty()) {
     return ReportError(UsageError("give the mutation as --query FILE or -e SOURCE (exactly one)"), json);
@@ -101,6 +101,7 @@ int RunMutate(MutateFlags f) {
 
 void AddMutateCommand(CLI::App& app, CommandAction* run) {
   auto* cmd = app.add_subcommand("mutate", "Run a mutation query as one atomic commit");
+  cmd->alias("change");  // the Rust CLI's old name (as the first word it also warns, main.cc)
   auto f = std::make_shared<MutateFlags>();
   cmd->add_option("args", f->positional, "[NAME] [URI]: the query to run (multi-query source) and the graph");
   cmd->add_option("--query", f->file, "Query file (.gq)");

@@ -1,12 +1,11 @@
 // `omnigraph query [NAME] (--query F.gq | -e SRC) [--params JSON | --params-file F]
 //  [--branch B | --snapshot COMMIT] [--format table|json|jsonl|csv|kv] [--json] --store URI`.
 // Runs through the public API (Database::Query: prepare, bind, execute).
-#include <cmath>
 #include <cstdio>
 
 #include "cli/cli_graph.h"
 #include "cli/cli_util.h"
-#include "cli/table_layout.h"
+#include "cli/read_format.h"
 #include "common/clock.h"
 #include "common/error_codes.h"
 #include "common/json.h"
@@ -15,71 +14,6 @@
 
 namespace omnigraph::cli {
 namespace {
-
-// Query results use the same JSON spelling as change images (common/output_json.h).
-Json CellJson(const Value& v) { return ValueToJson(v); }
-
-std::string CellText(const Value& v) {
-  if (v.is_null()) return "";
-  if (v.kind() == TypeKind::kString) return v.string_value();
-  Json j = CellJson(v);
-  return j.is_string() ? j.get<std::string>() : j.dump();
-}
-
-std::string CsvField(const std::string& s) {
-  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
-}
-
-void Print(const QueryRows& r, const std::string& format, const Json& meta) {
-  if (format == "json") {
-    Json rows = Json::array();
-    for (const auto& row : r.rows) {
-      Json o = Json::object();
-      for (size_t c = 0; c < r.columns.size(); ++c) o[r.columns[c]] = CellJson(row[c]);
-      rows.push_back(o);
-    }
-    Json j = meta;
-    j["columns"] = r.columns;
-    j["rows"] = rows;
-    std::printf("%s\n", j.dump(2).c_str());
-  } else if (format == "jsonl") {
-    Json m = meta;
-    m.erase("graph_commit_id");
-    m["kind"] = "metadata";
-    std::printf("%s\n", m.dump().c_str());
-    for (const auto& row : r.rows) {
-      Json o = Json::object();
-      for (size_t c = 0; c < r.columns.size(); ++c) o[r.columns[c]] = CellJson(row[c]);
-      std::printf("%s\n", o.dump().c_str());
-    }
-  } else if (format == "csv") {
-    for (size_t c = 0; c < r.columns.size(); ++c) std::printf("%s%s", c ? "," : "", CsvField(r.columns[c]).c_str());
-    std::printf("\n");
-    for (const auto& row : r.rows) {
-      for (size_t c = 0; c < row.size(); ++c) std::printf("%s%s", c ? "," : "", CsvField(CellText(row[c])).c_str());
-      std::printf("\n");
-    }
-  } else if (format == "kv") {
-    for (size_t i = 0; i < r.rows.size(); ++i) {
-      if (i) std::printf("\n");
-      for (size_t c = 0; c < r.columns.size(); ++c) {
-        std::printf("%s: %s\n", r.columns[c].c_str(), CellText(r.rows[i][c]).c_str());
-      }
-    }
-  } else {  // table, fit to the terminal's width (table_layout.h)
-    std::vector<std::vector<std::string>> cells;
-    cells.reserve(r.rows.size());
-    for (const auto& row : r.rows) {
-      std::vector<std::string> line;
-      for (const auto& v : row) line.push_back(CellText(v));
-      cells.push_back(std::move(line));
-    }
-    std::fputs(RenderTable(r.columns, cells, OutputWidth()).c_str(), stdout);
-  }
-}
 
 struct QueryFlags {
   GraphFlags graph;
@@ -98,10 +32,20 @@ int RunQuery(const QueryFlags& f) {
   if (!f.branch.empty() && !f.snapshot.empty()) {
     return ReportError(UsageError("--branch and --snapshot exclude each other"), json_errors);
   }
-  std::string format = f.graph.json ? "json" : (f.format.empty() ? "table" : f.format);
-  if (format != "table" && format != "json" && format != "jsonl" && format != "csv" && format != "kv") {
-    return ReportError(UsageError("unknown --format '" + format + "' (table, json, jsonl, csv, kv)"), json_errors);
+  if (f.graph.json && !f.format.empty()) {
+    return ReportError(UsageError("--json and --format exclude each other"), json_errors);
   }
+  // The format: --json, --format, else `defaults.output` of the operator config, else table.
+  auto settings = f.graph.Settings(f.format.empty() ? std::nullopt : std::optional<std::string>(f.format));
+  if (!settings.ok()) return ReportError(settings.status(), json_errors);
+  const std::string format = f.graph.json ? "json" : (f.format.empty() ? settings->output : f.format);
+  if (format != "table" && format != "json" && format != "jsonl" && format != "csv" && format != "kv") {
+    return ReportError(UsageError("unknown --format '" + format + "' (table, kv, csv, jsonl, json)"), json_errors);
+  }
+  json_errors = json_errors || format == "json";
+  ReadRenderOptions render;
+  render.max_column_width = settings->table_max_column_width;
+  render.cell_layout = settings->table_cell_layout == "wrap" ? CellLayout::kWrap : CellLayout::kTruncate;
   std::string source = f.source;
   if (!f.file.empty()) {
     auto s = ReadFile(f.file, "query file");
@@ -130,12 +74,8 @@ int RunQuery(const QueryFlags& f) {
     }
     return ReportError(result.status(), json_errors);
   }
-  Json target = f.snapshot.empty() ? Json{{"branch", branch}} : Json{{"snapshot", f.snapshot}};
-  Json meta = {{"query_name", result->query_name},
-               {"target", target},
-               {"row_count", result->rows.size()},
-               {"graph_commit_id", result->commit_id}};
-  Print(*result, format, meta);
+  ReadTargetText target{branch, f.snapshot};
+  std::fputs(RenderRead(*result, target, format, render).c_str(), stdout);
   return kExitOk;
 }
 
@@ -143,6 +83,7 @@ int RunQuery(const QueryFlags& f) {
 
 void AddQueryCommand(CLI::App& app, CommandAction* run) {
   auto* cmd = app.add_subcommand("query", "Run a read query");
+  cmd->alias("read");  // the Rust CLI's old name (as the first word it also warns, main.cc)
   auto f = std::make_shared<QueryFlags>();
   cmd->add_option("name", f->name, "Query to run when the source holds several");
   cmd->add_option("--query", f->file, "Query file (.gq)");

@@ -197,7 +197,7 @@ void AddReadCommands(CLI::App& app, CommandAction* run) {
     auto sflags = std::make_shared<GraphFlags>();
     auto id = std::make_shared<std::string>();
     show->add_option("id", *id, "Commit id")->required();
-    AddGraphFlags(show, sflags.get(), false);
+    AddGraphFlags(show, sflags.get(), /*positional=*/false, /*uri_flag=*/true);
     show->callback([=] { *run = [=] { return RunCommitShow(*sflags, *id); }; });
     AddCommitChangesCommand(commit, run);
   }

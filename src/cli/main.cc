@@ -4,7 +4,9 @@
 #include <new>
 #include <string>
 #include <string_view>
+#include <vector>
 
+#include "cli/cli_graph.h"
 #include "cli/cli_util.h"
 #include "common/error_codes.h"
 
@@ -18,7 +20,15 @@ omnigraph::Status CheckCommandWords(CLI::App& app, int argc, char** argv) {
   std::string path;
   for (int i = 1; i < argc; ++i) {
     const std::string_view word = argv[i];
-    if (word.empty() || word[0] == '-') break;  // a flag: CLI11 says what is wrong with it
+    if (!word.empty() && word[0] == '-') {
+      // a global flag before the verb (`--store G branch list`): skip it and its value
+      const std::string flag(word.substr(0, word.find('=')));
+      CLI::Option* opt = at == &app ? app.get_option_no_throw(flag) : nullptr;
+      if (opt == nullptr) break;  // CLI11 says what is wrong with it
+      if (opt->get_expected_min() > 0 && word.find('=') == std::string_view::npos) ++i;
+      continue;
+    }
+    if (word.empty()) break;
     auto all = at->get_subcommands([](CLI::App*) { return true; });
     if (all.empty()) break;  // the words from here are this command's arguments
     auto found = at->get_subcommands([&](CLI::App* a) { return a->check_name(std::string(word)); });
@@ -33,6 +43,31 @@ omnigraph::Status CheckCommandWords(CLI::App& app, int argc, char** argv) {
     at = found.front();
   }
   return omnigraph::Status::Ok();
+}
+
+// The Rust CLI's deprecated spellings, kept working with a warning on stderr: `read` (= query),
+// `change` (= mutate), `check`, `query check` and `query lint` (= lint). Rewrites argv in place
+// (only as the first word, as there).
+std::vector<std::string> RewriteDeprecated(int argc, char** argv) {
+  std::vector<std::string> args(argv, argv + argc);
+  if (args.size() < 2) return args;
+  const std::string sub = args[1];
+  if (sub == "query" && args.size() >= 3 && (args[2] == "lint" || args[2] == "check")) {
+    std::fprintf(stderr, "warning: `omnigraph query %s` is deprecated; use `omnigraph lint` instead\n",
+                 args[2].c_str());
+    args.erase(args.begin() + 1);
+    args[1] = "lint";
+  } else if (sub == "check") {
+    std::fprintf(stderr, "warning: `omnigraph check` is deprecated; use `omnigraph lint` instead\n");
+    args[1] = "lint";
+  } else if (sub == "read") {
+    std::fprintf(stderr, "warning: `omnigraph read` is deprecated; use `omnigraph query` instead\n");
+    args[1] = "query";
+  } else if (sub == "change") {
+    std::fprintf(stderr, "warning: `omnigraph change` is deprecated; use `omnigraph mutate` instead\n");
+    args[1] = "mutate";
+  }
+  return args;
 }
 
 // A failed write to stdout (a full disk behind a redirect, /dev/full, a closed pipe) is an error
@@ -50,8 +85,9 @@ int CheckStdout(int rc) {
 
 int main(int argc, char** argv) {
   using namespace omnigraph::cli;
-  CLI::App app{"Omnigraph: a versioned, typed property-graph database"};
+  CLI::App app{"Omnigraph: a versioned, typed property-graph database", "omnigraph"};
   app.require_subcommand(1);
+  AddGlobalFlags(app);
   CommandAction run;
   AddVersionCommand(app, &run);
   AddSelfCheckCommand(app, &run);
@@ -64,6 +100,31 @@ int main(int argc, char** argv) {
   AddBranchCommands(app, &run);
   AddChangesCommands(app, &run);
   AddOptimizeCommand(app, &run);
+  std::vector<std::string> args = RewriteDeprecated(argc, argv);
+  std::vector<char*> arg_ptrs;
+  for (std::string& a : args) arg_ptrs.push_back(a.data());
+  argc = static_cast<int>(arg_ptrs.size());
+  argv = arg_ptrs.data();
+  if (argc == 2 && (std::string_view(argv[1]) == "-v" || std::string_view(argv[1]) == "--version")) {
+    std::printf("omnigraph %s\n", OG_VERSION);
+    return CheckStdout(kExitOk);
+  }
+  if (argc == 1) {  // as clap: the help on stderr, a usage error
+    std::fprintf(stderr, "%s", app.help().c_str());
+    return kExitUsage;
+  }
+  if (std::string_view(argv[1]) == "help") {  // `help [COMMAND...]` = `COMMAND... --help`
+    if (argc == 2) {
+      std::printf("%s", app.help().c_str());
+      return CheckStdout(kExitOk);
+    }
+    args.erase(args.begin() + 1);
+    args.push_back("--help");
+    arg_ptrs.clear();
+    for (std::string& a : args) arg_ptrs.push_back(a.data());
+    argc = static_cast<int>(arg_ptrs.size());
+    argv = arg_ptrs.data();
+  }
   if (auto words = CheckCommandWords(app, argc, argv); !words.ok()) return ReportError(words, false);
   try {
     app.parse(argc, argv);

@@ -13,6 +13,9 @@
 namespace omnigraph {
 
 using Json = nlohmann::json;
+// Keeps keys in insertion order: for command output, whose key order follows the Rust CLI's
+// structs (stored objects use Json, whose sorted keys make CanonicalJson stable).
+using OrderedJson = nlohmann::ordered_json;
 
 // Parses `text`; `what` names the document in errors. Malformed input -> InvalidArgument with the
 // byte offset; `corrupt` = true reports kCorrupt instead (for stored objects).

@@ -55,7 +55,7 @@ expect 2 'unknown command `nosuchcmd`' "$og" nosuchcmd
 expect 2 'unknown command `branch nosuch`' "$og" branch nosuch
 expect 2 'error\[usage_error\]: no graph given' "$og" snapshot
 expect 2 'error\[usage_error\]: no graph given' "$og" export
-expect 2 'error\[usage_error\]: .*not both' "$og" snapshot "$dir/g" --store "$dir/other"
+expect 2 'error\[usage_error\]: give the graph once' "$og" snapshot "$dir/g" --store "$dir/other"
 expect 2 'error\[usage_error\]' "$og" mutate --store "$dir/g"
 expect 2 'error\[usage_error\]' "$og" diff main main "$dir/g" --kind nope
 expect 2 'error\[usage_error\]: unknown load mode' "$og" load "$dir/g" --data "$dir/d.ndjson" --mode nope

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# `omnigraph query` output (docs/cli.md): the table fits $COLUMNS when stdout is not a terminal
-# (no limit without it), cut cells end in "…"; JSON spells 64-bit integers beyond 2^53 (incl.
+# `omnigraph query` output (docs/cli.md): the table and the operator config's table settings,
+# default format and store; JSON spells 64-bit integers beyond 2^53 (incl.
 # INT64_MIN) as strings; ordering by an aggregate works end to end; hostile queries stay within
 # --max-memory or fail with resource_limit.
 #   tests/cli/query.sh path/to/omnigraph
@@ -25,16 +25,31 @@ DATA
 "$og" load "$dir/g" --data "$dir/d.ndjson" --mode append > /dev/null
 q='query q() { match { $p: P } return { $p.n, $p.bio, $p.v } }'
 
-# piped with COLUMNS: every line within 50 columns, the long cell cut with an ellipsis
-out="$(COLUMNS=50 "$og" query --store "$dir/g" -e "$q")"
+# table (the Rust CLI's layout): the "N rows from branch B via Q" line, " | " between columns, a
+# column at most 80 wide (defaults.table_max_column_width), the long cell cut with an ellipsis
+out="$("$og" query --store "$dir/g" -e "$q")"
+[[ "$(head -1 <<< "$out")" == "3 rows from branch main via q" ]] || fail "header line: $out"
+[[ "$(sed -n 2p <<< "$out")" == "p.n | p.bio"*" | p.v"* ]] || fail "column line: $out"
 while IFS= read -r line; do
-  [ "$(printf '%s' "$line" | wc -m)" -le 50 ] || fail "line wider than 50: '$line'"
+  [ "$(printf '%s' "$line" | wc -m)" -le 115 ] || fail "line wider than 3+80+20+gaps: '$line'"
 done <<< "$out"
 [[ "$out" == *"…"* ]] || fail "no ellipsis: $out"
 [[ "$out" == *"-9223372036854775808"* ]] || fail "the narrow column was cut: $out"
-# piped without COLUMNS: no limit
-out="$(env -u COLUMNS "$og" query --store "$dir/g" -e "$q")"
-[[ "$out" == *"$long"* ]] || fail "cut without a limit: $out"
+# the operator config: a 20-wide cap, wrapped cells, csv as the default format
+mkdir -p "$dir/home"
+printf 'defaults:\n  table_max_column_width: 20\n  table_cell_layout: wrap\n' > "$dir/home/config.yaml"
+out="$(OMNIGRAPH_HOME="$dir/home" "$og" query --store "$dir/g" -e "$q")"
+[[ "$out" != *"…"* && "$(wc -l <<< "$out")" -gt 10 ]] || fail "wrap: $out"
+while IFS= read -r line; do
+  [ "$(printf '%s' "$line" | wc -m)" -le 50 ] || fail "wrapped line wider than 3+20+20+gaps: '$line'"
+done <<< "$out"
+printf 'defaults:\n  output: csv\n  store: %s\noperator:\n  actor: someone\n  colour: red\n' "$dir/g" > "$dir/home/config.yaml"
+out="$(OMNIGRAPH_HOME="$dir/home" "$og" query -e 'query q() { match { $c: C } return { $c.n } order { $c.n } }' 2> "$dir/err")"
+[[ "$out" == $'c.n\nx\ny' ]] || fail "defaults.output/defaults.store: $out"
+grep -q 'warning: unknown key `operator.colour`' "$dir/err" || fail "no unknown-key warning: $(cat "$dir/err")"
+printf 'defaults:\n  output: [csv]\n' > "$dir/home/config.yaml"
+if OMNIGRAPH_HOME="$dir/home" "$og" query --store "$dir/g" -e "$q" > /dev/null 2> "$dir/err"; then fail "bad config accepted"; fi
+grep -q 'config.yaml' "$dir/err" || fail "config error does not name the file: $(cat "$dir/err")"
 
 # JSON: beyond ±2^53 as strings, 2^53 itself a number
 out="$("$og" query --store "$dir/g" --json -e 'query q() { match { $p: P } return { $p.n, $p.v } order { $p.n } }')"

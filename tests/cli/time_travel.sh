@@ -19,9 +19,9 @@ cid="$(echo "$snap" | field graph_commit_id)"
 "$og" mutate --store "$dir/g" -e 'query q() { update Person set { age: 5 } where name = "a" }' > /dev/null
 
 q='query q() { match { $p: Person { name: "a" } } return { $p.age } }'
-[[ "$("$og" query -e "$q" --store "$dir/g" --format kv)" == "p.age: 5" ]] || fail "head read"
-[[ "$("$og" query -e "$q" --store "$dir/g" --snapshot "$sid" --format kv)" == "p.age: 1" ]] || fail "snapshot id read"
-[[ "$("$og" query -e "$q" --store "$dir/g" --commit "$cid" --format kv)" == "p.age: 1" ]] || fail "commit id read"
+[[ "$("$og" query -e "$q" --store "$dir/g" --format csv)" == $'p.age\n5' ]] || fail "head read"
+[[ "$("$og" query -e "$q" --store "$dir/g" --snapshot "$sid" --format csv)" == $'p.age\n1' ]] || fail "snapshot id read"
+[[ "$("$og" query -e "$q" --store "$dir/g" --commit "$cid" --format csv)" == $'p.age\n1' ]] || fail "commit id read"
 
 out="$("$og" diff "$cid" main "$dir/g" --json)"
 [[ "$out" == *'"op":"update"'* && "$out" == *'"before":{"properties":{"age":1,"name":"a"}}'* &&
