@@ -1,8 +1,9 @@
 // The embedded C++ API of Omnigraph: everything the `omnigraph` CLI does, as a library. Open or
 // create a graph by URI; load NDJSON; run read and mutation queries (prepared once, run many
-// times); read any branch, version or commit; create, list, delete and merge branches; list
-// commits, the changes of a commit, a change feed and the diff of two snapshots; build the derived
-// read structures. Plain result values are in omnigraph/records.h. See docs/embedding.md.
+// times); read any branch, version or commit, its schema source and its Blob cells; create, list,
+// delete and merge branches; list commits, the changes of a commit, a change feed and the diff of
+// two snapshots; build the derived read structures. Plain result values are in omnigraph/records.h.
+// See docs/embedding.md.
 //
 // Errors are Status / Result values (omnigraph/status.h, omnigraph/result.h) whose codes are listed
 // in docs/errors.md; nothing throws. An allocation failure inside any call is returned as
@@ -205,6 +206,23 @@ class Database {
   Status Export(const std::function<Status(std::string_view line)>& sink, const ReadTarget& at = {},
                 const std::vector<std::string>& types = {});
 
+  // The .pg source of the schema of snapshot `at`, byte for byte as given to Init.
+  Result<std::string> SchemaSource(const ReadTarget& at = {});
+
+  // ---- Blobs ------------------------------------------------------------------------------------
+  // The Blob cell `property` of the node or edge `id` of type `type` at `at`. StatBlob describes it
+  // without reading the payload; ReadBlob returns the payload, or the bytes of `range`. The payload
+  // is read and checksum-verified whole, in memory, also for a range (its size is bounded by the
+  // load and mutation record limits). Errors: NotFound for an unknown type (or one of the other
+  // entity kind), an unknown property, a missing entity or a null cell; `invalid_argument` for a
+  // property that is not a Blob. ReadBlob's range, checked before anything is read:
+  // `invalid_argument` for a length of 0 or an end past 2^64 - 1; then `range_out_of_bounds` when
+  // it starts at or past the end (so any range of an empty Blob); an end past the Blob is clamped.
+  Result<BlobInfo> StatBlob(const ReadTarget& at, EntityKind kind, std::string_view type, std::string_view id,
+                            std::string_view property);
+  Result<std::string> ReadBlob(const ReadTarget& at, EntityKind kind, std::string_view type, std::string_view id,
+                               std::string_view property, std::optional<BlobRange> range = std::nullopt);
+
   // ---- Queries: one way in ----------------------------------------------------------------------
   // Compiles `source` (.gq) against the schema at `schema_at` and picks one query: `query_name`,
   // or the only one. Compiled sources are cached per (schema, source). Errors: compile errors
@@ -266,10 +284,22 @@ class Database {
   // The changes of one commit against its first parent. `parentless_commit` for the genesis
   // commit; `schema_boundary` across a schema change.
   Result<ChangeBlock> CommitChanges(std::string_view commit_id, const ChangeFilter& filter = {});
+  // The same listing a page at a time: at most request.max_changes changes from the position of
+  // request.page_token on, and the token of the next page. Commits are immutable, so a token stays
+  // valid. `invalid_argument` for max_changes 0 or above kMaxChangesPerPage, and for a malformed
+  // page token or one of another commit or filter.
+  Result<CommitChangesPage> PageCommitChanges(std::string_view commit_id, const CommitChangesPageRequest& request);
   // The change feed of a branch: blocks per commit since a cursor or start point, and the cursor
   // to resume from. `change_cursor_rejected` for a cursor of another graph, branch incarnation or
   // filter set.
   Result<ChangePage> PollChanges(const ChangePollRequest& request);
+  // The feed's baseline handshake: streams the entities of the head of `branch` to `sink` in
+  // Export's line format, restricted to filter.kinds and filter.types (filter.ops binds only the
+  // cursor), and returns that head's commit and the cursor that resumes the feed right after it
+  // for `filter`. One head read serves both, so the snapshot and the cursor always match. NotFound
+  // for a missing branch or an unknown type name. `sink` may have had lines when it fails.
+  Result<ChangeBaseline> CaptureChangeBaseline(std::string_view branch, const ChangeFilter& filter,
+                                               const std::function<Status(std::string_view line)>& sink);
   // Every entity change from snapshot `from` to snapshot `to`. `schema_boundary` across schemas.
   Result<DiffResult> Diff(const ReadTarget& from, const ReadTarget& to, const ChangeFilter& filter = {});
 

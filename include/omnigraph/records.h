@@ -3,6 +3,7 @@
 // copyable, no pointers into the database, thread-compatible.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -150,18 +151,38 @@ struct EntityChange {
   std::optional<EntityImage> before, after;  // insert: after; update: both; delete: before
 };
 
-// Which changes a listing returns; empty members match everything.
+// Which changes a listing returns: a change matches when its kind, type name and op are each among
+// the listed ones; an empty member matches everything. (Several values: `--kind node --kind edge`.)
 struct ChangeFilter {
-  std::optional<EntityKind> kind{};
+  std::vector<EntityKind> kinds{};
   std::vector<std::string> types{};
-  std::optional<ChangeOp> op{};
+  std::vector<ChangeOp> ops{};
 };
+
+// Changes per page of a paged listing (Database::PageCommitChanges): the default and the most a
+// page may ask for (the Rust implementation's limits).
+constexpr size_t kDefaultChangesPerPage = 1000;
+constexpr size_t kMaxChangesPerPage = 8192;
 
 // The changes one commit (the cause) brought to a branch, listed against `from_commit_id`.
 struct ChangeBlock {
   CommitInfo commit{};
   std::string from_commit_id{};
   std::vector<EntityChange> changes{};  // nodes before edges, then type, id
+};
+
+struct CommitChangesPageRequest {
+  ChangeFilter filter{};
+  size_t max_changes = kDefaultChangesPerPage;  // 1 to kMaxChangesPerPage
+  // The previous page's next_page_token (same commit and filter); none for the first page.
+  std::optional<std::string> page_token{};
+};
+
+// One page of a commit's changes: the cause and the changes from the page's position on, in the
+// order of the whole listing, so the pages in turn add up to CommitChanges.
+struct CommitChangesPage {
+  ChangeBlock block{};
+  std::optional<std::string> next_page_token{};  // absent on the last page
 };
 
 struct ChangePollRequest {
@@ -180,9 +201,38 @@ struct ChangePage {
   bool caught_up = true;              // false: more blocks remain, poll again
 };
 
+// The change feed's baseline handshake (Database::CaptureChangeBaseline): the commit a snapshot
+// was read at, and the cursor that resumes the feed right after that commit.
+struct ChangeBaseline {
+  std::string snapshot_commit_id{};
+  std::string resume_cursor{};
+};
+
 struct DiffResult {
   std::string from_commit_id{}, to_commit_id{};
   std::vector<EntityChange> changes{};
+};
+
+// Where a Blob's bytes live. Every Blob this storage format holds is managed: its payload is in the
+// graph's own blob files. (The Rust implementation also has external Blobs, URI references.)
+enum class BlobKind : uint8_t { kManaged };
+
+// One non-null Blob cell (Database::StatBlob).
+struct BlobInfo {
+  BlobKind kind = BlobKind::kManaged;
+  uint64_t size = 0;  // payload bytes
+  // A strong HTTP entity tag: '"', 32 lower-case hex digits, '"' (34 characters). Derived from the
+  // payload's storage identity, so equal tags mean equal bytes; an update of the cell gives a new
+  // tag even when the bytes are equal.
+  std::string etag{};
+  std::string snapshot_id{};  // the snapshot read, as SnapshotInfo::snapshot_id
+  std::string commit_id{};
+};
+
+// Bytes [offset, offset + length) of a Blob, clamped to its end; without a length, to the end.
+struct BlobRange {
+  uint64_t offset = 0;
+  std::optional<uint64_t> length{};
 };
 
 struct OptimizeSummary {

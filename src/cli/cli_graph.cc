@@ -97,7 +97,9 @@ Result<std::string> GraphFlags::Uri() const {
                                                    "': cluster-managed graphs are not implemented yet");
     case ScopeKind::kNone: break;
   }
-  return UsageError("no graph given: pass --store URI (or the URI as an argument)");
+  return UsageError(
+      "no graph addressed — pass a positional URI, --store <uri>, --profile <name>, or set a default scope in "
+      "~/.omnigraph/config.yaml");
 }
 
 std::optional<std::string> GraphFlags::Actor() const {
@@ -121,6 +123,16 @@ Result<std::unique_ptr<Database>> OpenGraph(const GraphFlags& flags, bool writab
   o.actor = flags.Actor();
   o.read_only = !writable;
   return Database::Open(uri, o);
+}
+
+void EchoWriteTarget(std::string_view label, const GraphFlags& flags) {
+  if (Globals().quiet) return;
+  auto uri = flags.Uri();
+  if (!uri.ok()) return;
+  const bool local =
+      uri->find("://") == std::string::npos || uri->starts_with("file://") || uri->starts_with("memory://");
+  std::fprintf(stderr, "omnigraph %.*s \u2192 %s (%s)\n", static_cast<int>(label.size()), label.data(), uri->c_str(),
+               local ? "direct, local" : "direct, remote");
 }
 
 Json ActorJson(const Database& db) { return db.actor() ? Json(*db.actor()) : Json(nullptr); }

@@ -59,6 +59,9 @@ Result<const OperatorConfig*> LoadedOperatorConfig();
 
 // Opens the graph through the public API (the CLI is a client of include/omnigraph/ only).
 Result<std::unique_ptr<Database>> OpenGraph(const GraphFlags& flags, bool writable);
+// The Rust CLI's write-target line on stderr before a write (`omnigraph load → /g (direct, local)`),
+// unless --quiet. `label` names the command (`load`, `branch create`, ...).
+void EchoWriteTarget(std::string_view label, const GraphFlags& flags);
 // The actor of a handle as JSON (null when none).
 Json ActorJson(const Database& db);
 // Reads a source file (schema, query, parameters) whole: ReadSourceFile (common/file_util.h), with

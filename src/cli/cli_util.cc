@@ -78,25 +78,29 @@ int ExitCodeFor(const Status& status) {
   return kExitError;
 }
 
+void PrintJson(const OrderedJson& j) { std::printf("%s\n", j.dump(2).c_str()); }
+
 int ReportError(const Status& status, bool json) {
   if (status.ok()) return kExitOk;
   if (json) {
-    Json j = {{"ok", false},
-              {"error",
-               {{"code", std::string(status.code_string())},
-                {"category", std::string(StatusCodeName(status.category()))},
-                {"message", status.message()}}}};
-    if (status.span()) {
-      j["error"]["span"] = {
-          {"file", status.span()->file}, {"line", status.span()->line}, {"column", status.span()->column}};
-    }
+    // The shape of the Rust implementation's ErrorOutput ({error: message, code?, <details>...},
+    // e.g. the `--if-commit` body {error, precondition_failure: {expected, actual}}), with our
+    // category and the source span after.
+    OrderedJson j = OrderedJson::object();
+    j["error"] = status.message();
+    j["code"] = std::string(status.code_string());
     if (!status.details().empty()) {  // structured data of the error, e.g. merge_conflicts
-      auto d = ParseJson(status.details(), "error details");
-      if (d.ok() && d->is_object()) {
-        for (auto it = d->begin(); it != d->end(); ++it) j[it.key()] = it.value();
+      // parsed keeping the order of its text (e.g. {expected, actual})
+      OrderedJson d = OrderedJson::parse(status.details(), nullptr, /*allow_exceptions=*/false);
+      if (d.is_object()) {
+        for (auto it = d.begin(); it != d.end(); ++it) j[it.key()] = it.value();
       }
     }
-    std::printf("%s\n", CanonicalJson(j).c_str());
+    j["category"] = std::string(StatusCodeName(status.category()));
+    if (status.span()) {
+      j["span"] = {{"file", status.span()->file}, {"line", status.span()->line}, {"column", status.span()->column}};
+    }
+    PrintJson(j);
   } else {
     std::fprintf(stderr, "error[%.*s]: %s\n", static_cast<int>(status.code_string().size()),
                  status.code_string().data(), status.message().c_str());

@@ -8,6 +8,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "common/json.h"
+
 #include "omnigraph/result.h"
 #include "omnigraph/status.h"
 
@@ -37,6 +39,10 @@ CLI::Validator SizeValue();
 // The parser behind SizeValue: the byte count, or a message saying why `text` is not a size.
 Result<uint64_t> ParseSize(std::string_view text);
 
+// Prints `j` pretty (two-space indent, keys in insertion order) and a newline on stdout, as the
+// Rust CLI prints every JSON document.
+void PrintJson(const OrderedJson& j);
+
 // Prints "error[<code>]: <message>" (and the span) to stderr, or a JSON object when `json`.
 // Returns the exit code for `status`.
 int ReportError(const Status& status, bool json);
@@ -53,8 +59,10 @@ void AddLintCommand(CLI::App& app, CommandAction* run);
 void AddQueryCommand(CLI::App& app, CommandAction* run);
 void AddMutateCommand(CLI::App& app, CommandAction* run);
 void AddBranchCommands(CLI::App& app, CommandAction* run);   // branch create/list/delete/merge
-void AddChangesCommands(CLI::App& app, CommandAction* run);  // changes poll, diff
+void AddChangesCommands(CLI::App& app, CommandAction* run);  // changes poll/baseline, diff
 void AddOptimizeCommand(CLI::App& app, CommandAction* run);
+void AddBlobCommands(CLI::App& app, CommandAction* run);             // blob get/stat
+void AddSchemaCommands(CLI::App& app, CommandAction* run);           // schema show (alias get), plan, apply
 void AddCommitChangesCommand(CLI::App* commit, CommandAction* run);  // commit changes
 
 }  // namespace omnigraph::cli

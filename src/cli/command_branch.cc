@@ -13,17 +13,19 @@ namespace {
 int RunCreate(const GraphFlags& flags, const std::string& name, const std::string& from) {
   auto g = OpenGraph(flags, /*writable=*/true);
   if (!g.ok()) return ReportError(g.status(), flags.json);
+  EchoWriteTarget("branch create", flags);
   auto e = (*g)->CreateBranch(name, from);
   if (!e.ok()) return ReportError(e.status(), flags.json);
-  if (flags.json) {
-    std::printf("%s\n", CanonicalJson(Json{{"uri", (*g)->uri()},
-                                           {"name", name},
-                                           {"from", from},
-                                           {"commit", e->commit_id},
-                                           {"actor_id", ActorJson(**g)}})
-                            .c_str());
+  if (flags.json) {  // the Rust CLI's shape, then our commit
+    OrderedJson j = OrderedJson::object();
+    j["uri"] = (*g)->uri();
+    j["from"] = from;
+    j["name"] = name;
+    j["actor_id"] = OrderedJson(ActorJson(**g));
+    j["commit"] = e->commit_id;
+    PrintJson(j);
   } else {
-    std::printf("created branch %s from %s at commit %s\n", name.c_str(), from.c_str(), e->commit_id.c_str());
+    std::printf("created branch %s from %s\n", name.c_str(), from.c_str());
   }
   return kExitOk;
 }
@@ -34,7 +36,7 @@ int RunList(const GraphFlags& flags) {
   auto names = (*g)->Branches();
   if (!names.ok()) return ReportError(names.status(), flags.json);
   if (flags.json) {
-    std::printf("%s\n", CanonicalJson(Json{{"branches", *names}}).c_str());
+    PrintJson(OrderedJson{{"branches", *names}});
   } else {
     for (const auto& n : *names) std::printf("%s\n", n.c_str());
   }
@@ -44,11 +46,15 @@ int RunList(const GraphFlags& flags) {
 int RunDelete(const GraphFlags& flags, const std::string& name) {
   auto g = OpenGraph(flags, /*writable=*/true);
   if (!g.ok()) return ReportError(g.status(), flags.json);
+  EchoWriteTarget("branch delete", flags);
   auto e = (*g)->DeleteBranch(name);
   if (!e.ok()) return ReportError(e.status(), flags.json);
   if (flags.json) {
-    std::printf("%s\n",
-                CanonicalJson(Json{{"uri", (*g)->uri()}, {"name", name}, {"actor_id", ActorJson(**g)}}).c_str());
+    OrderedJson j = OrderedJson::object();
+    j["uri"] = (*g)->uri();
+    j["name"] = name;
+    j["actor_id"] = OrderedJson(ActorJson(**g));
+    PrintJson(j);
   } else {
     std::printf("deleted branch %s\n", name.c_str());
   }
@@ -83,27 +89,30 @@ int ReportConflicts(const MergeFlags& m, const MergeResult& r, bool json) {
 int RunMerge(const GraphFlags& flags, const MergeFlags& m) {
   auto g = OpenGraph(flags, /*writable=*/true);
   if (!g.ok()) return ReportError(g.status(), flags.json);
+  EchoWriteTarget("branch merge", flags);
   auto r = (*g)->Merge(m.source, m.options);
   if (!r.ok()) return ReportError(r.status(), flags.json);
   if (r->outcome == MergeOutcome::kConflicts) return ReportConflicts(m, *r, flags.json);
   const std::string& target = m.options.target;
-  if (flags.json) {
-    Json j = {{"source", m.source},     {"target", target},      {"outcome", std::string(MergeOutcomeName(r->outcome))},
-              {"commit", r->commit_id}, {"version", r->version}, {"actor_id", ActorJson(**g)}};
+  if (r->branch_delete_error) {
+    std::fprintf(stderr, "warning: merged, but could not delete branch '%s': %s\n", m.source.c_str(),
+                 r->branch_delete_error->c_str());
+  }
+  if (flags.json) {  // the Rust CLI's shape, then our commit and version
+    OrderedJson j = OrderedJson::object();
+    j["source"] = m.source;
+    j["target"] = target;
+    j["outcome"] = std::string(MergeOutcomeName(r->outcome));
+    j["actor_id"] = OrderedJson(ActorJson(**g));
     if (m.options.delete_source) j["branch_deleted"] = r->branch_deleted;
     if (r->branch_delete_error) j["branch_delete_error"] = *r->branch_delete_error;
-    std::printf("%s\n", CanonicalJson(j).c_str());
+    j["commit"] = r->commit_id;
+    j["version"] = r->version;
+    PrintJson(j);
   } else {
-    std::printf("%s: %s into %s, commit %s (version %llu)\n", std::string(MergeOutcomeName(r->outcome)).c_str(),
-                m.source.c_str(), target.c_str(), r->commit_id.c_str(), static_cast<unsigned long long>(r->version));
-    for (const auto& [name, n] : r->summary) {
-      std::printf("  %-24s +%llu ~%llu -%llu\n", name.c_str(), static_cast<unsigned long long>(n.inserted),
-                  static_cast<unsigned long long>(n.updated), static_cast<unsigned long long>(n.deleted));
-    }
+    std::printf("merged %s into %s: %s\n", m.source.c_str(), target.c_str(),
+                std::string(MergeOutcomeName(r->outcome)).c_str());
     if (r->branch_deleted) std::printf("deleted branch %s\n", m.source.c_str());
-    if (r->branch_delete_error) {
-      std::fprintf(stderr, "warning: could not delete %s: %s\n", m.source.c_str(), r->branch_delete_error->c_str());
-    }
   }
   return kExitOk;
 }

@@ -60,14 +60,17 @@ void AddInitCommand(CLI::App& app, CommandAction* run) {
                      (*db)->uri().c_str());
       }
       if (flags->json) {
-        Json j = {{"uri", (*db)->uri()},          {"branch", "main"},         {"commit", head->commit_id},
-                  {"schema_id", head->schema_id}, {"node_types", node_types}, {"edge_types", edge_types},
-                  {"persistent", !in_process}};
-        std::printf("%s\n", CanonicalJson(j).c_str());
-      } else {
-        std::printf("initialized %s: %zu node type(s), %zu edge type(s), commit %s%s\n", (*db)->uri().c_str(),
-                    node_types, edge_types, head->commit_id.c_str(),
-                    in_process ? " (in memory: gone when this command exits)" : "");
+        OrderedJson j = OrderedJson::object();
+        j["uri"] = (*db)->uri();
+        j["branch"] = "main";
+        j["commit"] = head->commit_id;
+        j["schema_id"] = head->schema_id;
+        j["node_types"] = node_types;
+        j["edge_types"] = edge_types;
+        j["persistent"] = !in_process;
+        PrintJson(j);
+      } else {  // the Rust CLI's line (the URI as given)
+        std::printf("initialized %s\n", uri_text->c_str());
       }
       return kExitOk;
     };

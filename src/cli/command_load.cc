@@ -22,6 +22,7 @@
 #include "common/error_codes.h"
 #include "common/json.h"
 #include "common/mutex.h"
+#include "common/output_json.h"
 
 namespace omnigraph::cli {
 namespace {
@@ -97,108 +98,168 @@ int PrintLoadErrors(const Status& s, bool json) {
   return ExitCodeFor(s);
 }
 
-}  // namespace
+struct LoadFlags {
+  GraphFlags graph;
+  std::string data, mode, branch = "main", if_commit, from;
+  LoadOptions limits;
+  bool ingest = false;  // the Rust CLI's deprecated `ingest`: --mode merge, --from main by default
+};
 
-void AddLoadCommand(CLI::App& app, CommandAction* run) {
-  auto* cmd = app.add_subcommand("load", "Load an NDJSON file as one commit");
-  auto flags = std::make_shared<GraphFlags>();
-  auto data = std::make_shared<std::string>();
-  auto mode = std::make_shared<std::string>();
-  auto branch = std::make_shared<std::string>("main");
-  auto if_commit = std::make_shared<std::string>();
-  cmd->add_option("--data", *data, "NDJSON file")->required();
-  cmd->add_option("--mode", *mode, "append | merge | overwrite")->required();
-  auto* branch_opt = cmd->add_option("--branch", *branch, "Branch to load into (default main)");
-  cmd->add_option("--if-commit", *if_commit, "Only load if the branch head is this commit");
-  auto from = std::make_shared<std::string>();
-  cmd->add_option("--from", *from, "Create --branch from this branch first when it does not exist")->needs(branch_opt);
-  auto limits = std::make_shared<LoadOptions>();
-  cmd->add_option("--max-memory", limits->max_memory_bytes,
+// The Rust CLI's LoadOutput / IngestOutput, then ours: per-type insert/update/delete counts,
+// whether a commit was published, its version, and the actor.
+OrderedJson LoadJson(const LoadFlags& f, Database& db, const LoadSummary& r) {
+  OrderedJson nodes = OrderedJson::array(), edges = OrderedJson::array();
+  for (const auto& [name, st] : r.types) {
+    OrderedJson t = OrderedJson::object();
+    t["name"] = name;
+    t["entities_loaded"] = st.loaded;
+    t["inserted"] = st.changes.inserted;
+    t["updated"] = st.changes.updated;
+    t["deleted"] = st.changes.deleted;
+    (st.kind == EntityKind::kNode ? nodes : edges).push_back(std::move(t));
+  }
+  OrderedJson commit = nullptr;
+  if (r.committed) {
+    auto c = db.GetCommit(r.commit_id);
+    if (c.ok()) {
+      CommitInfo info = *c;
+      info.version = r.version;  // the ref version the load published (a commit read by id has none)
+      commit = CommitOutputJson(info);
+    }
+  }
+  OrderedJson j = OrderedJson::object();
+  j["uri"] = db.uri();
+  j["branch"] = f.branch;
+  if (f.ingest) {
+    j["base_branch"] = f.from;
+    j["branch_created"] = r.branch_created;
+    j["mode"] = f.mode;
+  } else {
+    j["mode"] = f.mode;
+    if (!f.from.empty()) j["base_branch"] = f.from;
+    j["branch_created"] = r.branch_created;
+  }
+  j["nodes"] = std::move(nodes);
+  j["edges"] = std::move(edges);
+  j["total_entities"] = r.records;
+  if (f.ingest) j["actor_id"] = OrderedJson(ActorJson(db));
+  j["commit"] = std::move(commit);
+  j["committed"] = r.committed;
+  j["version"] = r.version;
+  if (!f.ingest) j["actor_id"] = OrderedJson(ActorJson(db));
+  return j;
+}
+
+void PrintLoadHuman(const LoadFlags& f, Database& db, const LoadSummary& r) {
+  size_t node_types = 0, edge_types = 0;
+  for (const auto& [name, st] : r.types) ++(st.kind == EntityKind::kNode ? node_types : edge_types);
+  if (f.ingest) {
+    std::printf("ingested %llu entities from %s into branch %s from %s with %s (%s)\n",
+                static_cast<unsigned long long>(r.records), db.uri().c_str(), f.branch.c_str(), f.from.c_str(),
+                f.mode.c_str(), r.branch_created ? "branch created" : "branch exists");
+    for (const auto& [name, st] : r.types) {
+      std::printf("%s type '%s': %llu entities loaded\n", st.kind == EntityKind::kNode ? "node" : "edge", name.c_str(),
+                  static_cast<unsigned long long>(st.loaded));
+    }
+    if (db.actor()) std::printf("actor_id: %s\n", db.actor()->c_str());
+  } else {
+    std::printf("loaded %s on branch %s with %s: %llu entities across %zu node types and %zu edge types\n",
+                db.uri().c_str(), f.branch.c_str(), f.mode.c_str(), static_cast<unsigned long long>(r.records),
+                node_types, edge_types);
+    if (r.branch_created) std::printf("branch %s created from %s\n", f.branch.c_str(), f.from.c_str());
+  }
+  // Ours after the Rust lines: the commit published, or that there was nothing to publish.
+  if (r.committed) {
+    std::printf("commit %s (version %llu)\n", r.commit_id.c_str(), static_cast<unsigned long long>(r.version));
+  } else {
+    std::printf("nothing to load: no commit\n");
+  }
+}
+
+int RunLoad(const LoadFlags& f) {
+  const bool json = f.graph.json;
+  if (f.ingest) {
+    std::fprintf(stderr,
+                 "warning: `omnigraph ingest` is a deprecated loader command; use `omnigraph load --from <base> "
+                 "--mode <mode>` (ingest keeps its defaults: --from main --mode merge)\n");
+  }
+  auto m = ParseLoadMode(f.mode);
+  if (!m.ok()) return ReportError(AsUsageError(m.status()), json);
+  auto g = OpenGraph(f.graph, /*writable=*/true);
+  if (!g.ok()) return ReportError(g.status(), json);
+  LoadOptions o = f.limits;
+  o.mode = *m;
+  o.branch = f.branch;
+  if (!f.if_commit.empty()) o.if_commit = f.if_commit;
+  if (!f.from.empty()) o.create_branch_from = f.from;
+  EchoWriteTarget(f.ingest ? "ingest" : "load", f.graph);
+  const bool progress = !json && ::isatty(STDERR_FILENO);
+  std::optional<LoadProgress> printer;
+  if (progress) {
+    std::error_code ec;
+    const bool regular = std::filesystem::is_regular_file(f.data, ec);
+    const auto size = regular ? std::filesystem::file_size(f.data, ec) : 0;
+    if (regular && !ec) {
+      std::fprintf(stderr, "loading %s (%.1f MB)...\n", f.data.c_str(), static_cast<double>(size) / 1e6);
+    } else {
+      std::fprintf(stderr, "loading %s...\n", f.data.c_str());
+    }
+    printer.emplace(MonotonicNanos());
+    o.progress = [&printer](std::string_view phase, uint64_t records, uint64_t bytes) {
+      printer->Report(phase, records, bytes);
+    };
+  }
+  auto r = (*g)->LoadFile(f.data, o);
+  printer.reset();
+  if (!r.ok()) return PrintLoadErrors(r.status(), json);
+  if (json) {
+    PrintJson(LoadJson(f, **g, *r));
+  } else {
+    PrintLoadHuman(f, **g, *r);
+  }
+  return kExitOk;
+}
+
+void AddLoadFlags(CLI::App* cmd, LoadFlags* f) {
+  cmd->add_option("--data", f->data, "NDJSON file")->required();
+  auto* mode = cmd->add_option("--mode", f->mode,
+                               f->ingest ? "append | merge (default) | overwrite" : "append | merge | overwrite");
+  if (!f->ingest) mode->required();
+  cmd->add_option("--branch", f->branch, "Branch to load into (default main)");
+  cmd->add_option("--if-commit", f->if_commit, "Only load if the branch head is this commit");
+  cmd->add_option("--from", f->from, "Create --branch from this branch first when it does not exist");
+  cmd->add_option("--max-memory", f->limits.max_memory_bytes,
                   "Fail (resource_limit) when the load would need more memory than this: the parsed records, then "
                   "those plus staging (default: half of physical memory)")
       ->transform(SizeValue());
-  cmd->add_option("--max-record-size", limits->max_record_bytes,
+  cmd->add_option("--max-record-size", f->limits.max_record_bytes,
                   "Reject (resource_limit) a line longer than this (default 64M)")
       ->transform(SizeValue());
-  cmd->add_option("--chunk-size", limits->chunk_bytes, "Read and parse the input this much at a time (default 32M)")
+  cmd->add_option("--chunk-size", f->limits.chunk_bytes, "Read and parse the input this much at a time (default 32M)")
       ->transform(SizeValue());
-  AddGraphFlags(cmd, flags.get(), /*positional=*/true);
-  cmd->callback([=] {
-    *run = [=]() -> int {
-      auto m = ParseLoadMode(*mode);
-      if (!m.ok()) return ReportError(AsUsageError(m.status()), flags->json);
-      auto g = OpenGraph(*flags, /*writable=*/true);
-      if (!g.ok()) return ReportError(g.status(), flags->json);
-      LoadOptions o = *limits;
-      o.mode = *m;
-      o.branch = *branch;
-      if (!if_commit->empty()) o.if_commit = *if_commit;
-      if (!from->empty()) o.create_branch_from = *from;
-      int64_t start = MonotonicNanos();
-      bool progress = !flags->json && ::isatty(STDERR_FILENO);
-      std::optional<LoadProgress> printer;
-      if (progress) {
-        std::error_code ec;
-        const bool regular = std::filesystem::is_regular_file(*data, ec);
-        const auto size = regular ? std::filesystem::file_size(*data, ec) : 0;
-        if (regular && !ec) {
-          std::fprintf(stderr, "loading %s (%.1f MB)...\n", data->c_str(), static_cast<double>(size) / 1e6);
-        } else {
-          std::fprintf(stderr, "loading %s...\n", data->c_str());
-        }
-        printer.emplace(start);
-        o.progress = [&printer](std::string_view phase, uint64_t records, uint64_t bytes) {
-          printer->Report(phase, records, bytes);
-        };
-      }
-      auto r = (*g)->LoadFile(*data, o);
-      printer.reset();
-      if (!r.ok()) return PrintLoadErrors(r.status(), flags->json);
-      const bool created = r->branch_created;
-      if (created && !flags->json) std::fprintf(stderr, "created branch %s from %s\n", branch->c_str(), from->c_str());
-      double secs = static_cast<double>(MonotonicNanos() - start) / 1e9;
-      if (flags->json) {
-        Json nodes = Json::array(), edges = Json::array();
-        for (const auto& [name, st] : r->types) {
-          Json t = {{"name", name},
-                    {"entities_loaded", st.loaded},
-                    {"inserted", st.changes.inserted},
-                    {"updated", st.changes.updated},
-                    {"deleted", st.changes.deleted}};
-          (st.kind == EntityKind::kNode ? nodes : edges).push_back(t);
-        }
-        Json j = {{"uri", (*g)->uri()},
-                  {"branch", *branch},
-                  {"mode", *mode},
-                  {"nodes", nodes},
-                  {"edges", edges},
-                  {"total_entities", r->records},
-                  {"committed", r->committed},
-                  {"commit", r->commit_id},
-                  {"version", r->version},
-                  {"branch_created", created},
-                  {"base_branch", from->empty() ? Json(nullptr) : Json(*from)},
-                  {"actor_id", ActorJson(**g)}};
-        std::printf("%s\n", CanonicalJson(j).c_str());
-      } else {
-        for (const auto& [name, st] : r->types) {
-          std::printf("  %-24s %s %8llu loaded (+%llu ~%llu -%llu)\n", name.c_str(),
-                      st.kind == EntityKind::kNode ? "node" : "edge", static_cast<unsigned long long>(st.loaded),
-                      static_cast<unsigned long long>(st.changes.inserted),
-                      static_cast<unsigned long long>(st.changes.updated),
-                      static_cast<unsigned long long>(st.changes.deleted));
-        }
-        if (r->committed) {
-          std::printf("loaded %llu record(s) into %s in %.2fs: commit %s (version %llu)\n",
-                      static_cast<unsigned long long>(r->records), branch->c_str(), secs, r->commit_id.c_str(),
-                      static_cast<unsigned long long>(r->version));
-        } else {
-          std::printf("nothing to load: no commit\n");
-        }
-      }
-      return kExitOk;
-    };
-  });
+  AddGraphFlags(cmd, &f->graph, /*positional=*/true);
+}
+
+}  // namespace
+
+void AddLoadCommand(CLI::App& app, CommandAction* run) {
+  {
+    auto* cmd = app.add_subcommand("load", "Load an NDJSON file as one commit");
+    auto f = std::make_shared<LoadFlags>();
+    AddLoadFlags(cmd, f.get());
+    cmd->callback([=] { *run = [=] { return RunLoad(*f); }; });
+  }
+  {
+    // Hidden (an empty group), as in the Rust CLI: the deprecated permissive loader.
+    auto* cmd = app.add_subcommand("ingest", "Deprecated: load with --mode merge --from main by default");
+    cmd->group("");
+    auto f = std::make_shared<LoadFlags>();
+    f->ingest = true;
+    f->mode = "merge";
+    f->from = "main";
+    AddLoadFlags(cmd, f.get());
+    cmd->callback([=] { *run = [=] { return RunLoad(*f); }; });
+  }
 }
 
 }  // namespace omnigraph::cli

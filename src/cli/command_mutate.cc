@@ -75,24 +75,25 @@ int RunMutate(MutateFlags f) {
   if (!f.if_commit.empty()) if_commit = f.if_commit;
   auto r = (*g)->Mutate(source, params, f.branch, query_name, if_commit);
   if (!r.ok()) return PrintMutationError(r.status(), json, source, f.file);
-  if (json) {
-    Json j = {
-        {"query_name", r->query_name},         {"branch", f.branch},
-        {"affected_nodes", r->affected_nodes}, {"affected_edges", r->affected_edges},
-        {"actor_id", ActorJson(**g)},          {"commit", r->commit ? CommitOutputJson(*r->commit) : Json(nullptr)}};
-    std::printf("%s\n", CanonicalJson(j).c_str());
+  if (json) {  // the Rust CLI's ChangeOutput
+    OrderedJson j = OrderedJson::object();
+    j["branch"] = f.branch;
+    j["query_name"] = r->query_name;
+    j["affected_nodes"] = r->affected_nodes;
+    j["affected_edges"] = r->affected_edges;
+    j["actor_id"] = OrderedJson(ActorJson(**g));
+    j["commit"] = r->commit ? CommitOutputJson(*r->commit) : OrderedJson(nullptr);
+    PrintJson(j);
     return kExitOk;
   }
-  for (const auto& [type, c] : r->changes) {
-    std::printf("  %-24s +%llu ~%llu -%llu\n", type.c_str(), static_cast<unsigned long long>(c.inserted),
-                static_cast<unsigned long long>(c.updated), static_cast<unsigned long long>(c.deleted));
-  }
+  // The Rust CLI's lines, then what we add: the commit, or that nothing was published.
+  std::printf("changed %s via %s: %llu nodes, %llu edges\n", f.branch.c_str(), r->query_name.c_str(),
+              static_cast<unsigned long long>(r->affected_nodes), static_cast<unsigned long long>(r->affected_edges));
+  if ((*g)->actor()) std::printf("actor_id: %s\n", (*g)->actor()->c_str());
   if (r->committed) {
-    std::printf("%s: %llu node(s), %llu edge(s) affected on %s: commit %s (version %llu)\n", r->query_name.c_str(),
-                static_cast<unsigned long long>(r->affected_nodes), static_cast<unsigned long long>(r->affected_edges),
-                f.branch.c_str(), r->commit_id.c_str(), static_cast<unsigned long long>(r->version));
+    std::printf("commit: %s (version %llu)\n", r->commit_id.c_str(), static_cast<unsigned long long>(r->version));
   } else {
-    std::printf("%s: nothing changed on %s: no commit\n", r->query_name.c_str(), f.branch.c_str());
+    std::printf("nothing changed: no commit\n");
   }
   return kExitOk;
 }

@@ -24,7 +24,7 @@ int RunOptimize(const GraphFlags& flags, const std::string& branch) {
     }
     Json j = {{"uri", (*g)->uri()}, {"graph_branch", branch}, {"graph_commit_id", r->commit_id},
               {"derived", objects}, {"built", r->built},      {"present", r->present}};
-    std::printf("%s\n", CanonicalJson(j).c_str());
+    PrintJson(OrderedJson(j));
   } else {
     for (const auto& o : r->objects) {
       std::printf("  %-24s %-9s %s\n", o.type_name.c_str(), o.kind.c_str(), o.built ? "built" : "present");

@@ -1,6 +1,7 @@
 // Read-only graph commands: `export`, `snapshot`, `commit list`, `commit show`.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <memory>
@@ -92,21 +93,34 @@ int RunSnapshot(const GraphFlags& flags, const std::string& branch) {
   auto snap = (*g)->Snapshot(ReadTarget::Head(branch));
   if (!snap.ok()) return ReportError(snap.status(), flags.json);
   if (flags.json) {
-    Json types = Json::array();
-    for (const auto& t : snap->types) {
-      types.push_back({{"type_name", t.name},
-                       {"entity_kind", t.is_edge ? "edge" : "node"},
-                       {"table_id", t.table_id},
-                       {"table_version", t.table_version},
-                       {"entity_count", t.rows}});
+    // The Rust CLI's SnapshotOutput (datasets sorted edges first, then nodes, by name), then ours:
+    // the commit, schema and snapshot ids; a dataset's path is its table's folder.
+    std::vector<const TypeInfo*> sorted;
+    for (const auto& t : snap->types) sorted.push_back(&t);
+    std::sort(sorted.begin(), sorted.end(), [](const TypeInfo* a, const TypeInfo* b) {
+      return std::make_pair(!a->is_edge, a->name) < std::make_pair(!b->is_edge, b->name);
+    });
+    OrderedJson types = OrderedJson::array();
+    for (const TypeInfo* t : sorted) {
+      OrderedJson d = OrderedJson::object();
+      d["entity_kind"] = t->is_edge ? "edge" : "node";
+      d["type_name"] = t->name;
+      d["dataset_path"] = "tables/" + t->table_id;
+      d["published_dataset_version"] = t->table_version;
+      d["native_dataset_branch"] = nullptr;
+      d["entity_count"] = t->rows;
+      d["table_id"] = t->table_id;
+      types.push_back(std::move(d));
     }
-    Json j = {{"graph_branch", branch},
-              {"graph_manifest_version", snap->version},
-              {"graph_commit_id", snap->commit_id},
-              {"schema_id", snap->schema_id},
-              {"datasets", types},
-              {"snapshot_id", snap->snapshot_id}};
-    std::printf("%s\n", CanonicalJson(j).c_str());
+    OrderedJson j = OrderedJson::object();
+    j["graph_branch"] = branch;
+    j["graph_manifest_version"] = snap->version;
+    j["internal_schema_version"] = OG_STORAGE_FORMAT_VERSION;
+    j["datasets"] = std::move(types);
+    j["graph_commit_id"] = snap->commit_id;
+    j["schema_id"] = snap->schema_id;
+    j["snapshot_id"] = snap->snapshot_id;
+    PrintJson(j);
   } else {
     std::printf("branch %s, version %llu, commit %s\nsnapshot %s\nschema %s\n", branch.c_str(),
                 static_cast<unsigned long long>(snap->version), snap->commit_id.c_str(), snap->snapshot_id.c_str(),
@@ -126,9 +140,9 @@ int RunCommitList(const GraphFlags& flags, const std::string& branch) {
   auto log = (*g)->Commits(branch);
   if (!log.ok()) return ReportError(log.status(), flags.json);
   if (flags.json) {
-    Json arr = Json::array();
+    OrderedJson arr = OrderedJson::array();
     for (const auto& c : *log) arr.push_back(CommitOutputJson(c));
-    std::printf("%s\n", CanonicalJson(Json{{"commits", arr}}).c_str());
+    PrintJson(OrderedJson{{"commits", arr}});
   } else {
     for (const auto& c : *log) {
       std::printf("%s  v%-4s %s  %-14s %s%s\n", c.id.c_str(), c.version ? std::to_string(*c.version).c_str() : "-",
@@ -145,7 +159,7 @@ int RunCommitShow(const GraphFlags& flags, const std::string& id) {
   auto c = (*g)->GetCommit(id);
   if (!c.ok()) return ReportError(c.status(), flags.json);
   if (flags.json) {
-    std::printf("%s\n", CanonicalJson(CommitObjectJson(*c)).c_str());
+    PrintJson(CommitOutputJson(*c));
   } else {
     const CommitInfo& k = *c;
     std::printf("commit %s\nbranch %s\noperation %s\ncreated %s\n", k.id.c_str(), k.branch.c_str(), k.operation.c_str(),
@@ -174,7 +188,14 @@ void AddReadCommands(CLI::App& app, CommandAction* run) {
     auto out = std::make_shared<std::string>();
     cmd->add_option("--out", *out, "Write to this file (whole or not at all) instead of stdout");
     AddGraphFlags(cmd, flags.get(), true);
-    cmd->callback([=] { *run = [=] { return RunExport(*flags, *branch, *types, *out); }; });
+    auto jsonl = std::make_shared<bool>(false);
+    cmd->add_flag("--jsonl", *jsonl, "Deprecated, no effect: export always writes JSONL")->group("");
+    cmd->callback([=] {
+      *run = [=] {
+        if (*jsonl) std::fprintf(stderr, "warning: --jsonl is deprecated; `omnigraph export` always emits JSONL\n");
+        return RunExport(*flags, *branch, *types, *out);
+      };
+    });
   }
   {
     auto* cmd = app.add_subcommand("snapshot", "Print the head of a branch: version, commit, row counts");

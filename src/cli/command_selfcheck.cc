@@ -73,7 +73,7 @@ int RunSelfCheck(const std::string& uri, bool json) {
       if (!s.status.ok()) j["error"] = s.status.ToString();
       arr.push_back(j);
     }
-    std::printf("%s\n", CanonicalJson(Json{{"ok", ok}, {"store", store->Describe()}, {"steps", arr}}).c_str());
+    PrintJson(OrderedJson{{"ok", ok}, {"store", store->Describe()}, {"steps", OrderedJson(arr)}});
   } else {
     std::printf("store self-check on %s\n", store->Describe().c_str());
     for (const auto& s : steps) {

@@ -1,4 +1,4 @@
-// `omnigraph version [--json]`: the release and the storage format version.
+// `omnigraph version [--json]`: the release and the storage format version (`-v` prints the first line).
 #include <cstdio>
 
 #include "cli/cli_util.h"
@@ -13,10 +13,12 @@ void AddVersionCommand(CLI::App& app, CommandAction* run) {
   cmd->callback([run, json] {
     *run = [json] {
       if (*json) {
-        Json j = {{"version", OG_VERSION}, {"storage_format_version", OG_STORAGE_FORMAT_VERSION}};
-        std::printf("%s\n", CanonicalJson(j).c_str());
-      } else {
-        std::printf("omnigraph %s (storage format %d)\n", OG_VERSION, OG_STORAGE_FORMAT_VERSION);
+        OrderedJson j = OrderedJson::object();
+        j["version"] = OG_VERSION;
+        j["storage_format_version"] = OG_STORAGE_FORMAT_VERSION;
+        PrintJson(j);
+      } else {  // two lines, as the Rust CLI (whose second is its internal schema version)
+        std::printf("omnigraph %s\nstorage-format %d\n", OG_VERSION, OG_STORAGE_FORMAT_VERSION);
       }
       return kExitOk;
     };

@@ -94,11 +94,13 @@ int main(int argc, char** argv) {
   AddInitCommand(app, &run);
   AddLoadCommand(app, &run);
   AddReadCommands(app, &run);
+  AddBlobCommands(app, &run);
   AddLintCommand(app, &run);
   AddQueryCommand(app, &run);
   AddMutateCommand(app, &run);
   AddBranchCommands(app, &run);
   AddChangesCommands(app, &run);
+  AddSchemaCommands(app, &run);
   AddOptimizeCommand(app, &run);
   std::vector<std::string> args = RewriteDeprecated(argc, argv);
   std::vector<char*> arg_ptrs;

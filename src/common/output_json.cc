@@ -69,50 +69,48 @@ Json ChangeToJson(const EntityChange& c) {
   return j;
 }
 
-Json CauseJson(const CommitInfo& c) {
-  Json j = {{"graph_commit_id", c.id},
-            {"authored_branch", c.branch},
-            {"authored_at", c.timestamp_us},
-            {"operation", c.operation}};
-  if (!c.parents.empty()) j["parent_commit_id"] = c.parents[0];
-  if (c.parents.size() > 1) j["merged_parent_commit_id"] = c.parents[1];
-  if (c.actor) j["actor_id"] = *c.actor;
+OrderedJson EntityChangeOutputJson(const EntityChange& c) {
+  auto image = [&](const EntityImage& img) {
+    OrderedJson properties = OrderedJson::object();
+    for (const auto& [name, value] : img.properties) properties[name] = OrderedJson(ValueToJson(value));
+    OrderedJson j = OrderedJson::object();
+    j["properties"] = std::move(properties);
+    if (c.kind == EntityKind::kEdge) j["endpoints"] = OrderedJson{{"from", img.from}, {"to", img.to}};
+    return j;
+  };
+  OrderedJson j = OrderedJson::object();
+  j["kind"] = std::string(EntityKindName(c.kind));
+  j["type"] = OrderedJson{{"id", c.type_id}, {"name", c.type_name}};
+  j["id"] = c.id;
+  j["op"] = std::string(ChangeOpName(c.op));
+  if (c.before) j["before"] = image(*c.before);
+  if (c.after) j["after"] = image(*c.after);
   return j;
 }
 
-Json CommitOutputJson(const CommitInfo& c) {
-  return Json{{"graph_commit_id", c.id},
-              {"graph_branch", c.branch},
-              {"graph_manifest_version", c.version ? Json(*c.version) : Json(nullptr)},
-              {"parent_commit_id", c.parents.empty() ? Json(nullptr) : Json(c.parents[0])},
-              {"merged_parent_commit_id", c.parents.size() > 1 ? Json(c.parents[1]) : Json(nullptr)},
-              {"actor_id", c.actor ? Json(*c.actor) : Json(nullptr)},
-              {"created_at", c.timestamp_us},
-              {"operation", c.operation},
-              {"schema_id", c.schema_id}};
+OrderedJson ChangeCauseOutputJson(const CommitInfo& c) {
+  OrderedJson j = OrderedJson::object();
+  j["graph_commit_id"] = c.id;
+  if (!c.parents.empty()) j["parent_commit_id"] = c.parents[0];
+  if (c.parents.size() > 1) j["merged_parent_commit_id"] = c.parents[1];
+  j["authored_branch"] = c.branch;
+  if (c.actor) j["actor_id"] = *c.actor;
+  j["authored_at"] = c.timestamp_us;
+  return j;
 }
 
-Json CommitObjectJson(const CommitInfo& c) {
-  Json tables = Json::object();
-  for (const auto& [name, t] : c.tables) {
-    tables[name] = {
-        {"kind", std::string(EntityKindName(t.kind))}, {"table_id", t.table_id}, {"version", t.table_version}};
-  }
-  Json summary = Json::object();
-  for (const auto& [name, n] : c.summary) {
-    summary[name] = {{"inserted", n.inserted}, {"updated", n.updated}, {"deleted", n.deleted}};
-  }
-  return Json{{"format_version", 1},
-              {"id", c.id},
-              {"parents", c.parents},
-              {"branch", c.branch},
-              {"actor", c.actor ? Json(*c.actor) : Json(nullptr)},
-              {"timestamp_us", c.timestamp_us},
-              {"operation", c.operation},
-              {"schema_id", c.schema_id},
-              {"tables", tables},
-              {"summary", summary},
-              {"message", c.message}};
+OrderedJson CommitOutputJson(const CommitInfo& c) {
+  OrderedJson j = OrderedJson::object();
+  j["graph_commit_id"] = c.id;
+  j["graph_branch"] = c.branch;
+  j["graph_manifest_version"] = c.version ? OrderedJson(*c.version) : OrderedJson(nullptr);
+  j["parent_commit_id"] = c.parents.empty() ? OrderedJson(nullptr) : OrderedJson(c.parents[0]);
+  j["merged_parent_commit_id"] = c.parents.size() > 1 ? OrderedJson(c.parents[1]) : OrderedJson(nullptr);
+  j["actor_id"] = c.actor ? OrderedJson(*c.actor) : OrderedJson(nullptr);
+  j["created_at"] = c.timestamp_us;
+  j["operation"] = c.operation;
+  j["schema_id"] = c.schema_id;
+  return j;
 }
 
 Json MergeConflictJson(const MergeConflict& c) {

@@ -25,18 +25,21 @@ Json ValueToJson(const Value& v);
 // {properties{name: value...}, endpoints?{from,to}}.
 Json ChangeToJson(const EntityChange& change);
 
-// A commit as a change block's cause: {graph_commit_id, authored_branch, authored_at, operation,
-// parent_commit_id?, merged_parent_commit_id?, actor_id?}.
-Json CauseJson(const CommitInfo& commit);
+// An entity change as the Rust CLI prints it (its EntityChangeOutput): the keys of ChangeToJson in
+// that order, {kind, type{id, name}, id, op, before?, after?}, with image properties in declaration
+// order. type.id is the type's table id (opaque; survives renames).
+OrderedJson EntityChangeOutputJson(const EntityChange& change);
 
-// A commit as `commit list` and `mutate --json` print it: {graph_commit_id, graph_branch,
-// graph_manifest_version, parent_commit_id, merged_parent_commit_id, actor_id, created_at,
-// operation, schema_id} (absent parents, actor and version as null).
-Json CommitOutputJson(const CommitInfo& commit);
+// A commit as the cause of a change block, as the Rust CLI prints it (ChangeCauseOutput):
+// {graph_commit_id, parent_commit_id?, merged_parent_commit_id?, authored_branch, actor_id?,
+// authored_at (Unix microseconds)}.
+OrderedJson ChangeCauseOutputJson(const CommitInfo& commit);
 
-// A commit as stored (`commit show --json`): {format_version, id, parents, branch, actor,
-// timestamp_us, operation, schema_id, tables{name:{kind,table_id,version}}, summary, message}.
-Json CommitObjectJson(const CommitInfo& commit);
+// A commit as `commit list`, `commit show`, `load` and `mutate --json` print it: the Rust CLI's
+// CommitOutput {graph_commit_id, graph_branch, graph_manifest_version, parent_commit_id,
+// merged_parent_commit_id, actor_id, created_at (Unix microseconds)}, then our operation and
+// schema_id (absent parents, actor and version as null).
+OrderedJson CommitOutputJson(const CommitInfo& commit);
 
 // A merge conflict: {entity_kind, type_name, entity_id, kind, message} (the shape of the
 // `merge_conflict` error's details; MergeConflict::property is API-only).

@@ -465,7 +465,14 @@ Status QueryChecker::CheckMutation(const Mutation& m, IrMutation* out) {
                                              ErrorCode::kTypeUndeclaredMutationVar, "property `" + a.property + "`"));
     out->assignments.push_back(std::move(ia));
   }
-  std::optional<PropInfo> where = LookupProperty(kind, m.type_name, m.where_property);
+  // An edge's endpoints are `src`/`dst`, or `from`/`to` as the Rust implementation spells them
+  // in a mutation's where (unless the edge type has a property of that name, which wins).
+  std::string where_property = m.where_property;
+  if (kind == VarKind::kEdge && (where_property == "from" || where_property == "to") &&
+      !LookupProperty(kind, m.type_name, where_property)) {
+    where_property = where_property == "from" ? "src" : "dst";
+  }
+  std::optional<PropInfo> where = LookupProperty(kind, m.type_name, where_property);
   if (!where) {
     return Err(ErrorCode::kTypeUnknownMutationProperty, m.where_span,
                m.type_name + " has no property `" + m.where_property + "`");
@@ -486,7 +493,7 @@ Status QueryChecker::CheckMutation(const Mutation& m, IrMutation* out) {
                "cannot use `" + std::string(CompareOpName(m.where_op)) + "` on `" + m.where_property + "` of type " +
                    where->type.ToString());
   }
-  out->where_property = m.where_property;
+  out->where_property = where_property;
   out->where_op = m.where_op;
   OG_ASSIGN_OR_RETURN(out->where_value, CheckValue(m.where_value, target, ErrorCode::kTypeIncompatible,
                                                    ErrorCode::kTypeUndeclaredMutationVar, "`" + m.where_property + "`",

@@ -1,8 +1,13 @@
 // The public embedded API, continued: loads, branches and merges, history, change listing and
 // optimize (include/omnigraph/omnigraph.h).
+#include <algorithm>
+
+#include "common/base64.h"
+#include "common/json.h"
 #include "engine/database_internal.h"
 #include "engine/derived/optimize.h"
 #include "engine/diff/change_feed.h"
+#include "engine/load/exporter.h"
 #include "engine/load/load_input.h"
 #include "engine/load/loader.h"
 #include "engine/merge/merge.h"
@@ -45,10 +50,43 @@ BranchInfo ToBranchInfo(std::string_view name, const engine::RefEntry& e) {
 
 engine::ChangeFilter ToEngine(const ChangeFilter& f) {
   engine::ChangeFilter e;
-  e.kind = f.kind;
+  e.kinds.insert(f.kinds.begin(), f.kinds.end());
   e.types.insert(f.types.begin(), f.types.end());
-  e.op = f.op;
+  e.ops.insert(f.ops.begin(), f.ops.end());
   return e;
+}
+
+// A page token of PageCommitChanges: the commit, the filter and how many of its changes earlier
+// pages held, as base64 of canonical JSON behind a prefix naming the format. An offset is stable
+// because a commit's changes are a pure function of two immutable snapshots and the filter.
+constexpr std::string_view kCommitPagePrefix = "ogp1.";
+
+std::string EncodeCommitPageToken(const std::string& commit_id, const engine::ChangeFilter& filter, size_t offset) {
+  return std::string(kCommitPagePrefix) +
+         Base64Encode(CanonicalJson(Json{{"commit", commit_id}, {"filter", filter.ToJson()}, {"offset", offset}}));
+}
+
+// The offset `token` resumes at, if it was made for `commit_id` and `filter`.
+Result<size_t> DecodeCommitPageToken(std::string_view token, const std::string& commit_id,
+                                     const engine::ChangeFilter& filter) {
+  std::string raw;
+  if (token.substr(0, kCommitPagePrefix.size()) != kCommitPagePrefix ||
+      !Base64Decode(token.substr(kCommitPagePrefix.size()), &raw)) {
+    return InvalidArgumentError("invalid page token: not a `commit changes` page token of this version of omnigraph");
+  }
+  auto j = ParseJson(raw, "page token");
+  if (!j.ok() || !j->is_object() || !j->contains("commit") || !(*j)["commit"].is_string() || !j->contains("offset") ||
+      !(*j)["offset"].is_number_unsigned() || !j->contains("filter")) {
+    return InvalidArgumentError("invalid page token: malformed");
+  }
+  if ((*j)["commit"].get<std::string>() != commit_id) {
+    return InvalidArgumentError("invalid page token: it belongs to the changes of commit " +
+                                (*j)["commit"].get<std::string>() + ", not " + commit_id);
+  }
+  if ((*j)["filter"] != filter.ToJson()) {
+    return InvalidArgumentError("invalid page token: it was made with other --kind/--type/--op filters");
+  }
+  return static_cast<size_t>((*j)["offset"].get<uint64_t>());
 }
 
 std::vector<EntityChange> ToPublic(const compiler::Catalog& catalog, const std::vector<engine::EntityChange>& changes) {
@@ -183,6 +221,38 @@ Result<ChangeBlock> Database::CommitChanges(std::string_view commit_id, const Ch
   });
 }
 
+Result<CommitChangesPage> Database::PageCommitChanges(std::string_view commit_id,
+                                                      const CommitChangesPageRequest& request) {
+  return NoThrow([&]() -> Result<CommitChangesPage> {
+    if (request.max_changes == 0 || request.max_changes > kMaxChangesPerPage) {
+      return InvalidArgumentError("a page holds 1 to " + std::to_string(kMaxChangesPerPage) + " changes, not " +
+                                  std::to_string(request.max_changes));
+    }
+    const engine::ChangeFilter filter = ToEngine(request.filter);
+    OG_ASSIGN_OR_RETURN(engine::ChangeBlock block, engine::CommitChanges(*impl_->graph, commit_id, filter));
+    const std::string& id = block.commit->id;
+    size_t offset = 0;
+    if (request.page_token) {
+      OG_ASSIGN_OR_RETURN(offset, DecodeCommitPageToken(*request.page_token, id, filter));
+      // Tokens are only made while changes remain: a later offset is not one of ours.
+      if (offset >= block.changes.size()) {
+        return InvalidArgumentError("invalid page token: it points past the changes of commit " + id);
+      }
+    }
+    const size_t end = std::min(block.changes.size(), offset + request.max_changes);
+    OG_ASSIGN_OR_RETURN(engine::Snapshot snap, impl_->graph->AtCommit(id));
+    CommitChangesPage page;
+    page.block.commit = engine::ToCommitInfo(*block.commit);
+    page.block.from_commit_id = block.from_commit_id;
+    page.block.changes.reserve(end - offset);
+    for (size_t i = offset; i < end; ++i) {
+      page.block.changes.push_back(engine::ToPublicChange(snap.catalog(), block.changes[i]));
+    }
+    if (end < block.changes.size()) page.next_page_token = EncodeCommitPageToken(id, filter, end);
+    return page;
+  });
+}
+
 Result<ChangePage> Database::PollChanges(const ChangePollRequest& request) {
   return NoThrow([&]() -> Result<ChangePage> {
     engine::PollOptions o;
@@ -198,6 +268,29 @@ Result<ChangePage> Database::PollChanges(const ChangePollRequest& request) {
     page.cursor = r.cursor;
     page.caught_up = r.caught_up;
     return page;
+  });
+}
+
+Result<ChangeBaseline> Database::CaptureChangeBaseline(std::string_view branch, const ChangeFilter& filter,
+                                                       const std::function<Status(std::string_view)>& sink) {
+  return NoThrow([&]() -> Result<ChangeBaseline> {
+    OG_ASSIGN_OR_RETURN(engine::Snapshot head, impl_->graph->Head(branch));
+    const engine::ChangeFilter f = ToEngine(filter);
+    for (const auto& t : f.types) {
+      if (head.commit().tables.count(t) == 0) {
+        return NotFoundError("unknown export type '" + t + "': no node or edge type of that name at the head of '" +
+                             std::string(branch) + "'");
+      }
+    }
+    // The cursor first: it is cheap, and a failure then leaves the sink untouched.
+    OG_ASSIGN_OR_RETURN(std::string cursor, engine::CursorAtHead(*impl_->graph, head, f));
+    std::vector<std::string> types;
+    for (const auto& [name, table] : head.commit().tables) {
+      if (f.Matches(table.kind, name)) types.push_back(name);
+    }
+    // ExportNdjson reads "no types" as every type; a filter that selects none exports nothing.
+    if (!types.empty()) OG_RETURN_IF_ERROR(engine::ExportNdjson(head, types, sink));
+    return ChangeBaseline{head.commit().id, std::move(cursor)};
   });
 }
 

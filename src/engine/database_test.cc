@@ -276,7 +276,7 @@ TEST_F(DatabaseTest, ChangesFeedAndDiff) {
   EXPECT_EQ(c.after->properties[1].first, "age");
   EXPECT_EQ(c.before->properties[1].second.int_value(), 36);
   EXPECT_EQ(c.after->properties[1].second.int_value(), 37);
-  EXPECT_EQ(db_->CommitChanges(m->commit_id, ChangeFilter{.op = ChangeOp::kInsert})->changes.size(), 0u);
+  EXPECT_EQ(db_->CommitChanges(m->commit_id, ChangeFilter{.ops = {ChangeOp::kInsert}})->changes.size(), 0u);
   ChangePollRequest poll;
   poll.start = "beginning";
   auto page = db_->PollChanges(poll);

@@ -53,8 +53,8 @@ expect 1 'out of F32 range' "$og" mutate --store "$dir/g" -e 'query m($f: F32) {
 # --- usage errors exit 2 ---
 expect 2 'unknown command `nosuchcmd`' "$og" nosuchcmd
 expect 2 'unknown command `branch nosuch`' "$og" branch nosuch
-expect 2 'error\[usage_error\]: no graph given' "$og" snapshot
-expect 2 'error\[usage_error\]: no graph given' "$og" export
+expect 2 'error\[usage_error\]: no graph addressed — pass a positional URI, --store <uri>' "$og" snapshot
+expect 2 'error\[usage_error\]: no graph addressed — pass a positional URI, --store <uri>' "$og" export
 expect 2 'error\[usage_error\]: give the graph once' "$og" snapshot "$dir/g" --store "$dir/other"
 expect 2 'error\[usage_error\]' "$og" mutate --store "$dir/g"
 expect 2 'error\[usage_error\]' "$og" diff main main "$dir/g" --kind nope
@@ -98,7 +98,7 @@ expect 1 'error\[bad_uri\]' "$og" snapshot "file://$dir/bad%2"
 "$og" export "$dir/g" --out "$dir/good.ndjson" || fail "export --out"
 cmp -s "$dir/good.ndjson" "$dir/export.ndjson" || fail "export --out differs from stdout"
 cp -r "$dir/g" "$dir/gc"
-doc_table="$("$og" snapshot "$dir/gc" --json | sed 's/.*"table_id":"\([^"]*\)","table_version":"[^"]*","type_name":"Doc".*/\1/')"
+doc_table="$("$og" snapshot "$dir/gc" --json | jq -r '.datasets[] | select(.entity_kind == "node" and .type_name == "Doc") | .table_id')"
 [[ -n "$doc_table" && -d "$dir/gc/tables/$doc_table" ]] || fail "cannot find Doc's table ($doc_table)"
 for f in $(find "$dir/gc/tables/$doc_table" -name '*.ogf'); do
   size=$(stat -c %s "$f")

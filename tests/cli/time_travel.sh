@@ -8,7 +8,8 @@ og="$1"
 dir="$(mktemp -d)"
 trap 'rm -rf "$dir"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
-field() { sed -E "s/.*\"$1\":\"([^\"]+)\".*/\1/"; }
+# one string field of a --json object (pretty-printed; jq -e fails when it is absent or null)
+field() { jq -er ".$1 | strings"; }
 printf 'node Person { name: String @key, age: I32? }\nedge Knows: Person -> Person\n' > "$dir/s.pg"
 "$og" init --schema "$dir/s.pg" "$dir/g" > /dev/null
 printf '{"type":"Person","data":{"name":"a","age":1}}\n{"type":"Person","data":{"name":"b","age":2}}\n' > "$dir/d.ndjson"
@@ -23,7 +24,7 @@ q='query q() { match { $p: Person { name: "a" } } return { $p.age } }'
 [[ "$("$og" query -e "$q" --store "$dir/g" --snapshot "$sid" --format csv)" == $'p.age\n1' ]] || fail "snapshot id read"
 [[ "$("$og" query -e "$q" --store "$dir/g" --commit "$cid" --format csv)" == $'p.age\n1' ]] || fail "commit id read"
 
-out="$("$og" diff "$cid" main "$dir/g" --json)"
+out="$("$og" diff "$cid" main "$dir/g" --json | jq -cS .)"
 [[ "$out" == *'"op":"update"'* && "$out" == *'"before":{"properties":{"age":1,"name":"a"}}'* &&
    "$out" == *'"after":{"properties":{"age":5,"name":"a"}}'* ]] || fail "diff: $out"
 [[ "$(echo "$out" | grep -o '"op":' | wc -l)" == 1 ]] || fail "diff lists one change: $out"
@@ -31,7 +32,7 @@ out="$("$og" diff "$cid" main "$dir/g" --json)"
 # across branches: a branch's own insert shows up as an insert against main
 "$og" branch create feat --store "$dir/g" > /dev/null
 "$og" mutate --store "$dir/g" --branch feat -e 'query q() { insert Person { name: "c", age: 3 } }' > /dev/null
-out="$("$og" diff main feat "$dir/g" --json)"
+out="$("$og" diff main feat "$dir/g" --json | jq -cS .)"
 [[ "$out" == *'"op":"insert"'* && "$out" == *'"id":"c"'* ]] || fail "cross-branch diff: $out"
 
 # a snapshot id of an earlier incarnation of a branch is refused (never retargeted)

@@ -13,14 +13,14 @@ for p in 1 2 3 4; do
     for i in $(seq 1 50); do
       printf '{"type":"Person","data":{"name":"p%s-%s"}}\n' "$p" "$i" > "$dir/row-$p.ndjson"
       out=$(OMNIGRAPH_FSYNC=0 "$og" load --data "$dir/row-$p.ndjson" --mode append --store "$dir/g.omni" --json)
-      echo "$out" | grep -o '"commit":"[0-9A-Z]*"' | cut -d'"' -f4 >> "$dir/acked-$p"
+      echo "$out" | jq -er '.commit.graph_commit_id' >> "$dir/acked-$p"
     done
   ) &
 done
 wait
 acked=$(cat "$dir"/acked-* | sort -u | wc -l)
-rows=$("$og" snapshot --store "$dir/g.omni" --json | grep -o '"entity_count":[0-9]*' | cut -d: -f2)
-"$og" commit list --store "$dir/g.omni" --json | grep -o '"graph_commit_id":"[0-9A-Z]*"' | cut -d'"' -f4 | sort > "$dir/chain"
+rows=$("$og" snapshot --store "$dir/g.omni" --json | jq -r '.datasets[].entity_count')
+"$og" commit list --store "$dir/g.omni" --json | jq -r '.commits[].graph_commit_id' | sort > "$dir/chain"
 chain=$(wc -l < "$dir/chain")
 missing=$(cat "$dir"/acked-* | sort -u | comm -23 - "$dir/chain" | wc -l)
 echo "acknowledged=$acked rows=$rows commits=$chain missing=$missing"

@@ -4,6 +4,7 @@
 # three-way) or fails with a typed conflict (`read_set_conflict`) and is retried; anything else
 # fails the test. Afterwards: main's history is a DAG that contains every branch head and every
 # acknowledged merge commit (no lost commit), and main holds exactly the union of all the rows.
+# --json output (results and error bodies, on stdout) is pretty-printed; it is read with jq.
 # Usage: multiprocess_merge.sh <omnigraph binary>
 set -euo pipefail
 og="$1"
@@ -23,8 +24,8 @@ load() {  # load BRANCH NAME...
   "$og" load --data "$dir/rows.ndjson" --mode merge --branch "$b" --store "$g" > /dev/null
   printf '%s\n' "$@" >> "$dir/expected"
 }
-commit_of() { sed -E 's/.*"commit":"([0-9A-Z]+)".*/\1/'; }
-head_of() { "$og" snapshot --branch "$1" --store "$g" --json | sed -E 's/.*"graph_commit_id":"([0-9A-Z]+)".*/\1/'; }
+commit_of() { jq -er '.commit | strings'; }  # the commit a `branch merge --json` left main at
+head_of() { "$og" snapshot --branch "$1" --store "$g" --json | jq -er '.graph_commit_id'; }
 
 # merger BRANCH ROUND: waits for the start signal, then merges BRANCH into main until it lands.
 merger() {
@@ -32,14 +33,15 @@ merger() {
   while [ ! -e "$dir/go-$r" ]; do sleep 0.005; done
   for attempt in $(seq 1 50); do
     set +e
-    out=$("$og" branch merge "$b" --into main --store "$g" --json 2>&1); rc=$?
+    out=$("$og" branch merge "$b" --into main --store "$g" --json 2> "$dir/stderr-$b"); rc=$?
     set -e
     if [ "$rc" = 0 ]; then
       echo "$out" | commit_of >> "$dir/acked"
-      echo "$out" | grep -o '"outcome":"[a-z_]*"' | cut -d'"' -f4 >> "$dir/outcomes"
+      echo "$out" | jq -er '.outcome' >> "$dir/outcomes"
       return 0
     fi
-    [[ "$out" == *'"code":"read_set_conflict"'* ]] || { echo "untyped failure merging $b: $out" > "$dir/error-$b"; return 1; }
+    [ "$(jq -r '.code // empty' <<< "$out" 2> /dev/null)" = read_set_conflict ] ||
+      { echo "untyped failure merging $b: $out $(cat "$dir/stderr-$b")" > "$dir/error-$b"; return 1; }
     echo retry >> "$dir/retries"
   done
   echo "merge of $b never landed" > "$dir/error-$b"
@@ -70,7 +72,7 @@ while [ "${#todo[@]}" -gt 0 ]; do
   id="${todo[-1]}"; unset 'todo[-1]'
   [ -n "${seen[$id]:-}" ] && continue
   seen[$id]=1
-  parents=$("$og" commit show "$id" --store "$g" --json | sed -E 's/.*"parents":\[([^]]*)\].*/\1/' | tr -d '"' | tr ',' ' ')
+  parents=$("$og" commit show "$id" --store "$g" --json | jq -r '.parent_commit_id, .merged_parent_commit_id | strings')
   for p in $parents; do todo+=("$p"); done
 done
 while read -r id; do [ -n "${seen[$id]:-}" ] || fail "branch head $id is not in main's history"; done < "$dir/branch_heads"

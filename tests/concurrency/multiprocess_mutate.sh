@@ -7,6 +7,7 @@
 #      number of acknowledged increments (no lost update);
 #  (c) plain strict updates of one node: a failure is only read_set_conflict (exit 1), and the
 #      final value is the value written by the last acknowledged commit (the head).
+# --json output (results and error bodies, on stdout) is pretty-printed; it is read with jq.
 # Usage: multiprocess_mutate.sh <omnigraph binary>
 set -euo pipefail
 og="$1"
@@ -17,14 +18,14 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 g="$dir/g.omni"
 printf 'node P { n: String @key, v: I64? }\n' > "$dir/schema.pg"
 "$og" init --schema "$dir/schema.pg" "$g" > /dev/null
-commit_of() { grep -o '"graph_commit_id": *"[0-9A-Z]*"' | head -1 | sed -E 's/.*"([0-9A-Z]+)"$/\1/'; }
-value_of() { grep -o '"p.v": *-\?[0-9]*' | head -1 | sed -E 's/.*: *//'; }
+commit_of() { jq -er '.commit.graph_commit_id'; }  # the commit a `mutate --json` published
+code_of() { jq -r '.code // empty' 2> /dev/null || true; }  # the code of a --json error body
 read_counter() {  # prints "<value> <head commit>"
   local out
   out=$("$og" query --store "$g" --json -e "query get() { match { \$p: P { n: \"$1\" } } return { \$p.v } }")
-  echo "$(echo "$out" | value_of) $(echo "$out" | commit_of)"
+  echo "$(jq -er '.rows[0]["p.v"] | numbers' <<< "$out") $(jq -er '.graph_commit_id' <<< "$out")"
 }
-chain() { "$og" commit list --store "$g" --json | grep -o '"graph_commit_id":"[0-9A-Z]*"' | cut -d'"' -f4; }
+chain() { "$og" commit list --store "$g" --json | jq -r '.commits[].graph_commit_id'; }
 
 # (a) inserts of distinct keys
 for p in 1 2 3 4; do
@@ -38,7 +39,7 @@ for p in 1 2 3 4; do
 done
 wait
 acked=$(cat "$dir"/ins-* | grep -c . || true)
-rows=$("$og" snapshot --store "$g" --json | grep -o '"entity_count":[0-9]*' | cut -d: -f2)
+rows=$("$og" snapshot --store "$g" --json | jq -r '.datasets[].entity_count')
 chain | sort > "$dir/chain-a"
 missing=$(sort -u "$dir"/ins-* | comm -23 - "$dir/chain-a" | wc -l)
 echo "(a) acknowledged=$acked rows=$rows commits=$(wc -l < "$dir/chain-a") missing=$missing"
@@ -53,17 +54,18 @@ for p in 1 2 3 4; do
     for i in $(seq 1 25); do
       read -r v head < <(read_counter counter)
       set +e
-      out=$("$og" mutate --store "$g" --json --if-commit "$head" -e "$inc" --params "{\"v\":$((v + 1))}" 2>&1)
+      out=$("$og" mutate --store "$g" --json --if-commit "$head" -e "$inc" --params "{\"v\":$((v + 1))}" 2> "$dir/err-$p")
       rc=$?
       set -e
+      code=$(code_of <<< "$out")
       if [ $rc = 0 ]; then
         echo "$out" | commit_of >> "$dir/inc-$p"
-      elif [ $rc = 4 ] && [[ "$out" == *'"code":"precondition_failure"'* ]]; then
+      elif [ $rc = 4 ] && [ "$code" = precondition_failure ]; then
         echo x >> "$dir/stale-$p"
-      elif [ $rc = 1 ] && [[ "$out" == *'"code":"read_set_conflict"'* ]]; then
+      elif [ $rc = 1 ] && [ "$code" = read_set_conflict ]; then
         echo x >> "$dir/conflict-$p"
       else
-        echo "unexpected failure (exit $rc): $out" >> "$dir/bad"
+        echo "unexpected failure (exit $rc): $out $(cat "$dir/err-$p")" >> "$dir/bad"
       fi
     done
   ) &
@@ -85,15 +87,16 @@ for p in 1 2 3 4; do
     for i in $(seq 1 25); do
       v=$((p * 1000 + i))
       set +e
-      out=$("$og" mutate --store "$g" --json -e "$set_last" --params "{\"v\":$v}" 2>&1)
+      out=$("$og" mutate --store "$g" --json -e "$set_last" --params "{\"v\":$v}" 2> "$dir/err-$p")
       rc=$?
       set -e
+      code=$(code_of <<< "$out")
       if [ $rc = 0 ]; then
         echo "$(echo "$out" | commit_of) $v" >> "$dir/upd-$p"
-      elif [ $rc = 1 ] && [[ "$out" == *'"code":"read_set_conflict"'* ]]; then
+      elif [ $rc = 1 ] && [ "$code" = read_set_conflict ]; then
         echo x >> "$dir/uconflict-$p"
       else
-        echo "unexpected failure (exit $rc): $out" >> "$dir/bad"
+        echo "unexpected failure (exit $rc): $out $(cat "$dir/err-$p")" >> "$dir/bad"
       fi
     done
   ) &

@@ -22,6 +22,18 @@ Result<std::string> GraphIdentity(Graph& graph) {
 
 std::string EncodeCursor(const Json& j) { return std::string(kCursorPrefix) + Base64Encode(CanonicalJson(j)); }
 
+// The cursor at a position of a branch incarnation's history: after `commit`, reached by ref entry
+// `seq` (0: an inherited commit).
+std::string MintCursor(const std::string& graph_id, const std::string& branch, const std::string& incarnation,
+                       const std::string& commit, uint64_t seq, const Json& filter) {
+  return EncodeCursor(Json{{"graph", graph_id},
+                           {"branch", branch},
+                           {"incarnation", incarnation},
+                           {"commit", commit},
+                           {"seq", seq},
+                           {"filter", filter}});
+}
+
 Result<Json> DecodeCursor(std::string_view text) {
   std::string raw;
   if (text.substr(0, kCursorPrefix.size()) != kCursorPrefix || !Base64Decode(text.substr(kCursorPrefix.size()), &raw)) {
@@ -128,13 +140,14 @@ Result<PollResult> PollChanges(Graph& graph, const PollOptions& o) {
     after_commit = head.commit().id;
     after_seq = head.seq();
   }
-  out.cursor = EncodeCursor(Json{{"graph", graph_id},
-                                 {"branch", o.branch},
-                                 {"incarnation", incarnation},
-                                 {"commit", *after_commit},
-                                 {"seq", after_seq},
-                                 {"filter", filter}});
+  out.cursor = MintCursor(graph_id, o.branch, incarnation, *after_commit, after_seq, filter);
   return out;
+}
+
+Result<std::string> CursorAtHead(Graph& graph, const Snapshot& head, const ChangeFilter& filter) {
+  OG_ASSIGN_OR_RETURN(std::string graph_id, GraphIdentity(graph));
+  return MintCursor(graph_id, head.branch(), head.ref() ? head.ref()->incarnation : "", head.commit().id, head.seq(),
+                    filter.ToJson());
 }
 
 }  // namespace omnigraph::engine

@@ -50,4 +50,9 @@ struct PollResult {
 // filter set, or a start commit that is not a position of the branch's history.
 Result<PollResult> PollChanges(Graph& graph, const PollOptions& options);
 
+// The cursor a poll of `head`'s branch returns once it has delivered everything up to `head` (a
+// branch head the caller read), for `filter`: what start "now" gives at that head. The change
+// baseline pairs it with a snapshot of `head`, read once, so the two always match.
+Result<std::string> CursorAtHead(Graph& graph, const Snapshot& head, const ChangeFilter& filter);
+
 }  // namespace omnigraph::engine

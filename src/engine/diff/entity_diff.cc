@@ -11,17 +11,25 @@
 namespace omnigraph::engine {
 
 bool ChangeFilter::Matches(EntityKind k, const std::string& type) const {
-  if (kind && *kind != k) return false;
+  if (!kinds.empty() && kinds.count(k) == 0) return false;
   return types.empty() || types.count(type) > 0;
 }
 
-bool ChangeFilter::Matches(const EntityChange& c) const { return Matches(c.kind, c.type_name) && (!op || *op == c.op); }
+bool ChangeFilter::Matches(const EntityChange& c) const {
+  return Matches(c.kind, c.type_name) && (ops.empty() || ops.count(c.op) > 0);
+}
 
 Json ChangeFilter::ToJson() const {
   Json j = Json::object();
-  if (kind) j["kind"] = std::string(EntityKindName(*kind));
+  if (kinds.size() == 1) j["kind"] = std::string(EntityKindName(*kinds.begin()));
   if (!types.empty()) j["types"] = Json(std::vector<std::string>(types.begin(), types.end()));
-  if (op) j["op"] = std::string(ChangeOpName(*op));
+  if (ops.size() == 1) {
+    j["op"] = std::string(ChangeOpName(*ops.begin()));
+  } else if (ops.size() == 2) {  // three = every op = no filter
+    Json names = Json::array();
+    for (ChangeOp op : ops) names.push_back(std::string(ChangeOpName(op)));
+    j["ops"] = std::move(names);
+  }
   return j;
 }
 

@@ -40,12 +40,17 @@ struct EntityChange {
   std::optional<EntityImage> before, after;  // insert: after; update: both; delete: before
 };
 
+// A change matches when its kind, type name and op are each in the set; an empty set = all.
 struct ChangeFilter {
-  std::optional<EntityKind> kind;
-  std::set<std::string> types;  // empty = all
-  std::optional<ChangeOp> op;
+  std::set<EntityKind> kinds;
+  std::set<std::string> types;
+  std::set<ChangeOp> ops;
   bool Matches(EntityKind k, const std::string& type) const;
   bool Matches(const EntityChange& c) const;
+  // The filter as cursors and page tokens bind it: equal for filters that select the same changes
+  // by kind and op (every kind or op listed = none listed), and, for at most one kind and op,
+  // the spelling of the single-valued filter ({"kind":"node","op":"insert","types":[...]}), so
+  // cursors made before filters took several values still resume.
   Json ToJson() const;
 };
 

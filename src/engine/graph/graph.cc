@@ -6,6 +6,7 @@
 
 #include "common/clock.h"
 #include "common/error_codes.h"
+#include "common/json.h"
 #include "common/thread_pool.h"
 #include "common/ulid.h"
 #include "compiler/catalog_builder.h"
@@ -271,14 +272,28 @@ Result<Graph::Capture> Graph::CaptureWrite(const WriteRequest& req) {
   return Capture{std::move(*source), std::move(head), true};
 }
 
+namespace {
+
+// A lost `if_commit` compare-and-swap: the Rust implementation's message, and the expected and
+// actual heads as details ({"precondition_failure":{expected, actual?}}) for clients.
+Status StalePrecondition(const std::string& branch, const std::string& expected,
+                         const std::optional<std::string>& actual) {
+  OrderedJson body = {{"expected", expected}};
+  if (actual) body["actual"] = *actual;
+  return PreconditionFailedError("precondition failed on branch '" + branch + "': expected head '" + expected +
+                                 "' but current is " + actual.value_or("<absent>"))
+      .WithDetails(OrderedJson{{"precondition_failure", body}}.dump());
+}
+
+}  // namespace
+
 Result<WriteResult> Graph::Write(const WriteRequest& req) {
   if (options_.read_only) return PermissionDeniedError("the graph was opened read-only");
   if (!req.prepare) return InvalidArgumentError("a write needs a prepare step");
   MutexLock branch_lock(&BranchMutex(req.branch));
   OG_ASSIGN_OR_RETURN(Capture cap, CaptureWrite(req));
   if (req.if_commit && cap.snap.commit().id != *req.if_commit) {
-    return PreconditionFailedError("branch '" + req.branch + "' is at commit " + cap.snap.commit().id + ", not " +
-                                   *req.if_commit);
+    return StalePrecondition(req.branch, *req.if_commit, cap.snap.commit().id);
   }
   const int64_t deadline = NowMicros() + options_.constructive_retry_deadline_us;
   std::optional<PreparedWrite> prepared;
@@ -355,8 +370,10 @@ Result<WriteResult> Graph::Write(const WriteRequest& req) {
     }
     if (s.code() != ErrorCode::kReadSetConflict) return s;
     // Lost the race to another writer (another process: our own are serialized above).
-    if (req.if_commit) {
-      return PreconditionFailedError("branch '" + req.branch + "' moved past commit " + *req.if_commit);
+    if (req.if_commit) {  // the head that won, when it can be read
+      auto now = Head(req.branch);
+      return StalePrecondition(req.branch, *req.if_commit,
+                               now.ok() ? std::optional<std::string>(now->commit().id) : std::nullopt);
     }
     if (req.kind == WriteKind::kStrict) return s;
     if (NowMicros() > deadline) {

@@ -85,20 +85,24 @@ Status ExportNdjson(const Snapshot& snap, const std::vector<std::string>& types,
     for (size_t r = 0; r < rows.num_rows(); ++r) ids[r] = rows.GetValue(r, id_col).string_value();
     std::sort(perm.begin(), perm.end(), [&](size_t a, size_t b) { return ids[a] < ids[b]; });
     for (size_t r : perm) {
-      Json data = Json::object();
-      Json line = Json::object();
+      // The Rust implementation's line: {"type": T, "data": {...}} or {"edge": E, "from", "to",
+      // "data"}, `id` first in data, then the properties in schema order.
+      OrderedJson line = OrderedJson::object();
+      line[is_edge ? "edge" : "type"] = name;
+      OrderedJson data = OrderedJson::object();
+      data["id"] = ids[r];
       for (size_t c = 0; c < fields.size(); ++c) {
+        if (c == id_col) continue;
         Value v = rows.GetValue(r, c);
         if (is_edge && (fields[c].name == kSrcColumn || fields[c].name == kDstColumn)) {
           line[fields[c].name == kSrcColumn ? "from" : "to"] = v.string_value();
           continue;
         }
         OG_ASSIGN_OR_RETURN(Json j, ToJson(v, t));
-        data[fields[c].name] = std::move(j);
+        data[fields[c].name] = OrderedJson(std::move(j));
       }
-      line[is_edge ? "edge" : "type"] = name;
       line["data"] = std::move(data);
-      OG_RETURN_IF_ERROR(sink(CanonicalJson(line)));
+      OG_RETURN_IF_ERROR(sink(line.dump(-1, ' ', /*ensure_ascii=*/false, OrderedJson::error_handler_t::replace)));
     }
   }
   return Status::Ok();
