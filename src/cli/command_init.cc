@@ -31,8 +31,12 @@ void AddInitCommand(CLI::App& app, CommandAction* run) {
   auto flags = std::make_shared<GraphFlags>();
   auto schema = std::make_shared<std::string>();
   cmd->add_option("--schema", *schema, "Schema file (.pg)")->required();
+  // The Rust CLI's --force replaces an interrupted init's leftovers; ours does that without it
+  // (docs/decisions.md), so the flag is accepted and changes nothing.
+  auto force = std::make_shared<bool>(false);
+  cmd->add_flag("--force", *force, "Accepted for the Rust CLI: an interrupted init is always finished");
   AddGraphFlags(cmd, flags.get(), /*positional=*/true);
-  cmd->callback([run, flags, schema] {
+  cmd->callback([run, flags, schema, force] {
     *run = [flags, schema]() -> int {
       auto source = ReadFile(*schema, "schema");
       if (!source.ok()) return ReportError(source.status(), flags->json);
