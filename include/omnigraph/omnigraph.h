@@ -43,6 +43,11 @@ struct OpenOptions {
   // its result (not the shared cache above). Past it the query fails with `resource_limit`.
   // 0 = half of the memory this process may use (physical memory or a cgroup limit).
   uint64_t max_query_memory_bytes = 0;
+  // Automatic compaction (docs/cli.md, "optimize"): after a committed load or mutation, a table
+  // left with `auto_compact_fanout` small fragments of one size tier is compacted in a commit of its
+  // own (operation "optimize"; skipped if another write moved the branch first). 0 turns it off, as
+  // does the environment variable OMNIGRAPH_AUTO_COMPACT=0.
+  uint32_t auto_compact_fanout = 16;
 };
 
 // Which snapshot a read sees. A branch name converts implicitly (its head), so
@@ -304,9 +309,12 @@ class Database {
   Result<DiffResult> Diff(const ReadTarget& from, const ReadTarget& to, const ChangeFilter& filter = {});
 
   // ---- Maintenance ------------------------------------------------------------------------------
-  // Builds and stores the derived read structures (row ordinals, adjacency) of a branch head, so a
-  // cold process loads them instead of rebuilding. `permission_denied` on a read-only handle (as every
-  // write there).
+  // Compacts every table of the branch head (small or deletion-heavy fragments rewritten into few
+  // large ones, index segments merged) in ONE commit with operation "optimize" that changes no
+  // entity (its change listing is empty, the feed skips it; nothing to rewrite: no commit), then
+  // builds and stores the derived read structures (row ordinals, adjacency) of the resulting head,
+  // so a cold process loads them instead of rebuilding. `permission_denied` on a read-only handle
+  // (as every write there).
   Result<OptimizeSummary> Optimize(std::string_view branch = "main");
 
   // The opaque state, for the implementation.

@@ -237,7 +237,20 @@ struct BlobRange {
 
 struct OptimizeSummary {
   std::string branch{};
-  std::string commit_id{};
+  std::string commit_id{};  // the branch head after the run (the compaction commit, if one was made)
+  // Compaction: one row per type (node types, then edge types, in schema order).
+  struct Table {
+    std::string type_name;
+    EntityKind kind = EntityKind::kNode;
+    uint64_t fragments_before = 0;
+    uint64_t fragments_removed = 0;
+    uint64_t fragments_added = 0;
+    uint64_t rows_rewritten = 0;
+    bool committed = false;  // the table was rewritten in the compaction commit
+  };
+  std::vector<Table> tables{};
+  bool compacted = false;  // a compaction commit (operation "optimize") was published
+  // Derived read structures of the resulting head.
   struct Object {
     std::string type_name;
     std::string kind;    // "ordinals" (node types) or "adjacency" (edge types)

@@ -1,5 +1,6 @@
-// `omnigraph optimize [URI] [--branch B] [--json]`: builds and persists the derived read
-// structures of a branch head (Database::Optimize) so later processes load them.
+// `omnigraph optimize [URI] [--branch B] [--json]`: compacts every table of a branch head in one
+// commit (operation "optimize", no entity changes) and builds and persists the derived read
+// structures of the resulting head (Database::Optimize), so later processes load them.
 #include <cstdio>
 
 #include "cli/cli_graph.h"
@@ -10,7 +11,10 @@
 namespace omnigraph::cli {
 namespace {
 
+std::string TypeKey(const OptimizeSummary::Table& t) { return std::string(EntityKindName(t.kind)) + ":" + t.type_name; }
+
 int RunOptimize(const GraphFlags& flags, const std::string& branch) {
+  EchoWriteTarget("optimize", flags);
   auto g = OpenGraph(flags, /*writable=*/true);
   if (!g.ok()) return ReportError(g.status(), flags.json);
   const int64_t start = MonotonicNanos();
@@ -18,29 +22,69 @@ int RunOptimize(const GraphFlags& flags, const std::string& branch) {
   if (!r.ok()) return ReportError(r.status(), flags.json);
   const double secs = static_cast<double>(MonotonicNanos() - start) / 1e9;
   if (flags.json) {
-    Json objects = Json::array();
-    for (const auto& o : r->objects) {
-      objects.push_back({{"type_name", o.type_name}, {"kind", o.kind}, {"status", o.built ? "built" : "present"}});
+    // The Rust CLI's shape ({uri, datasets: [...]}) with ours after it.
+    OrderedJson datasets = OrderedJson::array();
+    for (const auto& t : r->tables) {
+      OrderedJson d;
+      d["type_key"] = TypeKey(t);
+      d["fragments_removed"] = t.fragments_removed;
+      d["fragments_added"] = t.fragments_added;
+      d["committed"] = t.committed;
+      d["skipped"] = nullptr;
+      d["published_dataset_version"] = nullptr;
+      d["lance_head_version"] = nullptr;
+      d["pending_indexes"] = OrderedJson::array();
+      d["fragments_before"] = t.fragments_before;
+      d["rows_rewritten"] = t.rows_rewritten;
+      datasets.push_back(std::move(d));
     }
-    Json j = {{"uri", (*g)->uri()}, {"graph_branch", branch}, {"graph_commit_id", r->commit_id},
-              {"derived", objects}, {"built", r->built},      {"present", r->present}};
-    PrintJson(OrderedJson(j));
-  } else {
+    OrderedJson derived = OrderedJson::array();
     for (const auto& o : r->objects) {
-      std::printf("  %-24s %-9s %s\n", o.type_name.c_str(), o.kind.c_str(), o.built ? "built" : "present");
+      OrderedJson d;
+      d["type_name"] = o.type_name;
+      d["kind"] = o.kind;
+      d["status"] = o.built ? "built" : "present";
+      derived.push_back(std::move(d));
     }
-    std::printf("optimized %s at commit %s in %.2fs: %llu built, %llu already present\n", branch.c_str(),
-                r->commit_id.c_str(), secs, static_cast<unsigned long long>(r->built),
-                static_cast<unsigned long long>(r->present));
+    OrderedJson j;
+    j["uri"] = (*g)->uri();
+    j["datasets"] = std::move(datasets);
+    j["graph_branch"] = branch;
+    j["graph_commit_id"] = r->commit_id;
+    j["compacted"] = r->compacted;
+    j["derived"] = std::move(derived);
+    j["built"] = r->built;
+    j["present"] = r->present;
+    PrintJson(j);
+    return kExitOk;
   }
+  std::printf("optimize %s \u2014 %zu datasets\n", (*g)->uri().c_str(), r->tables.size());
+  for (const auto& t : r->tables) {
+    const std::string subject = std::string(EntityKindName(t.kind)) + " type '" + t.type_name + "'";
+    if (t.committed) {
+      std::printf("  %-40s frags %llu \u2192 %llu \u2713\n", subject.c_str(),
+                  static_cast<unsigned long long>(t.fragments_removed),
+                  static_cast<unsigned long long>(t.fragments_added));
+    } else {
+      std::printf("  %-40s no-op\n", subject.c_str());
+    }
+  }
+  for (const auto& o : r->objects) {
+    std::printf("  %-24s %-9s %s\n", o.type_name.c_str(), o.kind.c_str(), o.built ? "built" : "present");
+  }
+  std::printf("optimized %s at commit %s in %.2fs: %s; %llu read structures built, %llu already present\n",
+              branch.c_str(), r->commit_id.c_str(), secs,
+              r->compacted ? "compacted in one commit" : "nothing to compact",
+              static_cast<unsigned long long>(r->built), static_cast<unsigned long long>(r->present));
   return kExitOk;
 }
 
 }  // namespace
 
 void AddOptimizeCommand(CLI::App& app, CommandAction* run) {
-  auto* cmd =
-      app.add_subcommand("optimize", "Build and store the read structures (row ordinals, adjacency) of a branch head");
+  auto* cmd = app.add_subcommand(
+      "optimize",
+      "Compact a branch head's tables (one commit) and store its read structures (row ordinals, adjacency)");
   auto flags = std::make_shared<GraphFlags>();
   auto branch = std::make_shared<std::string>("main");
   cmd->add_option("--branch", *branch, "Branch (default main)");

@@ -2,6 +2,7 @@
 // reads, and the one way into a query (Prepare -> Execute / Apply). Writes other than mutations,
 // branches, history and changes are in database_history.cc.
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <system_error>
 
@@ -18,6 +19,7 @@
 
 namespace omnigraph {
 
+using database_internal::AutoCompactAfter;
 using database_internal::NoThrow;
 using database_internal::Resolve;
 
@@ -100,6 +102,16 @@ Result<engine::Snapshot> Resolve(engine::Graph& graph, const ReadTarget& at) {
 
 namespace {
 
+// OMNIGRAPH_AUTO_COMPACT=0 (or off/false/no) turns automatic compaction off for the process.
+uint32_t AutoCompactFanout(const OpenOptions& o) {
+  const char* env = std::getenv("OMNIGRAPH_AUTO_COMPACT");
+  if (env != nullptr) {
+    std::string v(env);
+    if (v == "0" || v == "off" || v == "false" || v == "no") return 0;
+  }
+  return o.auto_compact_fanout == 1 ? 2 : o.auto_compact_fanout;
+}
+
 engine::GraphOptions ToGraphOptions(const OpenOptions& o) {
   engine::GraphOptions g;
   g.actor = o.actor;
@@ -120,6 +132,9 @@ std::filesystem::path FirstMissing(const std::filesystem::path& path) {
 }
 
 }  // namespace
+
+Database::Impl::Impl(const OpenOptions& o)
+    : options(o), auto_compact_fanout(AutoCompactFanout(o)), read_cache(o.cache_bytes) {}
 
 Result<std::unique_ptr<Database>> Database::Init(std::string_view uri, std::string_view schema_source,
                                                  OpenOptions options) {
@@ -351,6 +366,7 @@ Result<MutationSummary> ApplyBound(Database::Impl& impl, const PreparedQuery& mu
   o.branch = options.branch;
   o.if_commit = options.if_commit;
   OG_ASSIGN_OR_RETURN(engine::MutationResult r, engine::ExecuteMutation(*impl.graph, *q.impl()->query, bound, o));
+  AutoCompactAfter(impl, options.branch, r.write);
   return ToSummary(r, options.branch);
 }
 

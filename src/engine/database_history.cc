@@ -1,15 +1,18 @@
 // The public embedded API, continued: loads, branches and merges, history, change listing and
 // optimize (include/omnigraph/omnigraph.h).
 #include <algorithm>
+#include <cstdlib>
 
 #include "common/base64.h"
 #include "common/json.h"
+#include "common/logging.h"
 #include "engine/database_internal.h"
 #include "engine/derived/optimize.h"
 #include "engine/diff/change_feed.h"
 #include "engine/load/exporter.h"
 #include "engine/load/load_input.h"
 #include "engine/load/loader.h"
+#include "engine/maintain/compact.h"
 #include "engine/merge/merge.h"
 
 namespace omnigraph {
@@ -111,6 +114,7 @@ ChangeBlock ToPublic(const compiler::Catalog& catalog, const engine::ChangeBlock
 Result<LoadSummary> Database::Load(std::string_view ndjson, const LoadOptions& options) {
   return NoThrow([&]() -> Result<LoadSummary> {
     OG_ASSIGN_OR_RETURN(engine::LoadResult r, engine::LoadNdjson(*impl_->graph, ndjson, ToEngine(options)));
+    database_internal::AutoCompactAfter(*impl_, options.branch, r.write);
     return ToSummary(r);
   });
 }
@@ -126,6 +130,7 @@ Result<LoadSummary> Database::LoadFile(const std::string& path, const LoadOption
   return NoThrow([&]() -> Result<LoadSummary> {
     OG_ASSIGN_OR_RETURN(auto source, engine::OpenLoadFile(path, "data file"));
     OG_ASSIGN_OR_RETURN(engine::LoadResult r, engine::LoadNdjson(*impl_->graph, *source, ToEngine(options)));
+    database_internal::AutoCompactAfter(*impl_, options.branch, r.write);
     return ToSummary(r);
   });
 }
@@ -307,10 +312,20 @@ Result<DiffResult> Database::Diff(const ReadTarget& from, const ReadTarget& to, 
 
 Result<OptimizeSummary> Database::Optimize(std::string_view branch) {
   return NoThrow([&]() -> Result<OptimizeSummary> {
-    OG_ASSIGN_OR_RETURN(engine::Snapshot snap, impl_->graph->Head(branch));
-    OG_ASSIGN_OR_RETURN(engine::OptimizeResult r, engine::BuildDerivedObjects(snap));
+    engine::CompactGraphOptions co;
+    co.branch = std::string(branch);
+    co.message = "optimize";
+    OG_ASSIGN_OR_RETURN(engine::GraphCompaction c, engine::CompactGraph(*impl_->graph, co));
     OptimizeSummary out;
     out.branch = std::string(branch);
+    out.compacted = c.write.committed;
+    for (const auto& t : c.tables) {
+      out.tables.push_back(OptimizeSummary::Table{t.type_name, t.kind, t.fragments_before, t.fragments_removed,
+                                                  t.fragments_added, t.rows_rewritten, t.changed});
+    }
+    // The head the compaction made (or found): its derived structures are the ones readers load.
+    OG_ASSIGN_OR_RETURN(engine::Snapshot snap, impl_->graph->AtCommit(c.write.commit.id));
+    OG_ASSIGN_OR_RETURN(engine::OptimizeResult r, engine::BuildDerivedObjects(snap));
     out.commit_id = snap.commit().id;
     for (const auto& o : r.objects) out.objects.push_back(OptimizeSummary::Object{o.type_name, o.kind, o.built});
     out.built = r.built;
@@ -319,4 +334,32 @@ Result<OptimizeSummary> Database::Optimize(std::string_view branch) {
   });
 }
 
+namespace database_internal {
+
+void AutoCompactAfter(Database::Impl& impl, const std::string& branch, const engine::WriteResult& write) {
+  if (!write.committed || impl.auto_compact_fanout == 0 || impl.options.read_only) return;
+  engine::AutoCompactPolicy policy;
+  policy.fanout = impl.auto_compact_fanout;
+  // The written tables' manifests are cached by the write: deciding costs no request.
+  auto snap = impl.graph->AtCommit(write.commit.id);
+  if (!snap.ok()) return;
+  std::vector<std::string> due;
+  for (const auto& [name, counts] : write.commit.summary) {
+    auto t = snap->Table(name);
+    if (t.ok() && !engine::DueFragments(t->manifest(), policy).empty()) due.push_back(name);
+  }
+  if (due.empty()) return;
+  engine::CompactGraphOptions o;
+  o.branch = branch;
+  o.automatic = policy;
+  o.types = std::move(due);
+  o.if_commit = write.commit.id;
+  o.message = "automatic compaction";
+  auto r = engine::CompactGraph(*impl.graph, o);
+  if (!r.ok() && r.status().code() != ErrorCode::kPreconditionFailed) {
+    LogWarn("automatic compaction of branch '" + branch + "' skipped: " + r.status().ToString());
+  }
+}
+
+}  // namespace database_internal
 }  // namespace omnigraph

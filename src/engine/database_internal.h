@@ -24,8 +24,9 @@
 namespace omnigraph {
 
 struct Database::Impl {
-  explicit Impl(const OpenOptions& o) : options(o), read_cache(o.cache_bytes) {}
+  explicit Impl(const OpenOptions& o);
   OpenOptions options;
+  uint32_t auto_compact_fanout = 0;  // 0: off (OpenOptions, or OMNIGRAPH_AUTO_COMPACT=0)
   std::unique_ptr<engine::Graph> graph;
   engine::GraphReadCache read_cache;  // executor structures per table version, byte-budgeted
   Mutex query_mu;
@@ -52,6 +53,12 @@ auto NoThrow(F&& f) -> decltype(f()) {
 
 // The snapshot `at` names (ReadTarget::Kind).
 Result<engine::Snapshot> Resolve(engine::Graph& graph, const ReadTarget& at);
+
+// Automatic compaction after a committed load or mutation on `branch` (OpenOptions::
+// auto_compact_fanout): compacts the due size tier of the types the write changed, in a commit of
+// its own, unless another write moved the branch first. Never fails the write it follows: a
+// failure is logged as a warning and left for the next write or `optimize`.
+void AutoCompactAfter(Database::Impl& impl, const std::string& branch, const engine::WriteResult& write);
 
 }  // namespace database_internal
 }  // namespace omnigraph

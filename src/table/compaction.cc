@@ -14,7 +14,15 @@ Result<CompactResult> Compact(const TableVersion& base, const CompactOptions& op
   const Manifest& bm = base.manifest();
   std::vector<const FragmentMeta*> candidates;
   bool any_deletes = false;
+  const std::set<uint32_t> only(options.only_fragments.begin(), options.only_fragments.end());
   for (const FragmentMeta& f : bm.fragments) {
+    if (!only.empty()) {
+      if (only.count(f.id)) {
+        candidates.push_back(&f);
+        any_deletes |= f.deleted_rows > 0;
+      }
+      continue;
+    }
     const bool small = f.live_rows() < options.small_fragment_rows;
     const bool heavy =
         f.physical_rows > 0 &&
@@ -26,7 +34,9 @@ Result<CompactResult> Compact(const TableVersion& base, const CompactOptions& op
     }
   }
   CompactResult result{false, base, 0, 0, 0};
-  if (candidates.empty() || (candidates.size() < options.min_candidates && !any_deletes)) return result;
+  if (candidates.empty() || (only.empty() && candidates.size() < options.min_candidates && !any_deletes)) {
+    return result;
+  }
 
   // Read the live rows of every candidate, in fragment order, with every current column.
   const std::vector<Field>& fields = bm.schema.fields;

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "omnigraph/result.h"
 #include "table/table_version.h"
@@ -22,6 +23,9 @@ struct CompactOptions {
   double max_deleted_fraction = 0.2;
   // Candidates are rewritten only if there are at least this many, or any has deletions.
   size_t min_candidates = 2;
+  // When not empty: exactly these fragments are rewritten (ids not in the version are ignored) and
+  // the three rules above are not applied. Automatic compaction picks one size tier this way.
+  std::vector<uint32_t> only_fragments;
   format::FragmentWriterOptions fragment;
 };
 

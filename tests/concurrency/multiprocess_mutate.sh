@@ -25,7 +25,7 @@ read_counter() {  # prints "<value> <head commit>"
   out=$("$og" query --store "$g" --json -e "query get() { match { \$p: P { n: \"$1\" } } return { \$p.v } }")
   echo "$(jq -er '.rows[0]["p.v"] | numbers' <<< "$out") $(jq -er '.graph_commit_id' <<< "$out")"
 }
-chain() { "$og" commit list --store "$g" --json | jq -r '.commits[].graph_commit_id'; }
+chain() { "$og" commit list --store "$g" --json | jq -r '.commits[] | select(.operation != "optimize") | .graph_commit_id'; }
 
 # (a) inserts of distinct keys
 for p in 1 2 3 4; do

@@ -59,7 +59,9 @@ Result<ChangeBlock> CommitChanges(Graph& graph, std::string_view commit_id, cons
   ChangeBlock block;
   block.commit = to.shared_commit();
   block.from_commit_id = from.commit().id;
-  OG_ASSIGN_OR_RETURN(block.changes, DiffSnapshots(from, to, filter));
+  if (!IsPhysicalOnly(to.commit())) {
+    OG_ASSIGN_OR_RETURN(block.changes, DiffSnapshots(from, to, filter));
+  }
   return block;
 }
 
@@ -119,7 +121,11 @@ Result<PollResult> PollChanges(Graph& graph, const PollOptions& o) {
   std::reverse(steps.begin(), steps.end());
   PollResult out;
   for (const HistoryStep& step : steps) {
-    if (!step.from.empty()) {  // the genesis commit has no changes of its own
+    // The genesis commit has no changes of its own; a compaction step has none either (the feed
+    // skips it; a step from an older commit may still span other changes and is listed).
+    const bool physical_only =
+        IsPhysicalOnly(*step.commit) && !step.commit->parents.empty() && step.commit->parents.front() == step.from;
+    if (!step.from.empty() && !physical_only) {
       if (out.blocks.size() == o.max_commits) {
         out.caught_up = false;
         break;

@@ -9,6 +9,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/json.h"
@@ -48,6 +49,11 @@ struct Commit {
   static Result<Commit> FromJson(const Json& j);  // Corrupt on malformed input
   bool operator==(const Commit&) const = default;
 };
+
+// The operation of a compaction commit (engine/maintain): the same entities under new row
+// addresses. Such a commit has no entity changes; the change listing and the feed skip its diff.
+inline constexpr std::string_view kOptimizeOperation = "optimize";
+inline bool IsPhysicalOnly(const Commit& commit) { return commit.operation == kOptimizeOperation; }
 
 // The commit as the public API hands it out; `version` is the ref entry that moved a branch to it.
 CommitInfo ToCommitInfo(const Commit& commit, std::optional<uint64_t> version = std::nullopt);

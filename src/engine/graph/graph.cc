@@ -287,13 +287,28 @@ Status StalePrecondition(const std::string& branch, const std::string& expected,
 
 }  // namespace
 
+Result<bool> Graph::LogicallyAt(const Commit& head, std::string_view expected) {
+  // Bounded: automatic compaction adds at most one commit after a write, `optimize` one per run.
+  constexpr int kMaxPhysicalSteps = 64;
+  std::shared_ptr<const Commit> hold;
+  const Commit* c = &head;
+  for (int i = 0; i <= kMaxPhysicalSteps; ++i) {
+    if (c->id == expected) return true;
+    if (!IsPhysicalOnly(*c) || c->parents.empty()) return false;
+    OG_ASSIGN_OR_RETURN(hold, LoadReferencedCommit(c->parents.front(), "the parents of commit " + c->id));
+    c = hold.get();
+  }
+  return false;
+}
+
 Result<WriteResult> Graph::Write(const WriteRequest& req) {
   if (options_.read_only) return PermissionDeniedError("the graph was opened read-only");
   if (!req.prepare) return InvalidArgumentError("a write needs a prepare step");
   MutexLock branch_lock(&BranchMutex(req.branch));
   OG_ASSIGN_OR_RETURN(Capture cap, CaptureWrite(req));
-  if (req.if_commit && cap.snap.commit().id != *req.if_commit) {
-    return StalePrecondition(req.branch, *req.if_commit, cap.snap.commit().id);
+  if (req.if_commit) {
+    OG_ASSIGN_OR_RETURN(bool holds, LogicallyAt(cap.snap.commit(), *req.if_commit));
+    if (!holds) return StalePrecondition(req.branch, *req.if_commit, cap.snap.commit().id);
   }
   const int64_t deadline = NowMicros() + options_.constructive_retry_deadline_us;
   std::optional<PreparedWrite> prepared;

@@ -154,7 +154,9 @@ class Graph {
 
   // The write path. `read_set_conflict` for a strict write that lost a race,
   // `precondition_failure` when `if_commit` no longer names the head, `resource_limit` when a
-  // constructive write exhausted its retry budget.
+  // constructive write exhausted its retry budget. `if_commit` names a logical state: it still
+  // holds when the head is a chain of compaction commits (IsPhysicalOnly) on top of it, so the
+  // automatic compaction after a write never fails the writer's next conditional write.
   Result<WriteResult> Write(const WriteRequest& request);
 
  private:
@@ -172,6 +174,8 @@ class Graph {
   // Publishes the create entry of branch `name` at `commit_id` (after a delete entry, if any).
   Result<RefEntry> PublishCreate(std::string_view name, const std::string& commit_id);
   Result<Capture> CaptureWrite(const WriteRequest& req);
+  // Whether `head` is `expected` or reaches it through compaction commits only (first parents).
+  Result<bool> LogicallyAt(const Commit& head, std::string_view expected);
   Result<Snapshot> MakeSnapshot(std::shared_ptr<const Commit> commit, std::optional<RefEntry> ref, std::string branch);
   Result<std::shared_ptr<const compiler::Catalog>> LoadCatalog(const std::string& schema_id);
   // Serializes this process's writers to one branch.
