@@ -48,6 +48,10 @@ struct OpenOptions {
   // own (operation "optimize"; skipped if another write moved the branch first). 0 turns it off, as
   // does the environment variable OMNIGRAPH_AUTO_COMPACT=0.
   uint32_t auto_compact_fanout = 16;
+  // The cleanup grace period this handle's writers honour (docs/cli.md, "cleanup"): an attempt
+  // older than half of it is prepared again rather than published, so a concurrent cleanup with
+  // this grace (or a longer one) never sweeps objects a commit is about to name.
+  int64_t cleanup_grace_us = int64_t{3600} * 1000000;
 };
 
 // Which snapshot a read sees. A branch name converts implicitly (its head), so
@@ -316,6 +320,21 @@ class Database {
   // so a cold process loads them instead of rebuilding. `permission_denied` on a read-only handle
   // (as every write there).
   Result<OptimizeSummary> Optimize(std::string_view branch = "main");
+
+  // Garbage collection (docs/cli.md "cleanup"): keeps, per live branch, its head, its newest `keep`
+  // ref entries and the entries younger than `older_than_us` (at least one of the two is
+  // required), plus the merge base of every pair of live branches; deletes every other table
+  // version, fragment, deletion vector, blob, index segment, derived object and unpublished commit
+  // once it is older than `grace_us`. Commit objects and the ref logs stay, so `commit list` shows
+  // all history; reading a reclaimed commit is `history_reclaimed`. Without `confirm` it deletes
+  // nothing and reports what would go. Safe while other writers run (in any process).
+  struct CleanupOptions {
+    std::optional<uint64_t> keep;
+    std::optional<int64_t> older_than_us;
+    int64_t grace_us = int64_t{3600} * 1000000;
+    bool confirm = false;
+  };
+  Result<CleanupSummary> Cleanup(const CleanupOptions& options);
 
   // The opaque state, for the implementation.
   struct Impl;

@@ -260,4 +260,40 @@ struct OptimizeSummary {
   uint64_t built = 0, present = 0;
 };
 
+// What `Database::Cleanup` removed (or, in a preview, would remove).
+struct CleanupSummary {
+  bool confirmed = false;       // false: a preview; nothing was deleted
+  bool completed = true;        // false: stopped at half the grace period (run it again to finish)
+  std::string record_id{};      // the audit record written before the first delete (empty: none)
+  uint64_t kept_commits = 0;    // commits whose data is kept (readable by time travel)
+  uint64_t unkept_commits = 0;  // commits outside the kept history (reading them: history_reclaimed)
+  uint64_t kept_objects = 0;
+  uint64_t young_objects = 0;  // unreachable but younger than the grace period: left alone
+  struct Kind {
+    std::string kind;  // "manifest", "fragment", "deletion", "blob", "index", "derived", "commit"
+    uint64_t objects = 0;
+    uint64_t bytes = 0;
+  };
+  std::vector<Kind> kinds{};
+  struct Table {
+    std::string type_name;  // the newest name of the table (its id when no kept commit names it)
+    std::string table_id;
+    EntityKind kind = EntityKind::kNode;
+    uint64_t versions_removed = 0;
+    uint64_t objects_removed = 0;
+    uint64_t bytes_removed = 0;
+  };
+  std::vector<Table> tables{};
+  uint64_t objects_removed() const {
+    uint64_t n = 0;
+    for (const auto& k : kinds) n += k.objects;
+    return n;
+  }
+  uint64_t bytes_removed() const {
+    uint64_t n = 0;
+    for (const auto& k : kinds) n += k.bytes;
+    return n;
+  }
+};
+
 }  // namespace omnigraph

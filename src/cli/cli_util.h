@@ -61,6 +61,7 @@ void AddMutateCommand(CLI::App& app, CommandAction* run);
 void AddBranchCommands(CLI::App& app, CommandAction* run);   // branch create/list/delete/merge
 void AddChangesCommands(CLI::App& app, CommandAction* run);  // changes poll/baseline, diff
 void AddOptimizeCommand(CLI::App& app, CommandAction* run);
+void AddCleanupCommand(CLI::App& app, CommandAction* run);
 void AddBlobCommands(CLI::App& app, CommandAction* run);             // blob get/stat
 void AddSchemaCommands(CLI::App& app, CommandAction* run);           // schema show (alias get), plan, apply
 void AddCommitChangesCommand(CLI::App* commit, CommandAction* run);  // commit changes

@@ -102,6 +102,7 @@ int main(int argc, char** argv) {
   AddChangesCommands(app, &run);
   AddSchemaCommands(app, &run);
   AddOptimizeCommand(app, &run);
+  AddCleanupCommand(app, &run);
   std::vector<std::string> args = RewriteDeprecated(argc, argv);
   std::vector<char*> arg_ptrs;
   for (std::string& a : args) arg_ptrs.push_back(a.data());

@@ -116,6 +116,7 @@ engine::GraphOptions ToGraphOptions(const OpenOptions& o) {
   engine::GraphOptions g;
   g.actor = o.actor;
   g.read_only = o.read_only;
+  g.cleanup_grace_us = o.cleanup_grace_us;
   return g;
 }
 

@@ -12,6 +12,7 @@
 #include "engine/load/exporter.h"
 #include "engine/load/load_input.h"
 #include "engine/load/loader.h"
+#include "engine/maintain/cleanup.h"
 #include "engine/maintain/compact.h"
 #include "engine/merge/merge.h"
 
@@ -330,6 +331,32 @@ Result<OptimizeSummary> Database::Optimize(std::string_view branch) {
     for (const auto& o : r.objects) out.objects.push_back(OptimizeSummary::Object{o.type_name, o.kind, o.built});
     out.built = r.built;
     out.present = r.present;
+    return out;
+  });
+}
+
+Result<CleanupSummary> Database::Cleanup(const CleanupOptions& options) {
+  return NoThrow([&]() -> Result<CleanupSummary> {
+    if (impl_->options.read_only) return PermissionDeniedError("the database was opened read-only");
+    engine::CleanupPolicy policy;
+    policy.keep = options.keep;
+    policy.older_than_us = options.older_than_us;
+    policy.grace_us = options.grace_us;
+    policy.confirm = options.confirm;
+    OG_ASSIGN_OR_RETURN(engine::GraphCleanup c, engine::CleanupGraph(*impl_->graph, policy));
+    CleanupSummary out;
+    out.confirmed = c.confirmed;
+    out.completed = c.completed;
+    out.record_id = c.record_id;
+    out.kept_commits = c.kept_commits;
+    out.unkept_commits = c.unkept_commits;
+    out.kept_objects = c.kept_objects;
+    out.young_objects = c.young_objects;
+    for (const auto& [kind, n] : c.removed) out.kinds.push_back(CleanupSummary::Kind{kind, n.objects, n.bytes});
+    for (const auto& t : c.tables) {
+      out.tables.push_back(CleanupSummary::Table{t.type_name, t.table_id, t.kind, t.versions_removed, t.objects_removed,
+                                                 t.bytes_removed});
+    }
     return out;
   });
 }

@@ -317,10 +317,13 @@ Result<WriteResult> Graph::Write(const WriteRequest& req) {
   std::set<std::string> read_set;
   // Effects are buffered while preparing and written in parallel just before the publish.
   std::unique_ptr<io::StagingStore> staging;
+  // When the current prepared attempt began: its effects (flushed before the first publish and
+  // reused by later ones) are at most this old, and must not outlive half the grace period.
+  int64_t prepared_at = 0;
   for (int attempt = 1;; ++attempt) {
     const Snapshot& snap = cap.snap;
-    int64_t started = NowMicros();
     if (!prepared) {
+      prepared_at = NowMicros();
       staging = std::make_unique<io::StagingStore>(*store_);
       Snapshot rebound = snap.Rebind(staging.get());
       OG_ASSIGN_OR_RETURN(PreparedWrite w, req.prepare(rebound));
@@ -332,7 +335,7 @@ Result<WriteResult> Graph::Write(const WriteRequest& req) {
     if (!changes && !cap.create) {
       return WriteResult{false, snap.commit(), snap.seq(), attempt, false};
     }
-    if (NowMicros() - started > options_.cleanup_grace_us / 2) {
+    if (NowMicros() - prepared_at > options_.cleanup_grace_us / 2) {
       prepared.reset();  // its objects may be swept by a concurrent cleanup: start over
       if (NowMicros() > deadline) {
         return ResourceExhaustedError("write to '" + req.branch + "' kept outliving the cleanup grace period");

@@ -270,6 +270,21 @@ Result<std::vector<RefEntry>> RefLog::Entries(std::string_view branch) const {
   return out;
 }
 
+Result<std::vector<std::string>> RefLog::AllBranches() const {
+  OG_ASSIGN_OR_RETURN(auto keys, store_->List(kRefsPrefix));
+  std::vector<std::string> out;
+  std::string last_hex;
+  for (const auto& m : keys) {
+    std::string_view rest = std::string_view(m.key).substr(kRefsPrefix.size());
+    size_t slash = rest.find('/');
+    if (slash == std::string_view::npos || !ParseRefSeq(m.key) || rest.substr(0, slash) == last_hex) continue;
+    last_hex = std::string(rest.substr(0, slash));
+    if (auto name = BranchFromHex(last_hex)) out.push_back(*name);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 Result<std::vector<std::string>> RefLog::LiveBranches() const {
   OG_ASSIGN_OR_RETURN(auto keys, store_->List(kRefsPrefix));
   // Entry count and newest entry key per branch folder (keys are sorted, entries are zero-padded).

@@ -65,6 +65,8 @@ class RefLog {
   Result<std::vector<RefEntry>> Entries(std::string_view branch) const;
   // Names of branches whose head entry is not a delete, sorted. `corrupt` for a gap in any log.
   Result<std::vector<std::string>> LiveBranches() const;
+  // Names of every branch that ever had an entry (deleted ones too), sorted. One LIST.
+  Result<std::vector<std::string>> AllBranches() const;
 
   static std::string Serialize(const RefEntry& e);
   // Corrupt naming `key` for damaged bytes (checksum, canonical form, structure) or a sequence

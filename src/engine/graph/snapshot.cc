@@ -2,6 +2,7 @@
 
 #include "common/error_codes.h"
 #include "engine/graph/graph_layout.h"
+#include "engine/graph/reclaim.h"
 
 namespace omnigraph::engine {
 
@@ -53,9 +54,9 @@ Result<table::TableVersion> Snapshot::Table(std::string_view type_name) const {
   } else {
     auto read = table::TableVersion::Open(*store_, TablePrefix(it->second.table_id), it->second.version_id, cache_);
     if (!read.ok() && read.status().category() == StatusCode::kNotFound) {
-      // Named by the commit, so never simply absent: the graph lost an object.
-      return CorruptError("table version " + TablePrefix(it->second.table_id) + "/versions/" + it->second.version_id +
-                          " of type '" + std::string(type_name) + "', named by commit " + commit_->id + ", is missing");
+      // Named by the commit, so never simply absent: cleanup reclaimed it, or the graph lost it.
+      return MissingTableVersionError(*store_, *commit_, type_name,
+                                      TablePrefix(it->second.table_id) + "/versions/" + it->second.version_id);
     }
     OG_ASSIGN_OR_RETURN(table::TableVersion fresh, std::move(read));
     manifests_->Put(cache_key, fresh.shared_manifest());

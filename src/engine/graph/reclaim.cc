@@ -1,0 +1,91 @@
+#include "engine/graph/reclaim.h"
+
+#include "common/clock.h"
+#include "common/error_codes.h"
+#include "common/json.h"
+#include "engine/graph/graph_layout.h"
+#include "engine/graph/sealed_json.h"
+
+namespace omnigraph::engine {
+namespace {
+
+constexpr std::string_view kCleanupKind = "cleanup";
+
+Json RecordToJson(const CleanupRecord& r) {
+  Json j = Json::object();
+  j["kind"] = kCleanupKind;
+  j["id"] = r.id;
+  j["started_us"] = r.started_us;
+  j["grace_us"] = r.grace_us;
+  j["keep"] = r.keep ? Json(*r.keep) : Json(nullptr);
+  j["older_than_us"] = r.older_than_us ? Json(*r.older_than_us) : Json(nullptr);
+  j["actor"] = r.actor ? Json(*r.actor) : Json(nullptr);
+  Json kept = Json::array();
+  for (const auto& c : r.kept_commits) kept.push_back(c);
+  j["kept_commits"] = std::move(kept);
+  return j;
+}
+
+Result<CleanupRecord> RecordFromJson(const Json& j, std::string_view what) {
+  CleanupRecord r;
+  OG_ASSIGN_OR_RETURN(r.id, GetString(j, "id", what));
+  OG_ASSIGN_OR_RETURN(r.started_us, GetInt(j, "started_us", what));
+  OG_ASSIGN_OR_RETURN(r.grace_us, GetInt(j, "grace_us", what));
+  if (j.contains("keep") && !j["keep"].is_null()) {
+    OG_ASSIGN_OR_RETURN(uint64_t keep, GetUint(j, "keep", what));
+    r.keep = keep;
+  }
+  if (j.contains("older_than_us") && !j["older_than_us"].is_null()) {
+    OG_ASSIGN_OR_RETURN(int64_t older, GetInt(j, "older_than_us", what));
+    r.older_than_us = older;
+  }
+  if (j.contains("actor") && j["actor"].is_string()) r.actor = j["actor"].get<std::string>();
+  OG_ASSIGN_OR_RETURN(const Json* kept, GetArray(j, "kept_commits", what));
+  for (const auto& c : *kept) {
+    if (!c.is_string()) return CorruptError(std::string(what) + ": kept_commits holds a non-string");
+    r.kept_commits.insert(c.get<std::string>());
+  }
+  return r;
+}
+
+}  // namespace
+
+std::string CleanupRecordKey(std::string_view id) { return std::string(kAuditPrefix) + std::string(id) + ".json"; }
+
+Status WriteCleanupRecord(io::ObjectStore& store, const CleanupRecord& record) {
+  return store.PutIfAbsent(CleanupRecordKey(record.id), SealJson(RecordToJson(record)));
+}
+
+Result<std::optional<CleanupRecord>> NewestCleanupRecord(io::ObjectStore& store) {
+  OG_ASSIGN_OR_RETURN(auto keys, store.List(kAuditPrefix));
+  // Record ids are ULIDs: the newest sorts last. Other audit records (other kinds) are skipped.
+  for (auto it = keys.rbegin(); it != keys.rend(); ++it) {
+    auto bytes = store.Get(it->key);
+    if (!bytes.ok() && bytes.status().category() == StatusCode::kNotFound) continue;
+    OG_RETURN_IF_ERROR(bytes.status());
+    OG_ASSIGN_OR_RETURN(UnsealedJson u, UnsealJson(*bytes, it->key));
+    if (!u.body.is_object() || !u.body.contains("kind") || u.body["kind"] != kCleanupKind) continue;
+    OG_ASSIGN_OR_RETURN(CleanupRecord r, RecordFromJson(u.body, it->key));
+    return std::optional<CleanupRecord>(std::move(r));
+  }
+  return std::optional<CleanupRecord>();
+}
+
+bool ReclaimedBy(const CleanupRecord& record, const Commit& commit) {
+  return commit.timestamp_us < record.started_us && !record.kept_commits.contains(commit.id);
+}
+
+Status MissingTableVersionError(io::ObjectStore& store, const Commit& commit, std::string_view type_name,
+                                std::string_view key) {
+  auto record = NewestCleanupRecord(store);
+  if (record.ok() && record->has_value() && ReclaimedBy(**record, commit)) {
+    return Status(ErrorCode::kHistoryReclaimed, "the data of commit " + commit.id + " (type '" +
+                                                    std::string(type_name) + "') was reclaimed by cleanup " +
+                                                    (*record)->id + " at " + FormatMicrosIso((*record)->started_us) +
+                                                    "; only the kept history (`omnigraph commit list`) can be read");
+  }
+  return CorruptError("table version " + std::string(key) + " of type '" + std::string(type_name) +
+                      "', named by commit " + commit.id + ", is missing");
+}
+
+}  // namespace omnigraph::engine
