@@ -336,6 +336,13 @@ class Database {
   };
   Result<CleanupSummary> Cleanup(const CleanupOptions& options);
 
+  // Integrity check (docs/cli.md "check"): every ref log, every commit and schema they reach, and
+  // for every commit whose data cleanup kept, every table manifest and the objects it names
+  // (fragments page by page against their checksums, deletion vectors, blobs, index segments;
+  // `verify_data` = false checks only that they exist). Damage is reported as problems, not as an
+  // error; the call fails only when the check cannot run. Read-only.
+  Result<CheckReport> Check(bool verify_data = true);
+
   // The opaque state, for the implementation.
   struct Impl;
 

@@ -296,4 +296,20 @@ struct CleanupSummary {
   }
 };
 
+// What `Database::Check` found.
+struct CheckReport {
+  uint64_t branches = 0, ref_entries = 0, commits = 0;
+  uint64_t reclaimed_commits = 0;  // data removed by cleanup: counted, not a problem
+  uint64_t manifests = 0, fragments = 0, deletion_vectors = 0, blob_files = 0, index_objects = 0;
+  uint64_t bytes_verified = 0;
+  struct Problem {
+    std::string code;    // error code string: corrupt, not_found, format_too_new, ...
+    std::string object;  // the damaged or missing object's key
+    std::string message;
+  };
+  std::vector<Problem> problems{};  // the first 1,000
+  uint64_t problems_total = 0;
+  bool ok() const { return problems_total == 0; }
+};
+
 }  // namespace omnigraph

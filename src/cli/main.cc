@@ -1,4 +1,5 @@
 // The `omnigraph` binary: parses the command line (CLI11) and runs one subcommand.
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <new>
@@ -46,7 +47,8 @@ omnigraph::Status CheckCommandWords(CLI::App& app, int argc, char** argv) {
 }
 
 // The Rust CLI's deprecated spellings, kept working with a warning on stderr: `read` (= query),
-// `change` (= mutate), `check`, `query check` and `query lint` (= lint). Rewrites argv in place
+// `change` (= mutate), `check --query` (the integrity check has no --query), `query check` and
+// `query lint` (= lint). Rewrites argv in place
 // (only as the first word, as there).
 std::vector<std::string> RewriteDeprecated(int argc, char** argv) {
   std::vector<std::string> args(argv, argv + argc);
@@ -57,7 +59,10 @@ std::vector<std::string> RewriteDeprecated(int argc, char** argv) {
                  args[2].c_str());
     args.erase(args.begin() + 1);
     args[1] = "lint";
-  } else if (sub == "check") {
+  } else if (sub == "check" && std::any_of(args.begin() + 2, args.end(), [](const std::string& a) {
+               return a == "--query" || a.rfind("--query=", 0) == 0;
+             })) {
+    // Only with lint's --query: a bare `omnigraph check` is the integrity check.
     std::fprintf(stderr, "warning: `omnigraph check` is deprecated; use `omnigraph lint` instead\n");
     args[1] = "lint";
   } else if (sub == "read") {
@@ -103,6 +108,7 @@ int main(int argc, char** argv) {
   AddSchemaCommands(app, &run);
   AddOptimizeCommand(app, &run);
   AddCleanupCommand(app, &run);
+  AddCheckCommand(app, &run);
   std::vector<std::string> args = RewriteDeprecated(argc, argv);
   std::vector<char*> arg_ptrs;
   for (std::string& a : args) arg_ptrs.push_back(a.data());

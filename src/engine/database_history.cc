@@ -12,6 +12,7 @@
 #include "engine/load/exporter.h"
 #include "engine/load/load_input.h"
 #include "engine/load/loader.h"
+#include "engine/maintain/check.h"
 #include "engine/maintain/cleanup.h"
 #include "engine/maintain/compact.h"
 #include "engine/merge/merge.h"
@@ -357,6 +358,28 @@ Result<CleanupSummary> Database::Cleanup(const CleanupOptions& options) {
       out.tables.push_back(CleanupSummary::Table{t.type_name, t.table_id, t.kind, t.versions_removed, t.objects_removed,
                                                  t.bytes_removed});
     }
+    return out;
+  });
+}
+
+Result<CheckReport> Database::Check(bool verify_data) {
+  return NoThrow([&]() -> Result<CheckReport> {
+    engine::CheckOptions o;
+    o.verify_data = verify_data;
+    OG_ASSIGN_OR_RETURN(engine::GraphCheck c, engine::CheckGraph(*impl_->graph, o));
+    CheckReport out;
+    out.branches = c.branches;
+    out.ref_entries = c.ref_entries;
+    out.commits = c.commits;
+    out.reclaimed_commits = c.reclaimed_commits;
+    out.manifests = c.manifests;
+    out.fragments = c.fragments;
+    out.deletion_vectors = c.deletion_vectors;
+    out.blob_files = c.blob_files;
+    out.index_objects = c.index_objects;
+    out.bytes_verified = c.bytes_verified;
+    out.problems_total = c.problems_total;
+    for (auto& p : c.problems) out.problems.push_back(CheckReport::Problem{p.code, p.object, p.message});
     return out;
   });
 }

@@ -2,7 +2,7 @@
 # `omnigraph cleanup` end to end: a preview deletes nothing; --confirm deletes old versions,
 # compacted-away fragments and a deleted branch's data; the head and the kept history answer the
 # same; reclaimed history is `history_reclaimed` (exit 1) while `commit list` still lists it; bad
-# flags are usage errors (exit 2).
+# flags are usage errors (exit 2). Then `omnigraph check` on the result, and on a damaged copy.
 #   tests/cli/cleanup.sh path/to/omnigraph
 set -euo pipefail
 og="$1"
@@ -63,4 +63,18 @@ set -e
 again="$("$og" cleanup "$g" --keep 1 --grace 0 --confirm --json 2> /dev/null)"
 [[ "$(jq -r .objects_removed <<< "$again")" == 0 ]] || fail "second run: $again"
 [[ -n "$old_answer" ]] || fail "no old answer"
+
+# `omnigraph check`: the graph after cleanup is intact (reclaimed history is not a problem); a
+# damaged fragment is one problem naming it, exit 1; `check --query` is still the lint alias.
+chk="$("$og" check "$g" --json)" || fail "check after cleanup: $chk"
+[[ "$(jq -r .ok <<< "$chk")" == true && "$(jq -r .reclaimed_commits <<< "$chk")" -gt 0 ]] || fail "check: $chk"
+frag="$(find "$g/tables" -name '*.ogf' | head -1)"
+printf 'XX' | dd of="$frag" bs=1 seek=30 conv=notrunc 2> /dev/null
+set +e
+chk="$("$og" check "$g" --json 2> /dev/null)"; rc=$?
+set -e
+[[ $rc -eq 1 && "$(jq -r '.problems[0].code' <<< "$chk")" == corrupt ]] || fail "check of a damaged graph (rc $rc): $chk"
+[[ "$(jq -r '.problems[0].object' <<< "$chk")" == *"${frag##*/}" ]] || fail "problem names another object: $chk"
+printf 'query q() { match { $p: P } return { $p.n } }\n' > "$dir/q.gq"
+"$og" check --query "$dir/q.gq" --schema "$dir/s.pg" > /dev/null 2>&1 || fail "check --query (lint alias)"
 echo "cli.cleanup: ok ($before -> $after files)"
