@@ -1,9 +1,10 @@
-// `omnigraph optimize`: builds and persists the derived read structures of a branch head (row
-// ordinals of every node type, CSR adjacency of every edge type; docs/format/adjacency.md), so
-// that every later process, read-only ones included, loads them instead of building them. Queries
-// never write (the CLI opens read-only), so this is how a graph gets them; a writable embedded
-// handle also writes them on its first traversal. Objects already present are left as they are.
-// Compaction is not part of it yet (docs/status.md).
+// The second half of `omnigraph optimize`: builds and persists the derived read structures of a
+// snapshot, normally a branch head (row ordinals of every node type, CSR adjacency of every edge
+// type; docs/format/adjacency.md), so that every later process, read-only ones included, loads them
+// instead of building them. Queries never write (the CLI opens read-only), so this is how a graph
+// gets them; a writable embedded handle also writes them on its first traversal. Objects already
+// present are left as they are. Database::Optimize first compacts the branch head in one commit
+// (engine/maintain/compact.h) and then runs this on the resulting head.
 // Thread-safe: concurrent runs on one snapshot write the same immutable objects.
 #pragma once
 

@@ -56,32 +56,40 @@ Status WriteCleanupRecord(io::ObjectStore& store, const CleanupRecord& record) {
   return store.PutIfAbsent(CleanupRecordKey(record.id), SealJson(RecordToJson(record)));
 }
 
-Result<std::optional<CleanupRecord>> NewestCleanupRecord(io::ObjectStore& store) {
+Result<std::vector<CleanupRecord>> CleanupRecords(io::ObjectStore& store) {
   OG_ASSIGN_OR_RETURN(auto keys, store.List(kAuditPrefix));
-  // Record ids are ULIDs: the newest sorts last. Other audit records (other kinds) are skipped.
-  for (auto it = keys.rbegin(); it != keys.rend(); ++it) {
-    auto bytes = store.Get(it->key);
+  std::vector<CleanupRecord> out;
+  for (const auto& meta : keys) {  // ULID names: oldest first. Other kinds of record are skipped.
+    auto bytes = store.Get(meta.key);
     if (!bytes.ok() && bytes.status().category() == StatusCode::kNotFound) continue;
     OG_RETURN_IF_ERROR(bytes.status());
-    OG_ASSIGN_OR_RETURN(UnsealedJson u, UnsealJson(*bytes, it->key));
+    OG_ASSIGN_OR_RETURN(UnsealedJson u, UnsealJson(*bytes, meta.key));
     if (!u.body.is_object() || !u.body.contains("kind") || u.body["kind"] != kCleanupKind) continue;
-    OG_ASSIGN_OR_RETURN(CleanupRecord r, RecordFromJson(u.body, it->key));
-    return std::optional<CleanupRecord>(std::move(r));
+    OG_ASSIGN_OR_RETURN(CleanupRecord r, RecordFromJson(u.body, meta.key));
+    out.push_back(std::move(r));
   }
-  return std::optional<CleanupRecord>();
+  return out;
 }
 
 bool ReclaimedBy(const CleanupRecord& record, const Commit& commit) {
   return commit.timestamp_us < record.started_us && !record.kept_commits.contains(commit.id);
 }
 
+const CleanupRecord* ReclaimingRecord(const std::vector<CleanupRecord>& records, const Commit& commit) {
+  for (const auto& r : records) {
+    if (ReclaimedBy(r, commit)) return &r;
+  }
+  return nullptr;
+}
+
 Status MissingTableVersionError(io::ObjectStore& store, const Commit& commit, std::string_view type_name,
                                 std::string_view key) {
-  auto record = NewestCleanupRecord(store);
-  if (record.ok() && record->has_value() && ReclaimedBy(**record, commit)) {
+  auto records = CleanupRecords(store);
+  const CleanupRecord* by = records.ok() ? ReclaimingRecord(*records, commit) : nullptr;
+  if (by != nullptr) {
     return Status(ErrorCode::kHistoryReclaimed, "the data of commit " + commit.id + " (type '" +
-                                                    std::string(type_name) + "') was reclaimed by cleanup " +
-                                                    (*record)->id + " at " + FormatMicrosIso((*record)->started_us) +
+                                                    std::string(type_name) + "') was reclaimed by cleanup " + by->id +
+                                                    " at " + FormatMicrosIso(by->started_us) +
                                                     "; only the kept history (`omnigraph commit list`) can be read");
   }
   return CorruptError("table version " + std::string(key) + " of type '" + std::string(type_name) +

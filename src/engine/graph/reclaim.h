@@ -1,6 +1,6 @@
 // Cleanup records (docs/architecture.md, "Garbage collection"): before a cleanup deletes anything it
 // writes audit/<ulid>.json naming the commits whose table data it keeps. A reader that finds a table
-// version named by a published commit missing asks the newest record whether cleanup reclaimed it
+// version named by a published commit missing asks the records whether a cleanup reclaimed it
 // (`history_reclaimed`) or the graph lost an object (`corrupt`). Stateless; thread-safe.
 #pragma once
 
@@ -9,6 +9,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "engine/graph/commit.h"
 #include "io/object_store.h"
@@ -30,12 +31,15 @@ struct CleanupRecord {
 std::string CleanupRecordKey(std::string_view id);  // audit/<id>.json
 // Creates the record (put_if_absent).
 Status WriteCleanupRecord(io::ObjectStore& store, const CleanupRecord& record);
-// The newest cleanup record under audit/, or nullopt if no cleanup ever ran. `corrupt` for a
-// damaged record.
-Result<std::optional<CleanupRecord>> NewestCleanupRecord(io::ObjectStore& store);
-// Whether `commit`'s table data was removed by a cleanup: the newest record started after the
-// commit was made and did not keep it.
+// Every cleanup record under audit/, oldest first (empty if no cleanup ever ran). `corrupt` for a
+// damaged record. Cleanups may overlap (two processes), so a commit's data may have been taken by
+// any of them, not only the newest.
+Result<std::vector<CleanupRecord>> CleanupRecords(io::ObjectStore& store);
+// Whether `record`'s run removed `commit`'s table data: it started after the commit was made and
+// did not keep it.
 bool ReclaimedBy(const CleanupRecord& record, const Commit& commit);
+// The first record whose run reclaimed `commit`, or nullptr.
+const CleanupRecord* ReclaimingRecord(const std::vector<CleanupRecord>& records, const Commit& commit);
 
 // The error for a table version `key` of type `type_name`, named by `commit`, that is missing:
 // `history_reclaimed` when a cleanup reclaimed the commit's data, `corrupt` otherwise.

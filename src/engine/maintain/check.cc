@@ -91,9 +91,9 @@ Result<GraphCheck> CheckGraph(Graph& graph, const CheckOptions& options) {
   io::ObjectStore& store = graph.store();
   RefLog refs(store);
   OG_ASSIGN_OR_RETURN(std::vector<std::string> branches, refs.AllBranches());
-  auto record = NewestCleanupRecord(store);
-  if (!record.ok()) problems.Add(std::string(kAuditPrefix), record.status());
-  const std::optional<CleanupRecord> cleanup = record.ok() ? *record : std::nullopt;
+  auto records = CleanupRecords(store);
+  if (!records.ok()) problems.Add(std::string(kAuditPrefix), records.status());
+  const std::vector<CleanupRecord> cleanups = records.ok() ? *records : std::vector<CleanupRecord>{};
 
   // Ref logs and the commits they name (with parents: every ancestor must exist).
   std::set<std::string> commits, todo;
@@ -130,7 +130,7 @@ Result<GraphCheck> CheckGraph(Graph& graph, const CheckOptions& options) {
       const std::string key = table::AbsoluteKey(prefix, table::VersionKey(ref.version_id));
       auto head = store.Head(key);
       if (!head.ok() && head.status().category() == StatusCode::kNotFound) {
-        if (cleanup && ReclaimedBy(*cleanup, snap->commit())) {
+        if (ReclaimingRecord(cleanups, snap->commit()) != nullptr) {
           reclaimed = true;
           continue;
         }

@@ -66,20 +66,21 @@ KeyClass Classify(std::string_view key) {
     std::optional<int64_t> ms;
     std::string kind;
     Phase phase = Phase::kData;
-    if (p[2] == "versions" && p.size() == 4) {
+    auto dir = [&](std::string_view d) { return p[2] == d.substr(0, d.size() - 1); };  // "data/" -> "data"
+    if (dir(table::kVersionsDir) && p.size() == 4) {
       ms = UlidMs(p[3]);
       kind = "manifest";
       phase = Phase::kManifests;
-    } else if (p[2] == "data" && p.size() == 4) {
+    } else if (dir(table::kDataDir) && p.size() == 4) {
       if (auto id = strip(p[3], ".ogf")) ms = UlidMs(*id);
       kind = "fragment";
-    } else if (p[2] == "del" && p.size() == 4) {
+    } else if (dir(table::kDeletionDir) && p.size() == 4) {
       if (auto id = strip(p[3], ".del")) ms = UlidMs(*id);
       kind = "deletion";
-    } else if (p[2] == "blob" && p.size() == 4) {
+    } else if (dir(table::kBlobDir) && p.size() == 4) {
       if (auto id = strip(p[3], ".blob")) ms = UlidMs(*id);
       kind = "blob";
-    } else if (p[2] == "idx") {
+    } else if (dir(table::kIndexDir)) {
       ms = UlidMs(p[3]);
       kind = "index";
     }
@@ -162,7 +163,7 @@ Result<GraphCleanup> CleanupGraph(Graph& graph, const CleanupPolicy& policy) {
   io::ObjectStore& store = graph.store();
   RefLog refs(store);
   const int64_t started = NowMicros();
-  OG_ASSIGN_OR_RETURN(std::optional<CleanupRecord> previous, NewestCleanupRecord(store));
+  OG_ASSIGN_OR_RETURN(std::vector<CleanupRecord> previous, CleanupRecords(store));
 
   // 1. One read of every ref log. Every published commit is named by some ref entry (a merge's
   // second parent by its own branch's), so `named` is the whole history; `kept` the retained part.
@@ -213,7 +214,7 @@ Result<GraphCleanup> CleanupGraph(Graph& graph, const CleanupPolicy& policy) {
       auto bytes = store.Get(key);
       if (!bytes.ok() && bytes.status().category() == StatusCode::kNotFound) {
         // An earlier cleanup took it (a branch was since created at that commit): nothing to keep.
-        if (previous && ReclaimedBy(*previous, *commit)) {
+        if (ReclaimingRecord(previous, *commit) != nullptr) {
           reclaimed_earlier.insert(commit_id);
           continue;
         }

@@ -14,8 +14,10 @@
 
 #include "common/clock.h"
 #include "common/error_codes.h"
+#include "common/ulid.h"
 #include "engine/diff/change_feed.h"
 #include "engine/graph/graph_layout.h"
+#include "engine/graph/reclaim.h"
 #include "engine/load/loader.h"
 #include "engine/merge/merge.h"
 #include "io/fault_store.h"
@@ -177,6 +179,27 @@ TEST(CleanupTest, ReclaimsOldVersionsKeepsTheHeadAndHistoryStaysListable) {
   auto g3 = std::move(Graph::Open(store)).value();
   EXPECT_EQ(std::string(ReadAll(*g3, commits[6]).code_string()),
             std::string(ErrorCodeName(ErrorCode::kHistoryReclaimed)));
+}
+
+// Two cleanups in two processes may overlap: one takes a commit's data that the other, whose
+// record is newer, meant to keep. The commit still reads as reclaimed, never as corrupt.
+TEST(CleanupTest, OverlappingRunsStillClassifyReclaimedHistory) {
+  FakeClock clock;
+  auto store = std::make_shared<io::MemoryStore>();
+  auto g = std::move(Graph::Init(store, kSchema)).value();
+  std::vector<std::string> commits;
+  for (int i = 0; i < 4; ++i) commits.push_back(Load(*g, PersonLine(i)));
+  clock.Advance(2 * kHour);
+  ASSERT_TRUE(CleanupGraph(*g, Keep(1)).ok());
+  CleanupRecord other;  // a slower run with --keep 4 that read the refs before the first one deleted
+  other.id = NewUlidString();
+  other.started_us = NowMicros();
+  other.keep = 4;
+  other.kept_commits = {commits.begin(), commits.end()};
+  ASSERT_TRUE(WriteCleanupRecord(*store, other).ok());
+  auto g2 = std::move(Graph::Open(store)).value();
+  EXPECT_EQ(std::string(ReadAll(*g2, commits[1]).code_string()), "history_reclaimed");
+  EXPECT_TRUE(ReadAll(*g2, commits[3]).ok());
 }
 
 TEST(CleanupTest, OlderThanKeepsRecentEntries) {
