@@ -217,6 +217,12 @@ class Database {
 
   // The .pg source of the schema of snapshot `at`, byte for byte as given to Init.
   Result<std::string> SchemaSource(const ReadTarget& at = {});
+  // The migration from the schema at the head of `branch` to `schema_source` (docs/cli.md,
+  // "schema plan"): ordered steps, with unsupported changes as steps carrying OG-MF codes and drops
+  // of populated types or properties as OG-DS codes (hard with `allow_data_loss`). Read-only. The
+  // new schema's compile errors as they are (with spans).
+  Result<SchemaPlan> PlanSchema(std::string_view schema_source, bool allow_data_loss = false,
+                                std::string_view branch = "main");
 
   // ---- Blobs ------------------------------------------------------------------------------------
   // The Blob cell `property` of the node or edge `id` of type `type` at `at`. StatBlob describes it

@@ -312,4 +312,29 @@ struct CheckReport {
   bool ok() const { return problems_total == 0; }
 };
 
+// What `Database::PlanSchema` found: the ordered steps from the branch head's schema to a new one.
+struct SchemaPlan {
+  std::string branch{};
+  std::string from_schema_id{};  // the head's schema
+  std::string to_schema_id{};    // the proposed schema (ids carried over from the head's)
+  bool supported = true;         // false when any step is unsupported_change
+  struct Step {
+    std::string kind;       // add_type, rename_type, add_property, rename_property, extend_enum,
+                            // make_nullable, update_type_metadata, update_property_metadata,
+                            // drop_constraint, add_constraint, drop_property, drop_type,
+                            // unsupported_change
+    std::string type_kind;  // "node" or "edge"
+    std::string type_name;  // in the new schema (the old name for drops)
+    std::string property{};
+    std::string old_name{};  // renames
+    std::string constraint{};
+    std::vector<std::string> added_values{};
+    std::string mode{};    // drops: "soft" or "hard"
+    std::string code{};    // OG-MF-... (unsupported) or OG-DS-10x (drop of populated data)
+    std::string entity{};  // "Person" or "Person.age"
+    std::string reason{};
+  };
+  std::vector<Step> steps{};
+};
+
 }  // namespace omnigraph

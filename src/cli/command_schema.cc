@@ -1,7 +1,8 @@
 // `omnigraph schema show [URI] [--json]` (hidden alias `get`): the .pg source of the schema at the
 // head of main, as {"schema_source": ...} or the source and a newline (the Rust CLI's shapes).
-// `schema plan` and `schema apply` take the Rust CLI's arguments but fail with `unimplemented`:
-// schema evolution does not exist yet.
+// `schema plan [URI] --schema S.pg [--allow-data-loss] [--branch B] [--json]`: the migration steps
+// from the head's schema (Database::PlanSchema), in the Rust CLI's envelope and human layout.
+// `schema apply` takes the Rust CLI's arguments but fails with `unimplemented`.
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -51,19 +52,110 @@ void AddUnimplementedSchemaCommand(CLI::App* schema, const std::string& name, co
   // The option targets must live as long as the app: the callback keeps them.
   cmd->callback([=, keep = std::make_pair(path, allow_data_loss)] {
     *run = [=] {
-      return ReportError(
-          UnimplementedError("schema " + name + ": schema evolution is not implemented yet (maintenance issue)"),
-          flags->json);
+      return ReportError(UnimplementedError("schema " + name +
+                                            ": applying a schema migration is not implemented yet; "
+                                            "`omnigraph schema plan` shows the steps it would take"),
+                         flags->json);
     };
   });
+}
+
+std::string RenderStep(const SchemaPlan::Step& s) {
+  const std::string on = " on " + s.type_kind + " '" + s.type_name + "'";
+  const std::string prop = "'" + s.type_name + "." + s.property + "'";
+  std::string out;
+  if (s.kind == "add_type") out = "add " + s.type_kind + " type '" + s.type_name + "'";
+  if (s.kind == "rename_type") out = "rename " + s.type_kind + " type '" + s.old_name + "' -> '" + s.type_name + "'";
+  if (s.kind == "add_property") out = "add property " + prop + on;
+  if (s.kind == "rename_property") {
+    out = "rename property '" + s.type_name + "." + s.old_name + "' -> " + prop + on;
+  }
+  if (s.kind == "extend_enum") {
+    std::string added;
+    for (const auto& v : s.added_values) added += (added.empty() ? "+" : ", +") + v;
+    out = "extend enum " + prop + " (" + added + ")" + on;
+  }
+  if (s.kind == "make_nullable") out = "make property " + prop + " nullable" + on;
+  if (s.kind == "update_type_metadata") out = "update metadata on " + s.type_kind + " '" + s.type_name + "'";
+  if (s.kind == "update_property_metadata") {
+    out = "update metadata on property " + prop + " of " + s.type_kind + " '" + s.type_name + "'";
+  }
+  if (s.kind == "add_constraint") out = "add constraint " + s.constraint + on;
+  if (s.kind == "drop_constraint") out = "drop constraint " + s.constraint + on;
+  if (s.kind == "drop_property") out = "drop property " + prop + on + " (" + s.mode + ")";
+  if (s.kind == "drop_type") out = "drop " + s.type_kind + " type '" + s.type_name + "' (" + s.mode + ")";
+  if (s.kind == "unsupported_change") out = "unsupported change to '" + s.entity + "'";
+  if (out.empty()) out = s.kind + on;
+  if (!s.code.empty()) out += " [" + s.code + "]";
+  if (!s.reason.empty()) out += ": " + s.reason;
+  return out;
+}
+
+int RunSchemaPlan(const GraphFlags& flags, const std::string& path, bool allow_data_loss, const std::string& branch) {
+  auto source = ReadFile(path, "schema");
+  if (!source.ok()) return ReportError(source.status(), flags.json);
+  auto g = OpenGraph(flags, /*writable=*/false);
+  if (!g.ok()) return ReportError(g.status(), flags.json);
+  auto plan = (*g)->PlanSchema(*source, allow_data_loss, branch);
+  if (!plan.ok()) return ReportError(plan.status(), flags.json);
+  if (flags.json) {
+    OrderedJson steps = OrderedJson::array();
+    for (const auto& s : plan->steps) {
+      OrderedJson j;
+      j["kind"] = s.kind;
+      j["type_kind"] = s.type_kind;
+      j["type_name"] = s.type_name;
+      auto opt = [&](const char* k, const std::string& v) {
+        if (!v.empty()) j[k] = v;
+      };
+      opt("property", s.property);
+      opt("old_name", s.old_name);
+      opt("constraint", s.constraint);
+      if (!s.added_values.empty()) j["added_values"] = s.added_values;
+      opt("mode", s.mode);
+      opt("code", s.code);
+      opt("entity", s.entity);
+      opt("reason", s.reason);
+      steps.push_back(std::move(j));
+    }
+    OrderedJson j;
+    j["uri"] = (*g)->uri();
+    j["supported"] = plan->supported;
+    j["step_count"] = plan->steps.size();
+    j["steps"] = std::move(steps);
+    j["branch"] = plan->branch;
+    j["from_schema_id"] = plan->from_schema_id;
+    j["to_schema_id"] = plan->to_schema_id;
+    PrintJson(j);
+    return kExitOk;
+  }
+  std::printf("schema plan for %s\n", (*g)->uri().c_str());
+  std::printf("supported: %s\n", plan->supported ? "yes" : "no");
+  if (plan->steps.empty()) std::printf("no schema changes\n");
+  for (const auto& s : plan->steps) std::printf("- %s\n", RenderStep(s).c_str());
+  return kExitOk;
+}
+
+void AddSchemaPlanCommand(CLI::App* schema, CommandAction* run) {
+  auto* cmd = schema->add_subcommand("plan", "Plan a schema migration: the steps from the head's schema to a new one");
+  auto flags = std::make_shared<GraphFlags>();
+  auto path = std::make_shared<std::string>();
+  auto allow_data_loss = std::make_shared<bool>(false);
+  auto branch = std::make_shared<std::string>("main");
+  cmd->add_option("--schema", *path, "New schema file (.pg)")->required();
+  cmd->add_flag("--allow-data-loss", *allow_data_loss, "Plan drops of populated data as hard drops");
+  cmd->add_option("--branch", *branch, "Branch whose head schema is the starting point (default main)");
+  AddGraphFlags(cmd, flags.get(), /*positional=*/true);
+  cmd->callback([=] { *run = [=] { return RunSchemaPlan(*flags, *path, *allow_data_loss, *branch); }; });
 }
 
 }  // namespace
 
 void AddSchemaCommands(CLI::App& app, CommandAction* run) {
-  auto* schema = app.add_subcommand("schema", "The graph's schema: show it (plan and apply: not implemented yet)");
+  auto* schema =
+      app.add_subcommand("schema", "The graph's schema: show it, plan a migration (apply: not implemented yet)");
   schema->require_subcommand(1);
-  AddUnimplementedSchemaCommand(schema, "plan", "Plan a schema migration", run);
+  AddSchemaPlanCommand(schema, run);
   AddUnimplementedSchemaCommand(schema, "apply", "Apply a schema migration", run);
   auto* show = schema->add_subcommand("show", "Print the schema source (.pg) at the head of main");
   show->alias("get");  // hidden: CLI11 lists an alias only for a nameless subcommand

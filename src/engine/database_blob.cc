@@ -11,6 +11,8 @@
 
 #include "common/error_codes.h"
 #include "common/hash.h"
+#include "compiler/catalog_builder.h"
+#include "compiler/migration_planner.h"
 #include "engine/database_internal.h"
 #include "engine/graph/schema_store.h"
 #include "format/blob_descriptor.h"
@@ -108,6 +110,41 @@ Result<std::string> Database::SchemaSource(const ReadTarget& at) {
     }
     if (!schema.ok()) return schema.status();
     return std::move(schema->source);
+  });
+}
+
+Result<SchemaPlan> Database::PlanSchema(std::string_view schema_source, bool allow_data_loss, std::string_view branch) {
+  return NoThrow([&]() -> Result<SchemaPlan> {
+    OG_ASSIGN_OR_RETURN(engine::Snapshot snap, impl_->graph->Head(branch));
+    OG_ASSIGN_OR_RETURN(compiler::Catalog proposed, compiler::CompileSchema(schema_source));
+    compiler::MigrationOptions mo;
+    mo.allow_data_loss = allow_data_loss;
+    OG_ASSIGN_OR_RETURN(mo.row_counts, snap.RowCounts());
+    const compiler::Catalog& current = snap.catalog();
+    compiler::MigrationPlan plan = compiler::PlanMigration(current, proposed, mo);
+    SchemaPlan out;
+    out.branch = std::string(branch);
+    out.from_schema_id = snap.commit().schema_id;
+    out.to_schema_id = compiler::RebaseIds(current, proposed).SchemaId();
+    out.supported = plan.supported();
+    for (const auto& s : plan.steps) {
+      SchemaPlan::Step step;
+      step.kind = std::string(compiler::MigrationStepKindName(s.kind));
+      step.type_kind = s.is_edge ? "edge" : "node";
+      step.type_name = s.type_name;
+      step.property = s.property;
+      step.old_name = s.old_name;
+      step.constraint = s.constraint;
+      step.added_values = s.added_values;
+      if (s.kind == compiler::MigrationStepKind::kDropType || s.kind == compiler::MigrationStepKind::kDropProperty) {
+        step.mode = s.mode == compiler::DropMode::kHard ? "hard" : "soft";
+      }
+      step.code = s.code;
+      step.entity = s.entity;
+      step.reason = s.reason;
+      out.steps.push_back(std::move(step));
+    }
+    return out;
   });
 }
 
