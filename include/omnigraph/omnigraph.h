@@ -223,6 +223,19 @@ class Database {
   // new schema's compile errors as they are (with spans).
   Result<SchemaPlan> PlanSchema(std::string_view schema_source, bool allow_data_loss = false,
                                 std::string_view branch = "main");
+  // Applies that migration as ONE commit (operation "schema_apply") on `branch` (docs/cli.md,
+  // "schema apply"). Refused, changing nothing: an unsupported change (its OG-MF code) and adding a
+  // constraint (`unimplemented`). `precondition_failure` for a stale `if_commit`;
+  // `read_set_conflict` if another write moved the branch meanwhile. Returns the plan applied and
+  // the new head (`commit_id` empty when the schema was already this one).
+  struct SchemaApplyResult {
+    SchemaPlan plan;
+    bool applied = false;
+    std::string commit_id;
+    uint64_t version = 0;  // the branch's ref version after the apply
+  };
+  Result<SchemaApplyResult> ApplySchema(std::string_view schema_source, bool allow_data_loss = false,
+                                        std::string_view branch = "main", std::optional<std::string> if_commit = {});
 
   // ---- Blobs ------------------------------------------------------------------------------------
   // The Blob cell `property` of the node or edge `id` of type `type` at `at`. StatBlob describes it

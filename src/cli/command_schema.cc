@@ -2,7 +2,7 @@
 // head of main, as {"schema_source": ...} or the source and a newline (the Rust CLI's shapes).
 // `schema plan [URI] --schema S.pg [--allow-data-loss] [--branch B] [--json]`: the migration steps
 // from the head's schema (Database::PlanSchema), in the Rust CLI's envelope and human layout.
-// `schema apply` takes the Rust CLI's arguments but fails with `unimplemented`.
+// `schema apply` (same flags, plus --if-commit): the migration as one commit (Database::ApplySchema).
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -38,28 +38,6 @@ int RunSchemaShow(const GraphFlags& flags) {
   return kExitOk;
 }
 
-// `schema plan` / `schema apply` with the Rust CLI's arguments ([URI], --schema PATH required,
-// --json, --allow-data-loss), refused with a typed error.
-void AddUnimplementedSchemaCommand(CLI::App* schema, const std::string& name, const std::string& help,
-                                   CommandAction* run) {
-  auto* cmd = schema->add_subcommand(name, help + " (not implemented yet)");
-  auto flags = std::make_shared<GraphFlags>();
-  auto path = std::make_shared<std::string>();
-  auto allow_data_loss = std::make_shared<bool>(false);
-  cmd->add_option("--schema", *path, "New schema file (.pg)")->required();
-  cmd->add_flag("--allow-data-loss", *allow_data_loss, "Allow steps that drop populated data");
-  AddGraphFlags(cmd, flags.get(), /*positional=*/true);
-  // The option targets must live as long as the app: the callback keeps them.
-  cmd->callback([=, keep = std::make_pair(path, allow_data_loss)] {
-    *run = [=] {
-      return ReportError(UnimplementedError("schema " + name +
-                                            ": applying a schema migration is not implemented yet; "
-                                            "`omnigraph schema plan` shows the steps it would take"),
-                         flags->json);
-    };
-  });
-}
-
 std::string RenderStep(const SchemaPlan::Step& s) {
   const std::string on = " on " + s.type_kind + " '" + s.type_name + "'";
   const std::string prop = "'" + s.type_name + "." + s.property + "'";
@@ -91,6 +69,29 @@ std::string RenderStep(const SchemaPlan::Step& s) {
   return out;
 }
 
+OrderedJson StepsJson(const SchemaPlan& plan) {
+  OrderedJson steps = OrderedJson::array();
+  for (const auto& s : plan.steps) {
+    OrderedJson j;
+    j["kind"] = s.kind;
+    j["type_kind"] = s.type_kind;
+    j["type_name"] = s.type_name;
+    auto opt = [&](const char* k, const std::string& v) {
+      if (!v.empty()) j[k] = v;
+    };
+    opt("property", s.property);
+    opt("old_name", s.old_name);
+    opt("constraint", s.constraint);
+    if (!s.added_values.empty()) j["added_values"] = s.added_values;
+    opt("mode", s.mode);
+    opt("code", s.code);
+    opt("entity", s.entity);
+    opt("reason", s.reason);
+    steps.push_back(std::move(j));
+  }
+  return steps;
+}
+
 int RunSchemaPlan(const GraphFlags& flags, const std::string& path, bool allow_data_loss, const std::string& branch) {
   auto source = ReadFile(path, "schema");
   if (!source.ok()) return ReportError(source.status(), flags.json);
@@ -99,30 +100,11 @@ int RunSchemaPlan(const GraphFlags& flags, const std::string& path, bool allow_d
   auto plan = (*g)->PlanSchema(*source, allow_data_loss, branch);
   if (!plan.ok()) return ReportError(plan.status(), flags.json);
   if (flags.json) {
-    OrderedJson steps = OrderedJson::array();
-    for (const auto& s : plan->steps) {
-      OrderedJson j;
-      j["kind"] = s.kind;
-      j["type_kind"] = s.type_kind;
-      j["type_name"] = s.type_name;
-      auto opt = [&](const char* k, const std::string& v) {
-        if (!v.empty()) j[k] = v;
-      };
-      opt("property", s.property);
-      opt("old_name", s.old_name);
-      opt("constraint", s.constraint);
-      if (!s.added_values.empty()) j["added_values"] = s.added_values;
-      opt("mode", s.mode);
-      opt("code", s.code);
-      opt("entity", s.entity);
-      opt("reason", s.reason);
-      steps.push_back(std::move(j));
-    }
     OrderedJson j;
     j["uri"] = (*g)->uri();
     j["supported"] = plan->supported;
     j["step_count"] = plan->steps.size();
-    j["steps"] = std::move(steps);
+    j["steps"] = StepsJson(*plan);
     j["branch"] = plan->branch;
     j["from_schema_id"] = plan->from_schema_id;
     j["to_schema_id"] = plan->to_schema_id;
@@ -134,6 +116,54 @@ int RunSchemaPlan(const GraphFlags& flags, const std::string& path, bool allow_d
   if (plan->steps.empty()) std::printf("no schema changes\n");
   for (const auto& s : plan->steps) std::printf("- %s\n", RenderStep(s).c_str());
   return kExitOk;
+}
+
+int RunSchemaApply(const GraphFlags& flags, const std::string& path, bool allow_data_loss, const std::string& branch,
+                   const std::string& if_commit) {
+  auto source = ReadFile(path, "schema");
+  if (!source.ok()) return ReportError(source.status(), flags.json);
+  EchoWriteTarget("schema apply", flags);
+  auto g = OpenGraph(flags, /*writable=*/true);
+  if (!g.ok()) return ReportError(g.status(), flags.json);
+  auto r = (*g)->ApplySchema(*source, allow_data_loss, branch,
+                             if_commit.empty() ? std::nullopt : std::optional<std::string>(if_commit));
+  if (!r.ok()) return ReportError(r.status(), flags.json);
+  if (flags.json) {
+    OrderedJson j;
+    j["uri"] = (*g)->uri();
+    j["supported"] = r->plan.supported;
+    j["applied"] = r->applied;
+    j["step_count"] = r->plan.steps.size();
+    j["graph_manifest_version"] = r->version;
+    j["steps"] = StepsJson(r->plan);
+    j["branch"] = r->plan.branch;
+    j["graph_commit_id"] = r->commit_id;
+    j["schema_id"] = r->plan.to_schema_id;
+    PrintJson(j);
+    return kExitOk;
+  }
+  std::printf("schema apply for %s\n", (*g)->uri().c_str());
+  std::printf("supported: %s\n", r->plan.supported ? "yes" : "no");
+  std::printf("applied: %s\n", r->applied ? "yes" : "no");
+  std::printf("graph_manifest_version: %llu\n", static_cast<unsigned long long>(r->version));
+  if (r->plan.steps.empty()) std::printf("no schema changes\n");
+  for (const auto& s : r->plan.steps) std::printf("- %s\n", RenderStep(s).c_str());
+  return kExitOk;
+}
+
+void AddSchemaApplyCommand(CLI::App* schema, CommandAction* run) {
+  auto* cmd = schema->add_subcommand("apply", "Apply a schema migration in one commit");
+  auto flags = std::make_shared<GraphFlags>();
+  auto path = std::make_shared<std::string>();
+  auto allow_data_loss = std::make_shared<bool>(false);
+  auto branch = std::make_shared<std::string>("main");
+  auto if_commit = std::make_shared<std::string>();
+  cmd->add_option("--schema", *path, "New schema file (.pg)")->required();
+  cmd->add_flag("--allow-data-loss", *allow_data_loss, "Drop populated types and properties as hard drops");
+  cmd->add_option("--branch", *branch, "Branch to apply it on (default main)");
+  cmd->add_option("--if-commit", *if_commit, "Apply only if the branch head is this commit");
+  AddGraphFlags(cmd, flags.get(), /*positional=*/true);
+  cmd->callback([=] { *run = [=] { return RunSchemaApply(*flags, *path, *allow_data_loss, *branch, *if_commit); }; });
 }
 
 void AddSchemaPlanCommand(CLI::App* schema, CommandAction* run) {
@@ -152,11 +182,10 @@ void AddSchemaPlanCommand(CLI::App* schema, CommandAction* run) {
 }  // namespace
 
 void AddSchemaCommands(CLI::App& app, CommandAction* run) {
-  auto* schema =
-      app.add_subcommand("schema", "The graph's schema: show it, plan a migration (apply: not implemented yet)");
+  auto* schema = app.add_subcommand("schema", "The graph's schema: show it, plan and apply a migration");
   schema->require_subcommand(1);
   AddSchemaPlanCommand(schema, run);
-  AddUnimplementedSchemaCommand(schema, "apply", "Apply a schema migration", run);
+  AddSchemaApplyCommand(schema, run);
   auto* show = schema->add_subcommand("show", "Print the schema source (.pg) at the head of main");
   show->alias("get");  // hidden: CLI11 lists an alias only for a nameless subcommand
   auto flags = std::make_shared<GraphFlags>();

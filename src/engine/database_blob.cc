@@ -15,6 +15,7 @@
 #include "compiler/migration_planner.h"
 #include "engine/database_internal.h"
 #include "engine/graph/schema_store.h"
+#include "engine/maintain/schema_apply.h"
 #include "format/blob_descriptor.h"
 #include "table/index_probe.h"
 
@@ -144,6 +145,25 @@ Result<SchemaPlan> Database::PlanSchema(std::string_view schema_source, bool all
       step.reason = s.reason;
       out.steps.push_back(std::move(step));
     }
+    return out;
+  });
+}
+
+Result<Database::SchemaApplyResult> Database::ApplySchema(std::string_view schema_source, bool allow_data_loss,
+                                                          std::string_view branch,
+                                                          std::optional<std::string> if_commit) {
+  return NoThrow([&]() -> Result<SchemaApplyResult> {
+    if (impl_->options.read_only) return PermissionDeniedError("the database was opened read-only");
+    SchemaApplyResult out;
+    OG_ASSIGN_OR_RETURN(out.plan, PlanSchema(schema_source, allow_data_loss, branch));
+    engine::SchemaApplyOptions o;
+    o.branch = std::string(branch);
+    o.allow_data_loss = allow_data_loss;
+    o.if_commit = std::move(if_commit);
+    OG_ASSIGN_OR_RETURN(engine::SchemaApplyResult r, engine::ApplySchema(*impl_->graph, schema_source, o));
+    out.applied = r.write.committed;
+    out.commit_id = r.write.commit.id;
+    out.version = r.write.seq;
     return out;
   });
 }

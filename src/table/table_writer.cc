@@ -441,6 +441,20 @@ Result<TableVersion> RenameColumn(const TableVersion& base, std::string_view fro
   return StageManifest(base, std::move(m));
 }
 
+Result<TableVersion> MakeColumnNullable(const TableVersion& base, std::string_view name) {
+  Manifest m = MetadataCopy(base.manifest(), "make_nullable", std::string(name));
+  Field* found = nullptr;
+  for (Field& f : m.schema.fields) {
+    if (f.name == name) found = &f;
+  }
+  if (found == nullptr) return InvalidArgumentError("no column '" + std::string(name) + "'");
+  if (found->id == m.schema.key_field_id) {
+    return InvalidArgumentError("the key column '" + std::string(name) + "' cannot be nullable");
+  }
+  found->nullable = true;
+  return StageManifest(base, std::move(m));
+}
+
 Result<TableVersion> DropColumn(const TableVersion& base, std::string_view name) {
   Manifest m = MetadataCopy(base.manifest(), "drop_column", std::string(name));
   const Field* f = m.schema.FindByName(name);

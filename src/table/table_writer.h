@@ -96,6 +96,9 @@ Result<TableVersion> Overwrite(const TableVersion& base, const format::Batch& ro
 Result<TableVersion> AddColumn(const TableVersion& base, std::string name, DataType type, FieldId id = 0);
 Result<TableVersion> RenameColumn(const TableVersion& base, std::string_view from, std::string to);
 Result<TableVersion> DropColumn(const TableVersion& base, std::string_view name);
+// The column accepts nulls from this version on (a required property made optional). A no-op
+// manifest when it already does; InvalidArgument for the key column or an unknown name.
+Result<TableVersion> MakeColumnNullable(const TableVersion& base, std::string_view name);
 
 // Shared by writers and compaction: stages `m` (fills version id, parent, sequence, time) with
 // one PutIfAbsent and returns its handle sharing `base`'s cache.

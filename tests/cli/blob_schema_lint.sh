@@ -3,7 +3,7 @@
 # `blob get` (whole, node and edge, empty, --offset/--length, --out written only once the bytes are
 # read), `blob stat` (--json shape, human lines, targets), range and selector errors (exit codes,
 # nothing on stdout, --out untouched); `schema show`/`get` (the init source, JSON, a round trip);
-# `schema plan` (steps, codes), `schema apply` refused as unimplemented; `lint` against a graph's schema (ok, an error
+# `schema plan` (steps, codes) and `schema apply` (one commit; refusals change nothing); `lint` against a graph's schema (ok, an error
 # exits 1) and offline lint with --schema.
 #   tests/cli/blob_schema_lint.sh path/to/omnigraph
 set -euo pipefail
@@ -142,7 +142,7 @@ want=$'{\n  "schema_source": "node Document { title: String @key, content: Blob?
 "$og" schema show "$dir/g2" > "$dir/show2.out"
 { cat "$dir/show.out"; echo; } | cmp -s - "$dir/show2.out" || fail "schema round trip"
 # schema plan: no change; steps in the Rust envelope and layout; unsupported changes and drops of
-# populated data carry their codes; compile errors exit 1. schema apply is still unimplemented.
+# populated data carry their codes; compile errors exit 1.
 run "$og" schema plan "$dir/g" --schema "$dir/s.pg" --json
 [[ $rc == 0 && "$(jq -c '[.supported, .step_count]' "$dir/out")" == '[true,0]' ]] || fail "plan, no change: $(cat "$dir/out")"
 printf 'node Document { title: String @key, content: Blob?, note: String?, tags: [String]? }\nnode Folder { path: String @key }\nedge Attachment: Document -> Document { payload: Blob? }\n' > "$dir/s2.pg"
@@ -158,8 +158,18 @@ run "$og" schema plan "$dir/g" --schema "$dir/s3.pg" --json
 printf 'node {\n' > "$dir/bad.pg"
 run "$og" schema plan "$dir/g" --schema "$dir/bad.pg"
 [[ $rc == 1 ]] || fail "plan of a broken schema: exit $rc"
+# schema apply: refused (unsupported) changes nothing; the additions in one commit; again: no-op.
+run "$og" schema apply "$dir/g" --schema "$dir/s3.pg"
+[[ $rc == 1 ]] && grep -qF "OG-MF-106" "$dir/err" || fail "schema apply of an unsupported change: $(cat "$dir/err")"
+commits_before="$("$og" commit list "$dir/g" --json | jq '.commits | length')"
+run "$og" schema apply "$dir/g" --schema "$dir/s2.pg" --json
+[[ $rc == 0 && "$(jq -c '[.applied, .step_count]' "$dir/out")" == '[true,2]' ]] || fail "schema apply: $(cat "$dir/out") $(cat "$dir/err")"
+[[ "$("$og" commit list "$dir/g" --json | jq '.commits | length')" == $((commits_before + 1)) ]] || fail "apply is not one commit"
+[[ "$("$og" commit list "$dir/g" --json | jq -r '.commits[0].operation')" == schema_apply ]] || fail "apply operation"
+"$og" schema show "$dir/g" | grep -qF "node Folder" || fail "schema show after apply"
+"$og" mutate --store "$dir/g" -e 'query m() { insert Folder { path: "/a" } }' > /dev/null 2>&1 || fail "insert into an added type"
 run "$og" schema apply "$dir/g" --schema "$dir/s2.pg"
-[[ $rc == 1 ]] && grep -qF "unimplemented" "$dir/err" || fail "schema apply: $(cat "$dir/err")"
+[[ $rc == 0 && "$(cat "$dir/out")" == *"applied: no"* ]] || fail "schema apply again: $(cat "$dir/out")"
 for verb in plan apply; do
   run "$og" schema "$verb" "$dir/g"
   [[ $rc == 2 ]] || fail "schema $verb without --schema: exit $rc"

@@ -352,8 +352,8 @@ Result<WriteResult> Graph::Write(const WriteRequest& req) {
       c.timestamp_us = NowMicros();
       c.operation = prepared->operation;
       c.message = prepared->message;
-      c.schema_id = snap.commit().schema_id;
-      c.tables = snap.commit().tables;
+      c.schema_id = prepared->schema_id.value_or(snap.commit().schema_id);
+      c.tables = prepared->table_refs.value_or(snap.commit().tables);
       for (const auto& [name, v] : prepared->tables) {
         auto it = c.tables.find(name);
         if (it == c.tables.end()) return InternalError("write staged unknown type '" + name + "'");

@@ -42,8 +42,12 @@ struct PreparedWrite {
   std::string message;
   // A merge's second parent (the source head); the first parent is always the captured head.
   std::optional<std::string> merged_parent;
+  // Schema apply: the commit names this schema (staged by the prepare step) and exactly these
+  // tables (type name -> table); `tables` above then names types of the new schema.
+  std::optional<std::string> schema_id;
+  std::optional<std::map<std::string, TableRef>> table_refs;
   // Set when the write changed nothing: no commit is published.
-  bool empty() const { return tables.empty() && !merged_parent; }
+  bool empty() const { return tables.empty() && !merged_parent && !schema_id; }
 };
 
 enum class WriteKind {

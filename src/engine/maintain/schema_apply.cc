@@ -1,0 +1,165 @@
+#include "engine/maintain/schema_apply.h"
+
+#include <map>
+
+#include "common/error_codes.h"
+#include "common/ulid.h"
+#include "compiler/catalog_builder.h"
+#include "compiler/migration_planner.h"
+#include "engine/graph/graph_layout.h"
+#include "engine/graph/schema_store.h"
+#include "table/table_writer.h"
+
+namespace omnigraph::engine {
+namespace {
+
+// The error of the planner's code (OG-MF-..., OG-DS-...), with the step's reason.
+Status StepError(const compiler::MigrationStep& s) {
+  for (const auto& info : AllErrorCodes()) {
+    if (info.name == s.code) return Status(info.code, s.entity + ": " + s.reason);
+  }
+  return InvalidArgumentError(s.entity + ": " + s.reason + (s.code.empty() ? "" : " (" + s.code + ")"));
+}
+
+// The table schema the new catalog gives a type (its fields' types and nullability).
+Result<table::TableSchema> NewTableSchema(const compiler::Catalog& catalog, const std::string& type, bool is_edge) {
+  if (is_edge) {
+    const compiler::EdgeType* e = catalog.FindEdge(type);
+    if (e == nullptr) return InternalError("edge type '" + type + "' is not in the new schema");
+    return EdgeTableSchema(*e);
+  }
+  const compiler::NodeType* n = catalog.FindNode(type);
+  if (n == nullptr) return InternalError("node type '" + type + "' is not in the new schema");
+  return NodeTableSchema(*n);
+}
+
+// Builds the schema-apply commit against `snap`.
+class Applier {
+ public:
+  Applier(const Snapshot& snap, const compiler::Catalog& next) : snap_(snap), next_(next) {
+    refs_ = snap.commit().tables;
+  }
+
+  Status Step(const compiler::MigrationStep& s) {
+    using K = compiler::MigrationStepKind;
+    switch (s.kind) {
+      case K::kRenameType: {
+        auto it = refs_.find(s.old_name);
+        if (it == refs_.end()) return InternalError("renamed type '" + s.old_name + "' has no table");
+        refs_[s.type_name] = it->second;
+        refs_.erase(s.old_name);
+        origin_[s.type_name] = s.old_name;
+        return Status::Ok();
+      }
+      case K::kAddType: {
+        OG_ASSIGN_OR_RETURN(table::TableSchema schema, NewTableSchema(next_, s.type_name, s.is_edge));
+        const std::string table_id = NewUlidString();
+        OG_ASSIGN_OR_RETURN(table::TableVersion v,
+                            table::TableVersion::Create(snap_.store(), TablePrefix(table_id), std::move(schema)));
+        refs_[s.type_name] = TableRef{s.is_edge ? EntityKind::kEdge : EntityKind::kNode, table_id, v.version_id()};
+        staged_.insert_or_assign(s.type_name, std::move(v));
+        return Status::Ok();
+      }
+      case K::kAddProperty: {
+        OG_ASSIGN_OR_RETURN(table::TableSchema schema, NewTableSchema(next_, s.type_name, s.is_edge));
+        const table::Field* f = schema.FindByName(s.property);
+        if (f == nullptr) return InternalError("added property '" + s.entity + "' has no column");
+        OG_ASSIGN_OR_RETURN(table::TableVersion cur, Current(s.type_name));
+        OG_ASSIGN_OR_RETURN(table::TableVersion v, table::AddColumn(cur, s.property, f->type));
+        staged_.insert_or_assign(s.type_name, std::move(v));
+        return Status::Ok();
+      }
+      case K::kRenameProperty: {
+        OG_ASSIGN_OR_RETURN(table::TableVersion cur, Current(s.type_name));
+        OG_ASSIGN_OR_RETURN(table::TableVersion v, table::RenameColumn(cur, s.old_name, s.property));
+        staged_.insert_or_assign(s.type_name, std::move(v));
+        return Status::Ok();
+      }
+      case K::kMakeNullable: {
+        OG_ASSIGN_OR_RETURN(table::TableVersion cur, Current(s.type_name));
+        OG_ASSIGN_OR_RETURN(table::TableVersion v, table::MakeColumnNullable(cur, s.property));
+        staged_.insert_or_assign(s.type_name, std::move(v));
+        return Status::Ok();
+      }
+      case K::kDropProperty: {  // soft or hard: the head loses it, old commits keep it until cleanup
+        OG_ASSIGN_OR_RETURN(table::TableVersion cur, Current(s.type_name));
+        OG_ASSIGN_OR_RETURN(table::TableVersion v, table::DropColumn(cur, s.property));
+        staged_.insert_or_assign(s.type_name, std::move(v));
+        return Status::Ok();
+      }
+      case K::kDropType:
+        refs_.erase(s.type_name);
+        staged_.erase(s.type_name);
+        return Status::Ok();
+      case K::kExtendEnum:  // enums are stored as strings: the catalog alone changes
+      case K::kUpdateTypeMetadata:
+      case K::kUpdatePropertyMetadata:
+      case K::kDropConstraint: return Status::Ok();
+      case K::kAddConstraint:
+        return UnimplementedError("schema apply: adding constraint " + s.constraint + " to '" + s.type_name +
+                                  "' (validating the existing data against it) is not implemented yet");
+      case K::kUnsupportedChange: return StepError(s);
+    }
+    return InternalError("unknown migration step");
+  }
+
+  std::map<std::string, table::TableVersion> TakeStaged() { return std::move(staged_); }
+  const std::map<std::string, TableRef>& refs() const { return refs_; }
+
+ private:
+  // The latest version of the table of (new) type `name`: staged by an earlier step, or the head's
+  // (under its old name after a rename).
+  Result<table::TableVersion> Current(const std::string& name) {
+    auto staged = staged_.find(name);
+    if (staged != staged_.end()) return staged->second;
+    auto renamed = origin_.find(name);
+    return snap_.Table(renamed != origin_.end() ? renamed->second : name);
+  }
+
+  const Snapshot& snap_;
+  const compiler::Catalog& next_;
+  std::map<std::string, TableRef> refs_;
+  std::map<std::string, std::string> origin_;  // new type name -> name at the head
+  std::map<std::string, table::TableVersion> staged_;
+};
+
+}  // namespace
+
+Result<SchemaApplyResult> ApplySchema(Graph& graph, std::string_view schema_source, const SchemaApplyOptions& options) {
+  OG_ASSIGN_OR_RETURN(compiler::Catalog proposed, compiler::CompileSchema(schema_source));
+  SchemaApplyResult out;
+  WriteRequest req;
+  req.branch = options.branch;
+  req.kind = WriteKind::kStrict;
+  req.if_commit = options.if_commit;
+  const std::string source(schema_source);
+  req.prepare = [&](const Snapshot& snap) -> Result<PreparedWrite> {
+    const compiler::Catalog& current = snap.catalog();
+    compiler::MigrationOptions mo;
+    mo.allow_data_loss = options.allow_data_loss;
+    OG_ASSIGN_OR_RETURN(mo.row_counts, snap.RowCounts());
+    compiler::MigrationPlan plan = compiler::PlanMigration(current, proposed, mo);
+    for (const auto& s : plan.steps) {
+      if (s.kind == compiler::MigrationStepKind::kUnsupportedChange) return StepError(s);
+    }
+    compiler::Catalog next = compiler::RebaseIds(current, proposed);
+    out.steps = plan.steps.size();
+    out.schema_id = next.SchemaId();
+    PreparedWrite w;
+    if (out.schema_id == snap.commit().schema_id) return w;  // already this schema: no commit
+    Applier applier(snap, next);
+    for (const auto& s : plan.steps) OG_RETURN_IF_ERROR(applier.Step(s));
+    OG_ASSIGN_OR_RETURN(std::string id, WriteSchema(snap.store(), next, source));
+    if (id != out.schema_id) return InternalError("schema id changed while it was written");
+    w.tables = applier.TakeStaged();
+    w.schema_id = id;
+    w.table_refs = applier.refs();
+    w.operation = "schema_apply";
+    w.message = std::to_string(plan.steps.size()) + " migration steps";
+    return w;
+  };
+  OG_ASSIGN_OR_RETURN(out.write, graph.Write(req));
+  return out;
+}
+
+}  // namespace omnigraph::engine

@@ -1,0 +1,35 @@
+// Schema evolution (`omnigraph schema apply`): plans the migration from a branch head's schema to a
+// new one (compiler/migration_planner.h) and applies every step as ONE strict commit (operation
+// "schema_apply") that names the new schema: new types get new empty tables, renamed types keep
+// their table (table ids survive renames), added properties become nullable columns that existing
+// rows read as null, renamed properties keep their field id, dropped properties and types leave the
+// new head (their data stays readable by time travel until cleanup reclaims it); enum extensions,
+// nullability relaxations, constraint drops and metadata change only the catalog. Refused, changing
+// nothing: an unsupported change (its OG-MF code), a drop of populated data without
+// `allow_data_loss` (its OG-DS code), and adding a constraint (`unimplemented`: validating existing
+// data against it is not built yet). Works on any branch. Thread-safe (one Graph::Write).
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "engine/graph/graph.h"
+#include "omnigraph/result.h"
+
+namespace omnigraph::engine {
+
+struct SchemaApplyOptions {
+  std::string branch = "main";
+  bool allow_data_loss = false;
+  std::optional<std::string> if_commit;
+};
+
+struct SchemaApplyResult {
+  WriteResult write;  // committed = false: the schema was already this one
+  std::string schema_id;
+  size_t steps = 0;
+};
+
+Result<SchemaApplyResult> ApplySchema(Graph& graph, std::string_view schema_source, const SchemaApplyOptions& options);
+
+}  // namespace omnigraph::engine
