@@ -273,7 +273,13 @@ namespace {
 Result<PreparedQuery> Rebind(Database::Impl& impl, const PreparedQuery& prepared, const engine::Snapshot& snap) {
   if (prepared.empty()) return InvalidArgumentError("the prepared query is empty (use Database::Prepare)");
   if (prepared.impl()->schema_id == snap.commit().schema_id) return prepared;
-  return PrepareAt(impl, snap, prepared.impl()->source, std::string(prepared.name()));
+  auto rebound = PrepareAt(impl, snap, prepared.impl()->source, std::string(prepared.name()));
+  if (!rebound.ok()) {  // name the schema change the query no longer fits
+    return rebound.status().WithContext("the schema changed since the query was prepared (schema " +
+                                        prepared.impl()->schema_id.substr(0, 12) + " -> " +
+                                        snap.commit().schema_id.substr(0, 12) + ")");
+  }
+  return rebound;
 }
 
 // Runs read query `q` (parameters bound) at `snap`.

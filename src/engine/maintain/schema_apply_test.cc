@@ -106,6 +106,21 @@ TEST(SchemaApplyTest, EverySupportedStepInOneCommit) {
   EXPECT_FALSE(again->applied);
 }
 
+TEST(SchemaApplyTest, AQueryPreparedAgainstTheOldSchemaNamesTheChange) {
+  auto db = NewDb();
+  auto q = db->Prepare("query q() { match { $p: Person } return { $p.city } }");
+  ASSERT_TRUE(q.ok()) << q.status().ToString();
+  auto still = db->Prepare("query q() { match { $p: Pet } return { $p.tag } }");
+  ASSERT_TRUE(still.ok());
+  ASSERT_TRUE(db->ApplySchema(std::string(kV1) + "node Extra { k: String @key }\n").ok());
+  EXPECT_TRUE(db->Execute(*still).ok());  // still fits the new schema: recompiled
+  ASSERT_TRUE(db->ApplySchema(kV2, true).ok());
+  auto r = db->Execute(*q);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("the schema changed since the query was prepared"), std::string::npos)
+      << r.status().ToString();
+}
+
 TEST(SchemaApplyTest, RefusalsChangeNothing) {
   auto db = NewDb();
   const std::string head = db->Snapshot()->commit_id;
