@@ -227,7 +227,8 @@ class Database {
   // "schema apply"). Refused, changing nothing: an unsupported change (its OG-MF code) and adding a
   // constraint (`unimplemented`). `precondition_failure` for a stale `if_commit`;
   // `read_set_conflict` if another write moved the branch meanwhile. Returns the plan applied and
-  // the new head (`commit_id` empty when the schema was already this one).
+  // the new head (`applied` false and `commit_id` the unchanged head when the schema was already
+  // this one).
   struct SchemaApplyResult {
     SchemaPlan plan;
     bool applied = false;

@@ -3,8 +3,8 @@
 // against the schema of a graph's `main` head (positional URI, --store, --profile or the operator
 // defaults). Output as the Rust CLI's QueryLintOutput (JSON) or its OK/ERROR/WARN/INFO lines (each
 // error also rendered with its source line on stderr).
-// Exits 1 only when there are errors (warnings are fine). The deprecated spellings `check`,
-// `query lint` and `query check` are rewritten to `lint` in main.cc.
+// Exits 1 only when there are errors (warnings are fine). The deprecated spellings `check --query`
+// (a bare `check` is the integrity check), `query lint` and `query check` become `lint` in main.cc.
 #include <cstdio>
 #include <memory>
 #include <optional>

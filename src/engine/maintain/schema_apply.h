@@ -4,9 +4,10 @@
 // their table (table ids survive renames), added properties become nullable columns that existing
 // rows read as null, renamed properties keep their field id, dropped properties and types leave the
 // new head (their data stays readable by time travel until cleanup reclaims it); enum extensions,
-// nullability relaxations, constraint drops and metadata change only the catalog. Refused, changing
-// nothing: an unsupported change (its OG-MF code), a drop of populated data without
-// `allow_data_loss` (its OG-DS code), and adding a constraint (`unimplemented`: validating existing
+// nullability relaxations, constraint drops and metadata change only the catalog. A drop of
+// populated data is applied whether the planner calls it soft or hard (`allow_data_loss` only
+// changes the reported mode; docs/decisions.md "Schema evolution"). Refused, changing nothing: an
+// unsupported change (its OG-MF code) and adding a constraint (`unimplemented`: validating existing
 // data against it is not built yet). Works on any branch. Thread-safe (one Graph::Write).
 #pragma once
 
