@@ -350,6 +350,19 @@ bool IsNumber(const std::string& s, double* out) {
   return end == s.c_str() + s.size() && std::isfinite(*out);
 }
 
+template <class T>
+uint32_t MaxPropertyId(const T& type) {
+  uint32_t m = 0;
+  for (const auto& p : type.properties) m = std::max(m, p.id);
+  return m;
+}
+
+// An optional "property_id_high_water" member.
+Status ReadHighWater(const Json& j, Reader& r, uint32_t* out) {
+  if (!j.contains("property_id_high_water")) return Status::Ok();
+  return r.U32(j, "property_id_high_water", out);
+}
+
 Result<NodeType> ReadNode(const Json& j) {
   if (!j.is_object()) return Bad("nodes", "entry is not an object");
   NodeType n;
@@ -357,6 +370,7 @@ Result<NodeType> ReadNode(const Json& j) {
   Reader r("node " + n.name);
   OG_RETURN_IF_ERROR(r.U32(j, "id", &n.id));
   OG_RETURN_IF_ERROR(r.Strings(j, "interfaces", &n.interfaces));
+  OG_RETURN_IF_ERROR(ReadHighWater(j, r, &n.property_id_high_water));
   OG_RETURN_IF_ERROR(ReadProperties(j, r, true, &n.properties));
   if (!IsTypeNameText(n.name)) return Bad(r.what(), "invalid type name");
   OG_RETURN_IF_ERROR(r.Strings(j, "key", &n.key));
@@ -410,6 +424,7 @@ Result<EdgeType> ReadEdge(const Json& j) {
   OG_RETURN_IF_ERROR(Reader("edge").Str(j, "name", &e.name));
   Reader r("edge " + e.name);
   OG_RETURN_IF_ERROR(r.U32(j, "id", &e.id));
+  OG_RETURN_IF_ERROR(ReadHighWater(j, r, &e.property_id_high_water));
   OG_RETURN_IF_ERROR(r.Str(j, "from", &e.from_type));
   OG_RETURN_IF_ERROR(r.Str(j, "to", &e.to_type));
   auto c = j.find("card");
@@ -502,14 +517,33 @@ std::optional<double> RangeConstraint::MaxValue() const {
 const Property* NodeType::FindProperty(std::string_view name) const { return FindProp(properties, name); }
 const Property* EdgeType::FindProperty(std::string_view name) const { return FindProp(properties, name); }
 
-Catalog::Catalog(std::vector<InterfaceType> interfaces, std::vector<NodeType> nodes, std::vector<EdgeType> edges)
-    : interfaces_(std::move(interfaces)), nodes_(std::move(nodes)), edges_(std::move(edges)) {
+Catalog::Catalog(std::vector<InterfaceType> interfaces, std::vector<NodeType> nodes, std::vector<EdgeType> edges,
+                 uint32_t type_id_high_water)
+    : interfaces_(std::move(interfaces)),
+      nodes_(std::move(nodes)),
+      edges_(std::move(edges)),
+      type_id_high_water_(type_id_high_water) {
   std::stable_sort(nodes_.begin(), nodes_.end(), [](const NodeType& a, const NodeType& b) { return a.id < b.id; });
   std::stable_sort(edges_.begin(), edges_.end(), [](const EdgeType& a, const EdgeType& b) { return a.id < b.id; });
+  auto raise = [](auto& type) {
+    for (const auto& p : type.properties) type.property_id_high_water = std::max(type.property_id_high_water, p.id);
+  };
+  for (auto& n : nodes_) {
+    raise(n);
+    type_id_high_water_ = std::max(type_id_high_water_, n.id);
+  }
+  for (auto& e : edges_) {
+    raise(e);
+    type_id_high_water_ = std::max(type_id_high_water_, e.id);
+  }
   Reindex();
 }
 
-Catalog::Catalog(const Catalog& other) : interfaces_(other.interfaces_), nodes_(other.nodes_), edges_(other.edges_) {
+Catalog::Catalog(const Catalog& other)
+    : interfaces_(other.interfaces_),
+      nodes_(other.nodes_),
+      edges_(other.edges_),
+      type_id_high_water_(other.type_id_high_water_) {
   Reindex();
 }
 
@@ -518,6 +552,7 @@ Catalog& Catalog::operator=(const Catalog& other) {
     interfaces_ = other.interfaces_;
     nodes_ = other.nodes_;
     edges_ = other.edges_;
+    type_id_high_water_ = other.type_id_high_water_;
     Reindex();
   }
   return *this;
@@ -581,6 +616,7 @@ std::string Catalog::ToJson() const {
     }
     Json meta = MetaJson(n.meta);
     if (!meta.empty()) jn["meta"] = std::move(meta);
+    if (n.property_id_high_water > MaxPropertyId(n)) jn["property_id_high_water"] = n.property_id_high_water;
     nodes.push_back(std::move(jn));
   }
   j["nodes"] = std::move(nodes);
@@ -593,9 +629,14 @@ std::string Catalog::ToJson() const {
     if (!e.uniques.empty()) je["uniques"] = e.uniques;
     Json meta = MetaJson(e.meta);
     if (!meta.empty()) je["meta"] = std::move(meta);
+    if (e.property_id_high_water > MaxPropertyId(e)) je["property_id_high_water"] = e.property_id_high_water;
     edges.push_back(std::move(je));
   }
   j["edges"] = std::move(edges);
+  uint32_t max_type_id = 0;
+  for (const auto& n : nodes_) max_type_id = std::max(max_type_id, n.id);
+  for (const auto& e : edges_) max_type_id = std::max(max_type_id, e.id);
+  if (type_id_high_water_ > max_type_id) j["type_id_high_water"] = type_id_high_water_;
   return CanonicalJson(j);
 }
 
@@ -658,7 +699,26 @@ Result<Catalog> Catalog::FromJson(std::string_view json) {
     }
     edges.push_back(std::move(e));
   }
-  return Catalog(std::move(ifaces), std::move(nodes), std::move(edges));
+  uint32_t type_hw = 0;
+  if (j.contains("type_id_high_water")) OG_RETURN_IF_ERROR(r.U32(j, "type_id_high_water", &type_hw));
+  Catalog out(std::move(ifaces), std::move(nodes), std::move(edges), type_hw);
+  // Stored only when above every present id: anything else is not the canonical form.
+  for (const auto& jn : j["nodes"]) {
+    const NodeType* n = out.FindNode(jn["name"].get<std::string>());
+    if (jn.contains("property_id_high_water") && n->property_id_high_water <= MaxPropertyId(*n)) {
+      return Bad("node " + n->name, "property_id_high_water is not above every property id");
+    }
+  }
+  for (const auto& je : j["edges"]) {
+    const EdgeType* e = out.FindEdge(je["name"].get<std::string>());
+    if (je.contains("property_id_high_water") && e->property_id_high_water <= MaxPropertyId(*e)) {
+      return Bad("edge " + e->name, "property_id_high_water is not above every property id");
+    }
+  }
+  if (j.contains("type_id_high_water") && out.ToJson().find("type_id_high_water") == std::string::npos) {
+    return Bad("schema IR", "type_id_high_water is not above every type id");
+  }
+  return out;
 }
 
 std::string Catalog::SchemaId() const { return Sha256Hex(ToJson()); }

@@ -114,6 +114,10 @@ struct NodeType {
   std::vector<RangeConstraint> ranges;
   std::vector<CheckConstraint> checks;
   Metadata meta;
+  // The highest property id this type ever had (schema apply may have dropped it): new properties
+  // get ids above it, so an id is never reused. The Catalog constructor raises it to at least the
+  // largest present id; stored only when larger.
+  uint32_t property_id_high_water = 0;
 
   const Property* FindProperty(std::string_view name) const;
   bool has_key() const { return !key.empty(); }
@@ -129,6 +133,7 @@ struct EdgeType {
   std::vector<Property> properties;
   std::vector<std::vector<std::string>> uniques;  // may name "src" / "dst"
   Metadata meta;
+  uint32_t property_id_high_water = 0;  // as NodeType's
 
   const Property* FindProperty(std::string_view name) const;
   bool operator==(const EdgeType&) const = default;
@@ -150,7 +155,10 @@ class Catalog {
   Catalog() = default;
   // Takes validated parts (the builder or FromJson validates); nodes and edges are kept sorted by
   // id. Preconditions: names unique across interfaces, nodes and edges.
-  Catalog(std::vector<InterfaceType> interfaces, std::vector<NodeType> nodes, std::vector<EdgeType> edges);
+  // `type_id_high_water`: the highest type id the schema's history ever used (raised to at least
+  // the largest present id), so that a dropped type's id is never reused.
+  Catalog(std::vector<InterfaceType> interfaces, std::vector<NodeType> nodes, std::vector<EdgeType> edges,
+          uint32_t type_id_high_water = 0);
   Catalog(const Catalog& other);
   Catalog& operator=(const Catalog& other);
   Catalog(Catalog&&) noexcept = default;
@@ -159,6 +167,7 @@ class Catalog {
   const std::vector<InterfaceType>& interfaces() const { return interfaces_; }
   const std::vector<NodeType>& nodes() const { return nodes_; }
   const std::vector<EdgeType>& edges() const { return edges_; }
+  uint32_t type_id_high_water() const { return type_id_high_water_; }
 
   // Exact, case-sensitive lookups; nullptr when absent.
   const NodeType* FindNode(std::string_view name) const;
@@ -179,7 +188,8 @@ class Catalog {
   std::string ToSource() const;
 
   bool operator==(const Catalog& other) const {
-    return interfaces_ == other.interfaces_ && nodes_ == other.nodes_ && edges_ == other.edges_;
+    return interfaces_ == other.interfaces_ && nodes_ == other.nodes_ && edges_ == other.edges_ &&
+           type_id_high_water_ == other.type_id_high_water_;
   }
 
  private:
@@ -188,6 +198,7 @@ class Catalog {
   std::vector<InterfaceType> interfaces_;
   std::vector<NodeType> nodes_;
   std::vector<EdgeType> edges_;
+  uint32_t type_id_high_water_ = 0;
   std::map<std::string, size_t, std::less<>> node_index_;
   std::map<std::string, size_t, std::less<>> edge_index_;
   std::map<std::string, size_t, std::less<>> interface_index_;

@@ -17,10 +17,15 @@ struct TypeRef {
   const Metadata* meta = nullptr;
   const NodeType* node = nullptr;
   const EdgeType* edge = nullptr;
+  uint32_t high_water = 0;  // property_id_high_water
 };
 
-TypeRef Ref(const NodeType& n) { return {&n.name, n.id, false, &n.properties, &n.meta, &n, nullptr}; }
-TypeRef Ref(const EdgeType& e) { return {&e.name, e.id, true, &e.properties, &e.meta, nullptr, &e}; }
+TypeRef Ref(const NodeType& n) {
+  return {&n.name, n.id, false, &n.properties, &n.meta, &n, nullptr, n.property_id_high_water};
+}
+TypeRef Ref(const EdgeType& e) {
+  return {&e.name, e.id, true, &e.properties, &e.meta, nullptr, &e, e.property_id_high_water};
+}
 
 std::vector<TypeRef> AllTypes(const Catalog& c) {
   std::vector<TypeRef> out;
@@ -434,17 +439,18 @@ MigrationPlan PlanMigration(const Catalog& from, const Catalog& to, const Migrat
 namespace {
 
 template <class T>
-void RebaseProperties(const std::vector<Property>& old_props, T* t) {
+void RebaseProperties(const std::vector<Property>& old_props, uint32_t old_high_water, T* t) {
   std::map<std::string, std::string> bad;
   auto name_of = [](const Property& p) -> const std::string& { return p.name; };
   auto meta_of = [](const Property& p) -> const Metadata& { return p.meta; };
   std::vector<std::string> match = Match(old_props, t->properties, name_of, meta_of, &bad);
-  uint32_t next = 0;
+  uint32_t next = old_high_water;  // never below an id the type ever had (dropped ones included)
   for (const auto& p : old_props) next = std::max(next, p.id);
   for (size_t i = 0; i < t->properties.size(); ++i) {
     const Property* op = match[i].empty() ? nullptr : FindProp(old_props, match[i]);
     t->properties[i].id = op ? op->id : ++next;
   }
+  t->property_id_high_water = next;
 }
 
 }  // namespace
@@ -455,7 +461,7 @@ Catalog RebaseIds(const Catalog& from, const Catalog& to) {
   auto name_of = [](const TypeRef& t) -> const std::string& { return *t.name; };
   auto meta_of = [](const TypeRef& t) -> const Metadata& { return *t.meta; };
   std::vector<std::string> match = Match(old_types, new_types, name_of, meta_of, &bad);
-  uint32_t next = 0;
+  uint32_t next = from.type_id_high_water();  // dropped types' ids are never reused
   for (const auto& t : old_types) next = std::max(next, t.id);
   std::map<std::string, const TypeRef*> old_of;  // new name -> matched old type (same kind)
   for (size_t i = 0; i < new_types.size(); ++i) {
@@ -472,14 +478,16 @@ Catalog RebaseIds(const Catalog& from, const Catalog& to) {
   for (auto& n : nodes) {
     n.id = new_id[n.name];
     auto it = old_of.find(n.name);
-    RebaseProperties(it != old_of.end() ? *it->second->props : std::vector<Property>{}, &n);
+    RebaseProperties(it != old_of.end() ? *it->second->props : std::vector<Property>{},
+                     it != old_of.end() ? it->second->high_water : 0, &n);
   }
   for (auto& e : edges) {
     e.id = new_id[e.name];
     auto it = old_of.find(e.name);
-    RebaseProperties(it != old_of.end() ? *it->second->props : std::vector<Property>{}, &e);
+    RebaseProperties(it != old_of.end() ? *it->second->props : std::vector<Property>{},
+                     it != old_of.end() ? it->second->high_water : 0, &e);
   }
-  return Catalog(to.interfaces(), std::move(nodes), std::move(edges));
+  return Catalog(to.interfaces(), std::move(nodes), std::move(edges), next);
 }
 
 }  // namespace omnigraph::compiler

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "common/json.h"
 #include "compiler/catalog_builder.h"
 
 namespace omnigraph::compiler {
@@ -162,6 +163,27 @@ TEST(MigrationPlanner, RebaseIdsKeepsStableIds) {
   auto back = Catalog::FromJson(r.ToJson());
   ASSERT_TRUE(back.ok()) << back.status().ToString();
   EXPECT_EQ(*back, r);
+}
+
+// A dropped property's or type's id is never given to a later one: the high-water marks survive in
+// the stored IR (and are stored only when a drop made them necessary).
+TEST(MigrationPlanner, DroppedIdsAreNeverReused) {
+  Catalog v1 = C("node A { x: I32, y: I32? }\nnode B { z: I32 }");
+  EXPECT_EQ(v1.ToJson().find("high_water"), std::string::npos);  // unchanged IR for every old schema
+  Catalog v2 = RebaseIds(v1, C("node A { x: I32 }"));            // drops A.y (id 2) and B (id 2)
+  EXPECT_EQ(v2.FindNode("A")->property_id_high_water, 2u);
+  EXPECT_EQ(v2.type_id_high_water(), 2u);
+  auto stored = Catalog::FromJson(v2.ToJson());
+  ASSERT_TRUE(stored.ok()) << stored.status().ToString();
+  EXPECT_EQ(*stored, v2);
+  EXPECT_NE(v2.SchemaId(), C("node A { x: I32 }").SchemaId());
+  Catalog v3 = RebaseIds(*stored, C("node A { x: I32, w: String? }\nnode D { k: I32 }"));
+  EXPECT_EQ(v3.FindNode("A")->FindProperty("w")->id, 3u);
+  EXPECT_EQ(v3.FindNode("D")->id, 3u);
+  // A high-water mark that is not above every id is not canonical IR.
+  Json j = *ParseJson(v1.ToJson(), "t");
+  j["nodes"][0]["property_id_high_water"] = 1;
+  EXPECT_FALSE(Catalog::FromJson(CanonicalJson(j)).ok());
 }
 
 }  // namespace
