@@ -13,6 +13,7 @@
 #include "engine/exec/reference_eval.h"
 #include "engine/load/exporter.h"
 #include "engine/load/loader.h"
+#include "engine/maintain/schema_apply.h"
 #include "engine/merge/merge.h"
 #include "engine/mutate/mutation.h"
 #include "io/fault_store.h"
@@ -294,6 +295,21 @@ Status Runner::RunWrite(const TestFile& file, const Record& r, io::ObjectStore& 
     }
     return Status::Ok();
   }
+  if (r.words[0] == "migrate") {  // migrate [branch B] [allow-data-loss] [error CODE]; body: the new .pg
+    engine::SchemaApplyOptions o;
+    for (size_t i = 1; i < r.words.size(); ++i) {
+      if (r.words[i] == "branch" && i + 1 < r.words.size())
+        o.branch = r.words[++i];
+      else if (r.words[i] == "allow-data-loss")
+        o.allow_data_loss = true;
+      else if (r.words[i] == "error")
+        break;
+    }
+    OG_ASSIGN_OR_RETURN(auto g, engine::Graph::Open(shared));
+    OG_ASSIGN_OR_RETURN(engine::SchemaApplyResult res, engine::ApplySchema(*g, r.body, o));
+    *committed = res.write.committed;
+    return Status::Ok();
+  }
   // load MODE [branch B [from A]] ...
   if (r.words.size() < 2) return InvalidArgumentError("load needs a mode");
   OG_ASSIGN_OR_RETURN(LoadMode mode, ParseLoadMode(r.words[1]));
@@ -419,7 +435,14 @@ Result<std::vector<std::string>> Runner::RunQuery(const Record& r) {
   for (size_t i = 0; i + 1 < r.words.size(); ++i) {
     if (r.words[i] == "on") branch = r.words[i + 1];
   }
-  OG_ASSIGN_OR_RETURN(engine::Snapshot snap, graph_->Head(branch));
+  std::optional<engine::Snapshot> at;  // `run at LABEL`: the labelled commit, compiled against its schema
+  if (r.words.size() >= 3 && r.words[1] == "at") {
+    auto it = labels_.find(r.words[2]);
+    if (it == labels_.end()) return NotFoundError("unknown snapshot label " + r.words[2]);
+    OG_ASSIGN_OR_RETURN(engine::Snapshot s, graph_->AtCommit(it->second));
+    at = std::move(s);
+  }
+  OG_ASSIGN_OR_RETURN(engine::Snapshot snap, at ? Result<engine::Snapshot>(*at) : graph_->Head(branch));
   OG_ASSIGN_OR_RETURN(auto queries, compiler::CompileQueries(snap.catalog(), r.body));
   if (queries.empty()) return InvalidArgumentError("no query in the record");
   const compiler::IrQuery& q = queries.front();
@@ -528,7 +551,7 @@ Status Runner::RunRecord(TestFile& file, Record& r) {
     } else if (*r.expected != std::vector<std::string>{mutation_output_}) {
       return Fail(r, "output differs.\nexpected:\n" + Join(*r.expected) + "got:\n" + mutation_output_ + "\n");
     }
-  } else if (d == "branch" || d == "merge") {
+  } else if (d == "branch" || d == "merge" || d == "migrate") {
     Expectation e;
     for (size_t i = 1; i + 1 < r.words.size(); ++i) {
       if (r.words[i] == "error") {
