@@ -8,6 +8,8 @@
 #include "compiler/migration_planner.h"
 #include "engine/graph/graph_layout.h"
 #include "engine/graph/schema_store.h"
+#include "engine/validate/load_record.h"
+#include "table/table_version.h"
 #include "table/table_writer.h"
 
 namespace omnigraph::engine {
@@ -96,6 +98,11 @@ class Applier {
       case K::kUpdatePropertyMetadata:
       case K::kDropConstraint: return Status::Ok();
       case K::kAddConstraint:
+        // Per-record constraints are checked against every existing row; the others would need
+        // cross-row validation and new index segments, not built yet.
+        if (!s.is_edge && (s.constraint.starts_with("@range(") || s.constraint.starts_with("@check("))) {
+          return CheckExistingRows(s);
+        }
         return UnimplementedError("schema apply: adding constraint " + s.constraint + " to '" + s.type_name +
                                   "' (validating the existing data against it) is not implemented yet");
       case K::kUnsupportedChange: return StepError(s);
@@ -104,6 +111,43 @@ class Applier {
   }
 
   std::map<std::string, table::TableVersion> TakeStaged() { return std::move(staged_); }
+
+  // Refuses an added @range/@check that existing rows of the (node) type violate, naming them.
+  Status CheckExistingRows(const compiler::MigrationStep& s) {
+    const compiler::NodeType* node = next_.FindNode(s.type_name);
+    if (node == nullptr) return InternalError("constrained type '" + s.type_name + "' is not in the new schema");
+    OG_ASSIGN_OR_RETURN(table::TableVersion t, Current(s.type_name));
+    std::vector<std::string> columns{std::string(kIdColumn)};
+    std::vector<int> column_of;  // per property: its column in the scan, or -1 (reads null)
+    for (const auto& p : node->properties) {
+      const bool present = t.schema().FindByName(p.name) != nullptr;
+      column_of.push_back(present ? static_cast<int>(columns.size()) : -1);
+      if (present) columns.push_back(p.name);
+    }
+    table::ScanOptions so;
+    so.columns = columns;
+    OG_ASSIGN_OR_RETURN(format::Batch rows, t.ScanAll(so));
+    const RecordRules rules(next_);
+    std::vector<std::string> bad;
+    uint64_t violations = 0;
+    Status first;
+    std::vector<Value> values(node->properties.size());
+    for (size_t r = 0; r < rows.num_rows(); ++r) {
+      for (size_t i = 0; i < values.size(); ++i) {
+        values[i] = column_of[i] < 0 ? Value::Null() : rows.GetValue(r, static_cast<size_t>(column_of[i]));
+      }
+      Status st = rules.Check(*node, values);
+      if (st.ok()) continue;
+      if (violations++ == 0) first = st;
+      if (bad.size() < 20) bad.push_back(rows.GetValue(r, 0).string_value());
+    }
+    if (violations == 0) return Status::Ok();
+    std::string ids;
+    for (const auto& id : bad) ids += (ids.empty() ? "" : ", ") + id;
+    return Status(first.code(), "schema apply: " + std::to_string(violations) + " existing " + s.type_name +
+                                    " rows violate the added " + s.constraint + " (" + ids +
+                                    (violations > bad.size() ? ", ..." : "") + "); first: " + first.message());
+  }
   const std::map<std::string, TableRef>& refs() const { return refs_; }
 
  private:

@@ -7,8 +7,10 @@
 // nullability relaxations, constraint drops and metadata change only the catalog. A drop of
 // populated data is applied whether the planner calls it soft or hard (`allow_data_loss` only
 // changes the reported mode; docs/decisions.md "Schema evolution"). Refused, changing nothing: an
-// unsupported change (its OG-MF code) and adding a constraint (`unimplemented`: validating existing
-// data against it is not built yet). Works on any branch. Thread-safe (one Graph::Write).
+// unsupported change (its OG-MF code); an added @range or @check that existing rows violate (its
+// load_range / load_check code, naming the rows); adding any other constraint (`unimplemented`:
+// cross-row validation and new index segments are not built yet). Works on any branch.
+// Thread-safe (one Graph::Write).
 #pragma once
 
 #include <optional>
