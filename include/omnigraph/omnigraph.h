@@ -52,6 +52,10 @@ struct OpenOptions {
   // older than half of it is prepared again rather than published, so a concurrent cleanup with
   // this grace (or a longer one) never sweeps objects a commit is about to name.
   int64_t cleanup_grace_us = int64_t{3600} * 1000000;
+  // Open a damaged graph for inspection (`omnigraph check`): only the format stamp is verified, not
+  // main's ref log, and the handle is read-only. Reads of what is damaged fail as usual; `Check`
+  // reports it.
+  bool inspect = false;
 };
 
 // Which snapshot a read sees. A branch name converts implicitly (its head), so

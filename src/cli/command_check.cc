@@ -14,7 +14,12 @@ namespace omnigraph::cli {
 namespace {
 
 int RunCheck(const GraphFlags& flags, bool references_only) {
-  auto g = OpenGraph(flags, /*writable=*/false);
+  // A damaged graph (even one whose main ref log is gone) still opens for inspection.
+  auto uri = flags.Uri();
+  if (!uri.ok()) return ReportError(uri.status(), flags.json);
+  OpenOptions o;
+  o.inspect = true;
+  auto g = Database::Open(*uri, o);
   if (!g.ok()) return ReportError(g.status(), flags.json);
   const int64_t start = MonotonicNanos();
   auto r = (*g)->Check(!references_only);

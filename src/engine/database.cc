@@ -174,11 +174,16 @@ Result<std::unique_ptr<Database>> Database::Init(std::string_view uri, std::stri
 
 Result<std::unique_ptr<Database>> Database::Open(std::string_view uri, OpenOptions options) {
   return NoThrow([&]() -> Result<std::unique_ptr<Database>> {
+    if (options.inspect) options.read_only = true;
     io::OpenStoreOptions so;
     so.writable = !options.read_only;
     OG_ASSIGN_OR_RETURN(auto store, io::OpenStore(uri, so));
     auto impl = std::make_unique<Impl>(options);
-    OG_ASSIGN_OR_RETURN(impl->graph, engine::Graph::Open(std::move(store), ToGraphOptions(options)));
+    if (options.inspect) {
+      OG_ASSIGN_OR_RETURN(impl->graph, engine::Graph::OpenForInspection(std::move(store), ToGraphOptions(options)));
+    } else {
+      OG_ASSIGN_OR_RETURN(impl->graph, engine::Graph::Open(std::move(store), ToGraphOptions(options)));
+    }
     return std::unique_ptr<Database>(new Database(std::move(impl)));
   });
 }

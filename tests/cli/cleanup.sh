@@ -75,6 +75,15 @@ chk="$("$og" check "$g" --json 2> /dev/null)"; rc=$?
 set -e
 [[ $rc -eq 1 && "$(jq -r '.problems[0].code' <<< "$chk")" == corrupt ]] || fail "check of a damaged graph (rc $rc): $chk"
 [[ "$(jq -r '.problems[0].object' <<< "$chk")" == *"${frag##*/}" ]] || fail "problem names another object: $chk"
+# A graph whose main ref log lost its newest entry does not open, but check inspects it.
+rm "$(ls "$g"/refs/6d61696e/0* | tail -1)"  # main (hex)
+set +e
+"$og" query --store "$g" -e 'query q() { match { $p: P } return { count($p) } }' > /dev/null 2>&1; rc=$?
+chk="$("$og" check "$g" --json 2> /dev/null)"; crc=$?
+set -e
+[[ $rc -ne 0 && $crc -eq 1 ]] || fail "damaged ref log: query rc $rc, check rc $crc: $chk"
+[[ "$(jq -r '[.problems[] | select(.object | startswith("refs/"))] | length' <<< "$chk")" -ge 1 ]] ||
+  fail "check does not report the damaged ref log: $chk"
 printf 'query q() { match { $p: P } return { $p.n } }\n' > "$dir/q.gq"
 "$og" check --query "$dir/q.gq" --schema "$dir/s.pg" > /dev/null 2>&1 || fail "check --query (lint alias)"
 echo "cli.cleanup: ok ($before -> $after files)"

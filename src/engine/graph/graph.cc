@@ -155,6 +155,12 @@ Result<std::unique_ptr<Graph>> Graph::Open(std::shared_ptr<io::ObjectStore> stor
   return g;
 }
 
+Result<std::unique_ptr<Graph>> Graph::OpenForInspection(std::shared_ptr<io::ObjectStore> store, GraphOptions options) {
+  OG_RETURN_IF_ERROR(ReadStamp(*store).status());
+  options.read_only = true;
+  return std::unique_ptr<Graph>(new Graph(std::move(store), std::move(options)));
+}
+
 Mutex& Graph::BranchMutex(const std::string& branch) {
   MutexLock lock(&mu_);
   auto& m = branch_mutexes_[branch];

@@ -102,6 +102,10 @@ class Graph {
   // init); `corrupt` if graph objects are there but main's ref log is missing or damaged; format
   // errors per stamp.
   static Result<std::unique_ptr<Graph>> Open(std::shared_ptr<io::ObjectStore> store, GraphOptions options = {});
+  // For the integrity check of a damaged graph: verifies only the format stamp (a root without one
+  // is NotFound), not main's ref log; read-only.
+  static Result<std::unique_ptr<Graph>> OpenForInspection(std::shared_ptr<io::ObjectStore> store,
+                                                          GraphOptions options = {});
 
   io::ObjectStore& store() const { return *store_; }
   const GraphOptions& options() const { return options_; }

@@ -99,9 +99,12 @@ Result<GraphCheck> CheckGraph(Graph& graph, const CheckOptions& options) {
   std::set<std::string> commits, todo;
   for (const std::string& branch : branches) {
     out.branches++;
+    // The head as readers find it (the hint, the entry it names, its link): catches a truncated log.
+    auto head = refs.ReadHead(branch);
+    if (!head.ok()) problems.Add(RefFolder(branch), head.status());
     auto entries = refs.Entries(branch);
     if (!entries.ok()) {
-      problems.Add(RefFolder(branch), entries.status());
+      if (head.ok()) problems.Add(RefFolder(branch), entries.status());
       continue;
     }
     for (const RefEntry& e : *entries) {
