@@ -455,6 +455,22 @@ Result<TableVersion> MakeColumnNullable(const TableVersion& base, std::string_vi
   return StageManifest(base, std::move(m));
 }
 
+Result<TableVersion> AddValueIndex(const TableVersion& base, std::string_view name) {
+  const Field* f = base.schema().FindByName(name);
+  if (f == nullptr) return InvalidArgumentError("no column '" + std::string(name) + "'");
+  if (f->type.kind != TypeKind::kString) {
+    return InvalidArgumentError("column '" + std::string(name) + "' is not a String column");
+  }
+  const auto& indexed = base.schema().indexed_field_ids;
+  if (f->id == base.schema().key_field_id || std::find(indexed.begin(), indexed.end(), f->id) != indexed.end()) {
+    return base;
+  }
+  Manifest m = MetadataCopy(base.manifest(), "add_value_index", std::string(name));
+  m.schema.indexed_field_ids.push_back(f->id);
+  std::sort(m.schema.indexed_field_ids.begin(), m.schema.indexed_field_ids.end());
+  return StageManifest(base, std::move(m));
+}
+
 Result<TableVersion> DropColumn(const TableVersion& base, std::string_view name) {
   Manifest m = MetadataCopy(base.manifest(), "drop_column", std::string(name));
   const Field* f = m.schema.FindByName(name);

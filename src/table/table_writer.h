@@ -99,6 +99,12 @@ Result<TableVersion> DropColumn(const TableVersion& base, std::string_view name)
 // The column accepts nulls from this version on (a required property made optional). A no-op
 // manifest when it already does; InvalidArgument for the key column or an unknown name.
 Result<TableVersion> MakeColumnNullable(const TableVersion& base, std::string_view name);
+// The String column gets a value index (TableSchema::indexed_field_ids) from this version on: rows
+// written later are indexed as they are written, existing fragments when compaction rewrites them,
+// and probes scan the fragments no segment covers yet (index_probe.h), so answers never depend on
+// coverage. The base itself when the column is the key or already indexed; InvalidArgument for an
+// unknown or non-String column.
+Result<TableVersion> AddValueIndex(const TableVersion& base, std::string_view name);
 
 // Shared by writers and compaction: stages `m` (fills version id, parent, sequence, time) with
 // one PutIfAbsent and returns its handle sharing `base`'s cache.

@@ -37,6 +37,12 @@ Snapshot Snapshot::Rebind(io::ObjectStore* store) const {
                   DerivedStore{derived_.store, /*writable=*/false});
 }
 
+Snapshot Snapshot::WithCommit(io::ObjectStore* store, std::shared_ptr<const Commit> commit,
+                              std::shared_ptr<const compiler::Catalog> catalog) const {
+  return Snapshot(store, std::move(commit), std::move(catalog), ref_, branch_, cache_, manifests_,
+                  DerivedStore{derived_.store, /*writable=*/false});
+}
+
 Result<table::TableVersion> Snapshot::Table(std::string_view type_name) const {
   auto it = commit_->tables.find(std::string(type_name));
   if (it == commit_->tables.end()) {

@@ -46,6 +46,11 @@ class Snapshot {
   // The same snapshot reading and writing through another store (the write path's staging store).
   // Its derived objects are still read from the graph root but never written (effects stay staged).
   Snapshot Rebind(io::ObjectStore* store) const;
+  // A snapshot of another table map and schema (not a stored commit: `commit` may be synthetic,
+  // e.g. this one carried into a descendant schema, graph/schema_carry.h), reading and writing
+  // through `store`, sharing this one's caches; its derived objects are never written.
+  Snapshot WithCommit(io::ObjectStore* store, std::shared_ptr<const Commit> commit,
+                      std::shared_ptr<const compiler::Catalog> catalog) const;
 
   // The branch it was resolved from (empty for a bare commit id) and its ref entry.
   const std::string& branch() const { return branch_; }

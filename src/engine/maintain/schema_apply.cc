@@ -1,6 +1,7 @@
 #include "engine/maintain/schema_apply.h"
 
 #include <map>
+#include <unordered_map>
 
 #include "common/error_codes.h"
 #include "common/ulid.h"
@@ -98,13 +99,16 @@ class Applier {
       case K::kUpdatePropertyMetadata:
       case K::kDropConstraint: return Status::Ok();
       case K::kAddConstraint:
-        // Per-record constraints are checked against every existing row; the others would need
-        // cross-row validation and new index segments, not built yet.
+        // Every added constraint is checked against every existing row first. @key is planned only
+        // for an empty type, and ids are made from the key as rows are written: the catalog alone
+        // changes. @index is the catalog's (search indexes are derived from it).
+        if (s.constraint.starts_with("@key(") || s.constraint.starts_with("@index(")) return Status::Ok();
         if (!s.is_edge && (s.constraint.starts_with("@range(") || s.constraint.starts_with("@check("))) {
           return CheckExistingRows(s);
         }
-        return UnimplementedError("schema apply: adding constraint " + s.constraint + " to '" + s.type_name +
-                                  "' (validating the existing data against it) is not implemented yet");
+        if (s.constraint.starts_with("@unique(")) return AddUnique(s);
+        if (s.is_edge && s.constraint.starts_with("@card(")) return CheckCardinality(s);
+        return InternalError("schema apply: unknown added constraint " + s.constraint + " on '" + s.type_name + "'");
       case K::kUnsupportedChange: return StepError(s);
     }
     return InternalError("unknown migration step");
@@ -148,6 +152,88 @@ class Applier {
                                     " rows violate the added " + s.constraint + " (" + ids +
                                     (violations > bad.size() ? ", ..." : "") + "); first: " + first.message());
   }
+  // Refuses an added @unique that existing rows violate (two rows with the same non-null tuple),
+  // naming them; else gives the table the value index the new schema declares for the tuple.
+  Status AddUnique(const compiler::MigrationStep& s) {
+    const std::vector<std::vector<std::string>>* uniques = nullptr;
+    if (s.is_edge) {
+      if (const compiler::EdgeType* e = next_.FindEdge(s.type_name)) uniques = &e->uniques;
+    } else if (const compiler::NodeType* n = next_.FindNode(s.type_name)) {
+      uniques = &n->uniques;
+    }
+    const std::vector<std::string>* tuple = nullptr;
+    for (size_t i = 0; uniques != nullptr && i < uniques->size(); ++i) {
+      std::string label;
+      for (const auto& c : (*uniques)[i]) label += (label.empty() ? "" : ", ") + c;
+      if ("@unique(" + label + ")" == s.constraint) tuple = &(*uniques)[i];
+    }
+    if (tuple == nullptr) return InternalError("added " + s.constraint + " is not in the new schema of " + s.type_name);
+    OG_ASSIGN_OR_RETURN(table::TableVersion t, Current(s.type_name));
+    std::vector<std::string> columns{std::string(kIdColumn)};
+    columns.insert(columns.end(), tuple->begin(), tuple->end());
+    table::ScanOptions so;
+    so.columns = columns;
+    OG_ASSIGN_OR_RETURN(format::Batch rows, t.ScanAll(so));
+    std::unordered_map<std::string, std::string> first_of;  // tuple -> the first row's id holding it
+    std::vector<std::string> bad;
+    uint64_t violations = 0;
+    for (size_t r = 0; r < rows.num_rows(); ++r) {
+      std::string key;
+      bool has_null = false;
+      for (size_t c = 1; c < columns.size(); ++c) {
+        Value v = rows.GetValue(r, c);
+        has_null = has_null || v.is_null();
+        key += v.ToString() + '\x1f';
+      }
+      if (has_null) continue;  // null never collides
+      const std::string id = rows.GetValue(r, 0).string_value();
+      auto [it, fresh] = first_of.emplace(std::move(key), id);
+      if (fresh) continue;
+      if (violations++ < 20) bad.push_back(it->second + " = " + id);
+    }
+    if (violations > 0) {
+      std::string list;
+      for (const auto& b : bad) list += (list.empty() ? "" : ", ") + b;
+      return Status(ErrorCode::kLoadUnique, "schema apply: " + std::to_string(violations) + " existing " + s.type_name +
+                                                " rows repeat the values of another under the added " + s.constraint +
+                                                " (" + list + (violations > bad.size() ? ", ..." : "") + ")");
+    }
+    OG_ASSIGN_OR_RETURN(table::TableSchema schema, NewTableSchema(next_, s.type_name, s.is_edge));
+    for (table::FieldId id : schema.indexed_field_ids) {
+      const table::Field* f = schema.FindById(id);
+      if (f == nullptr || t.schema().FindByName(f->name) == nullptr) continue;
+      OG_ASSIGN_OR_RETURN(t, table::AddValueIndex(t, f->name));
+    }
+    staged_.insert_or_assign(s.type_name, std::move(t));
+    return Status::Ok();
+  }
+
+  // Refuses an added @card(min..max) that an existing source node's edge count violates, naming
+  // the sources. As in loads and mutations, a node without edges of the type is not counted.
+  Status CheckCardinality(const compiler::MigrationStep& s) {
+    const compiler::EdgeType* e = next_.FindEdge(s.type_name);
+    if (e == nullptr) return InternalError("constrained type '" + s.type_name + "' is not in the new schema");
+    OG_ASSIGN_OR_RETURN(table::TableVersion t, Current(s.type_name));
+    table::ScanOptions so;
+    so.columns = std::vector<std::string>{std::string(kSrcColumn)};
+    OG_ASSIGN_OR_RETURN(format::Batch rows, t.ScanAll(so));
+    std::map<std::string, uint64_t> count;
+    for (size_t r = 0; r < rows.num_rows(); ++r) ++count[rows.GetValue(r, 0).string_value()];
+    std::vector<std::string> bad;
+    uint64_t violations = 0;
+    for (const auto& [src, n] : count) {
+      if (n >= e->card.min && (!e->card.max || n <= *e->card.max)) continue;
+      if (violations++ < 20) bad.push_back(src + " (" + std::to_string(n) + ")");
+    }
+    if (violations == 0) return Status::Ok();
+    std::string list;
+    for (const auto& b : bad) list += (list.empty() ? "" : ", ") + b;
+    return Status(ErrorCode::kLoadCardinality, "schema apply: " + std::to_string(violations) + " existing " +
+                                                   e->from_type + " sources have a number of " + s.type_name +
+                                                   " edges outside the added " + s.constraint + " (" + list +
+                                                   (violations > bad.size() ? ", ..." : "") + ")");
+  }
+
   const std::map<std::string, TableRef>& refs() const { return refs_; }
 
  private:

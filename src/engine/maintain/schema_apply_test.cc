@@ -34,8 +34,10 @@ edge Knows: Human -> Human
 )";
 
 std::unique_ptr<Database> NewDb() {
-  auto db =
-      Database::Init("memory://" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()), kV1);
+  static int graphs = 0;  // one test may open several
+  auto db = Database::Init("memory://" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) +
+                               std::to_string(++graphs),
+                           kV1);
   EXPECT_TRUE(db.ok()) << db.status().ToString();
   auto l = (*db)->Load(
       R"({"type":"Person","data":{"name":"ada","age":36,"city":"london","mood":"happy"}}
@@ -139,12 +141,6 @@ TEST(SchemaApplyTest, RefusalsChangeNothing) {
       "node Pet { tag: String @key }\nnode Extra { k: String @key }\nedge Knows: Person -> Person\n");
   ASSERT_FALSE(required.ok());
   EXPECT_EQ(std::string(required.status().code_string()), "OG-MF-103") << required.status().ToString();
-  // Adding a cross-row constraint (@unique) is not implemented yet: typed.
-  auto unique = db->ApplySchema(
-      "node Person { name: String @key, age: I32, city: String? @unique, mood: enum(happy, sad)? }\n"
-      "node Pet { tag: String @key }\nnode Extra { k: String @key }\nedge Knows: Person -> Person\n");
-  ASSERT_FALSE(unique.ok());
-  EXPECT_EQ(std::string(unique.status().code_string()), "unimplemented") << unique.status().ToString();
   EXPECT_EQ(db->Snapshot()->commit_id, after_add);
   EXPECT_NE(after_add, head);
   // A stale --if-commit.
@@ -175,6 +171,98 @@ TEST(SchemaApplyTest, AnAddedRangeOrCheckIsValidatedAgainstExistingRows) {
   auto m = db->Mutate(R"(query m() { insert Person { name: "old", age: 200 } })");
   ASSERT_FALSE(m.ok());
   EXPECT_EQ(std::string(m.status().code_string()), "load_range");
+}
+
+TEST(SchemaApplyTest, AnAddedUniqueOrCardIsValidatedAgainstExistingRows) {
+  auto db = NewDb();
+  ASSERT_TRUE(db->Mutate(R"(query m() { insert Person { name: "cy", age: 36, city: "london" } })").ok());
+  ASSERT_TRUE(db->Mutate(R"(query m() { insert Knows { from: "ada", to: "cy" } })").ok());
+  const std::string head = db->Snapshot()->commit_id;
+  auto with = [](const std::string& person, const std::string& knows) {
+    return "node Person { name: String @key, age: I32, city: String?, mood: enum(happy, sad)?\n" + person +
+           " }\nnode Pet { tag: String @key }\nedge Knows: Person -> Person " + knows + "\n";
+  };
+  // ada and cy share a city (bob's null never collides).
+  auto bad = db->ApplySchema(with("@unique(city)", ""));
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(std::string(bad.status().code_string()), "load_unique") << bad.status().ToString();
+  EXPECT_NE(bad.status().message().find("ada = cy"), std::string::npos) << bad.status().ToString();
+  // ada knows two people.
+  bad = db->ApplySchema(with("", "@card(0..1)"));
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(std::string(bad.status().code_string()), "load_cardinality") << bad.status().ToString();
+  EXPECT_NE(bad.status().message().find("ada (2)"), std::string::npos) << bad.status().ToString();
+  EXPECT_EQ(db->Snapshot()->commit_id, head);
+  // Constraints the data satisfies apply, and hold for later writes.
+  auto good = db->ApplySchema(with("@unique(name, age)\n@index(city)", "@card(0..2)"));
+  ASSERT_TRUE(good.ok()) << good.status().ToString();
+  auto m = db->Mutate(R"(query m() { insert Knows { from: "ada", to: "ada" } })");
+  ASSERT_FALSE(m.ok());
+  EXPECT_EQ(std::string(m.status().code_string()), "load_cardinality") << m.status().ToString();
+  good = db->ApplySchema(with("@unique(name, age)\n@index(city)\n@unique(age)", "@card(0..2)"));
+  ASSERT_FALSE(good.ok());  // ada and cy are both 36
+  EXPECT_EQ(std::string(good.status().code_string()), "load_unique") << good.status().ToString();
+  ASSERT_TRUE(db->Mutate(R"(query m() { update Person set { age: 37 } where name = "cy" })").ok());
+  good = db->ApplySchema(with("@unique(name, age)\n@index(city)\n@unique(city)", "@card(0..2)"));
+  ASSERT_FALSE(good.ok());
+  ASSERT_TRUE(db->Mutate(R"(query m() { update Person set { city: "paris" } where name = "cy" })").ok());
+  good = db->ApplySchema(with("@unique(name, age)\n@index(city)\n@unique(city)", "@card(0..2)"));
+  ASSERT_TRUE(good.ok()) << good.status().ToString();
+  m = db->Mutate(R"(query m() { insert Person { name: "dee", age: 1, city: "paris" } })");
+  ASSERT_FALSE(m.ok());
+  EXPECT_EQ(std::string(m.status().code_string()), "load_unique") << m.status().ToString();
+  EXPECT_EQ(Rows(*db, R"(query q() { match { $p: Person { city: "paris" } } return { $p.name } })"),
+            std::vector<std::string>{"cy"});
+}
+
+// A merge across a schema change that only one side made: the other side's changes are carried
+// into the newer schema (renames followed by catalog id), in either direction.
+TEST(SchemaApplyTest, MergesAcrossASchemaChange) {
+  auto db = NewDb();
+  ASSERT_TRUE(db->CreateBranch("feature").ok());
+  ASSERT_TRUE(db->Mutate(R"(query m() { insert Person { name: "cy", age: 5, city: "rome" } })", "", "feature").ok());
+  ASSERT_TRUE(db->Mutate(R"(query m() { update Person set { age: 41 } where name = "bob" })", "", "feature").ok());
+  ASSERT_TRUE(db->ApplySchema(kV2, /*allow_data_loss=*/true).ok());
+  auto merged = db->Merge("feature");
+  ASSERT_TRUE(merged.ok()) << merged.status().ToString();
+  EXPECT_EQ(Rows(*db, "query q() { match { $h: Human } return { $h.name, $h.age, $h.town } order { $h.name } }"),
+            (std::vector<std::string>{"ada|36|london", "bob|41|null", "cy|5|rome"}));
+
+  // The other direction: the branch evolves the schema, main keeps writing in the old one.
+  auto db2 = NewDb();
+  ASSERT_TRUE(db2->CreateBranch("evolve").ok());
+  ASSERT_TRUE(db2->ApplySchema(kV2, true, "evolve").ok());
+  ASSERT_TRUE(db2->Mutate(R"(query m() { insert Team { slug: "core" } })", "", "evolve").ok());
+  ASSERT_TRUE(db2->Mutate(R"(query m() { insert Person { name: "dan", age: 9, city: "oslo" } })").ok());
+  merged = db2->Merge("evolve");
+  ASSERT_TRUE(merged.ok()) << merged.status().ToString();
+  EXPECT_EQ(Rows(*db2, "query q() { match { $h: Human } return { $h.name, $h.town } order { $h.name } }"),
+            (std::vector<std::string>{"ada|london", "bob|null", "dan|oslo"}));
+  EXPECT_EQ(Rows(*db2, "query q() { match { $t: Team } return { $t.slug } }"), std::vector<std::string>{"core"});
+  auto src = db2->SchemaSource("main");
+  ASSERT_TRUE(src.ok());
+  EXPECT_NE(src->find("node Human"), std::string::npos);
+
+  // A change that breaks a constraint the newer schema added is a conflict; both sides changing
+  // the schema is schema_boundary. Neither publishes anything.
+  auto db3 = NewDb();
+  ASSERT_TRUE(db3->CreateBranch("feature").ok());
+  ASSERT_TRUE(db3->Mutate(R"(query m() { insert Person { name: "old", age: 300 } })", "", "feature").ok());
+  ASSERT_TRUE(db3->ApplySchema("node Person { name: String @key, age: I32, city: String?, mood: enum(happy, sad)?\n"
+                               "@range(age, 0..150) }\nnode Pet { tag: String @key }\nedge Knows: Person -> Person\n")
+                  .ok());
+  const std::string head = db3->Snapshot()->commit_id;
+  auto conflict = db3->Merge("feature");
+  ASSERT_TRUE(conflict.ok()) << conflict.status().ToString();
+  EXPECT_EQ(conflict->outcome, MergeOutcome::kConflicts);
+  ASSERT_EQ(conflict->conflicts.size(), 1u);
+  EXPECT_EQ(conflict->conflicts[0].entity_id, "old");
+  EXPECT_EQ(conflict->conflicts[0].kind, "value_constraint_violation");
+  ASSERT_TRUE(db3->ApplySchema(std::string(kV1) + "node Extra { k: String @key }\n", false, "feature").ok());
+  auto boundary = db3->Merge("feature");
+  ASSERT_FALSE(boundary.ok());
+  EXPECT_EQ(std::string(boundary.status().code_string()), "schema_boundary") << boundary.status().ToString();
+  EXPECT_EQ(db3->Snapshot()->commit_id, head);
 }
 
 TEST(SchemaApplyTest, OnABranchOnly) {

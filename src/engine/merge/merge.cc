@@ -6,9 +6,12 @@
 
 #include "common/error_codes.h"
 #include "common/logging.h"
+#include "engine/graph/schema_carry.h"
 #include "engine/graph/schema_store.h"
 #include "engine/merge/merge_internal.h"
+#include "engine/validate/load_record.h"
 #include "format/batch.h"
+#include "io/staging_store.h"
 #include "table/table_writer.h"
 
 namespace omnigraph::engine {
@@ -144,17 +147,47 @@ Result<PreparedWrite> PrepareMerge(Graph& graph, const Snapshot& snap, const Sna
   }
   OG_ASSIGN_OR_RETURN(std::string base_id, MergeBase(graph, source.commit().id, snap.commit().id));
   OG_ASSIGN_OR_RETURN(Snapshot base, graph.AtReferencedCommit(base_id, "the merge base of the branches"));
-  if (base.commit().schema_id != snap.commit().schema_id || source.commit().schema_id != snap.commit().schema_id) {
-    return Status(ErrorCode::kSchemaBoundary,
-                  "the branches have different schemas since their merge base; merging across a schema change is not "
-                  "supported yet");
+  // Across a schema change, the side (and base) still in the older schema are carried into the
+  // newer one first: the merge then applies the migration to the other side's changes. The base is
+  // carried only to be read (its staged metadata is never flushed); a carried source or target can
+  // be named by the merged commit, so it goes through the write's staging store.
+  io::StagingStore scratch(snap.store());
+  Snapshot src = source;
+  Snapshot tgt = snap;
+  std::optional<std::string> new_schema;  // set when the merged commit takes the source's schema
+  const std::string base_schema = base.commit().schema_id;
+  const std::string source_schema = source.commit().schema_id;
+  const std::string target_schema = snap.commit().schema_id;
+  if (base_schema != source_schema || base_schema != target_schema) {
+    if (source_schema == target_schema || source_schema == base_schema) {
+      if (source_schema == base_schema) {
+        OG_ASSIGN_OR_RETURN(src, CarryToSchema(source, snap, &snap.store()));
+      }
+      OG_ASSIGN_OR_RETURN(base, CarryToSchema(base, snap, &scratch));
+    } else if (target_schema == base_schema) {
+      OG_ASSIGN_OR_RETURN(tgt, CarryToSchema(snap, source, &snap.store()));
+      OG_ASSIGN_OR_RETURN(base, CarryToSchema(base, source, &scratch));
+      new_schema = source_schema;
+    } else {
+      return Status(ErrorCode::kSchemaBoundary, "both branches changed the schema since their merge base (" +
+                                                    source_schema + " and " + target_schema +
+                                                    "); apply one branch's schema on the other first, then merge");
+    }
   }
-  const compiler::Catalog& catalog = snap.catalog();
+  // The side whose changes were validated under the older schema only: their after images must
+  // also pass the newer schema's @range/@check (other constraints are checked on the merged result).
+  const int older_side = new_schema ? 1 : source_schema != target_schema ? 0 : -1;  // 0 source, 1 target
+  const compiler::Catalog& catalog = tgt.catalog();
+  const RecordRules rules(catalog);
   std::vector<TypeWork> work;
   for (const auto& n : catalog.nodes()) work.push_back({n.name, EntityKind::kNode, &n.properties, {}, {}});
   for (const auto& e : catalog.edges()) work.push_back({e.name, EntityKind::kEdge, &e.properties, {}, {}});
 
   PreparedWrite w;
+  if (new_schema) {
+    w.schema_id = *new_schema;
+    w.table_refs = tgt.commit().tables;
+  }
   w.operation = "merge";
   w.message = "merge " + source.branch() + " into " + snap.branch();
   w.merged_parent = source.commit().id;
@@ -162,26 +195,41 @@ Result<PreparedWrite> PrepareMerge(Graph& graph, const Snapshot& snap, const Sna
   std::map<std::string, MergedType> merged;
   for (TypeWork& tw : work) {
     const TableRef& b = base.commit().tables.at(tw.name);
-    const TableRef& s = source.commit().tables.at(tw.name);
-    const TableRef& t = snap.commit().tables.at(tw.name);
+    const TableRef& s = src.commit().tables.at(tw.name);
+    const TableRef& t = tgt.commit().tables.at(tw.name);
     if (b.table_id != s.table_id || b.table_id != t.table_id) {
       return Status(ErrorCode::kSchemaBoundary, "type " + Quoted(tw.name) + " was replaced by a new table on one side");
     }
     if (!(s == b)) {
-      OG_ASSIGN_OR_RETURN(tw.source, DiffType(base, source, tw.name));
+      OG_ASSIGN_OR_RETURN(tw.source, DiffType(base, src, tw.name));
     }
     if (!(t == b)) {
-      OG_ASSIGN_OR_RETURN(tw.target, DiffType(base, snap, tw.name));
+      OG_ASSIGN_OR_RETURN(tw.target, DiffType(base, tgt, tw.name));
+    }
+    if (older_side >= 0 && tw.kind == EntityKind::kNode) {
+      const compiler::NodeType& node = *catalog.FindNode(tw.name);
+      for (const auto& [id, c] : older_side == 0 ? tw.source : tw.target) {
+        if (!c.after) continue;
+        Status st = rules.Check(node, c.after->properties);
+        if (!st.ok()) {
+          conflicts.push_back(MergeConflict{EntityKind::kNode,
+                                            tw.name,
+                                            id,
+                                            kValueConstraintViolation,
+                                            "violates the newer schema: " + st.message(),
+                                            {}});
+        }
+      }
     }
     MergedType& m =
         merged.emplace(tw.name, MergedType{tw.name, tw.kind, std::nullopt, &tw.source, &tw.target}).first->second;
     ChangeCounts counts;
     if (s == b || tw.source.empty()) {  // nothing to bring over
-      OG_ASSIGN_OR_RETURN(m.table, snap.Table(tw.name));
+      OG_ASSIGN_OR_RETURN(m.table, tgt.Table(tw.name));
       continue;
     }
     if (t == b) {  // only the source changed this type: take its table version as it is
-      OG_ASSIGN_OR_RETURN(m.table, source.Table(tw.name));
+      OG_ASSIGN_OR_RETURN(m.table, src.Table(tw.name));
       for (const auto& [id, c] : tw.source) {
         (c.op == ChangeOp::kInsert ? counts.inserted : c.op == ChangeOp::kUpdate ? counts.updated : counts.deleted)++;
       }
@@ -210,7 +258,7 @@ Result<PreparedWrite> PrepareMerge(Graph& graph, const Snapshot& snap, const Sna
         counts.updated++;
       }
     }
-    OG_ASSIGN_OR_RETURN(table::TableVersion target_table, snap.Table(tw.name));
+    OG_ASSIGN_OR_RETURN(table::TableVersion target_table, tgt.Table(tw.name));
     if (upserts.empty() && deletes.empty()) {
       m.table = target_table;
       continue;

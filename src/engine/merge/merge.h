@@ -57,7 +57,10 @@ struct MergeConflict {
 
 // `merge_conflict` (with the list in details) when the branches conflict, and then, when
 // `conflicts` is given, every conflict in it (sorted); NotFound for a missing branch;
-// `schema_boundary` when the two heads have different schemas (unless fast-forward).
+// `schema_boundary` when both branches changed the schema since their merge base (a fast-forward
+// always works). When only one side changed it, the other side's changes are carried into the
+// newer schema (graph/schema_carry.h) and merged there; the merged commit has the newer schema,
+// and an older-schema change that violates a newer @range/@check is a value_constraint_violation.
 Result<MergeResult> MergeBranches(Graph& graph, const MergeOptions& options,
                                   std::vector<MergeConflict>* conflicts = nullptr);
 
