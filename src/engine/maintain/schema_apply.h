@@ -7,9 +7,10 @@
 // nullability relaxations, constraint drops and metadata change only the catalog. A drop of
 // populated data is applied whether the planner calls it soft or hard (`allow_data_loss` only
 // changes the reported mode; docs/decisions.md "Schema evolution"). Refused, changing nothing: an
-// unsupported change (its OG-MF code); an added @range or @check that existing rows violate (its
-// load_range / load_check code, naming the rows); adding any other constraint (`unimplemented`:
-// cross-row validation and new index segments are not built yet). Works on any branch.
+// unsupported change (its OG-MF code); an added @range, @check, @unique or @card that existing rows
+// violate (load_range / load_check / load_unique / load_cardinality, naming the rows). An added
+// @unique also gives its tuple's first String column a value index (metadata only); @index and
+// @key (planned only for an empty type) change only the catalog. Works on any branch.
 // Thread-safe (one Graph::Write).
 #pragma once
 
