@@ -1,5 +1,6 @@
 #include "common/clock.h"
 
+#include <algorithm>
 #include <chrono>
 #include <ctime>
 #include <mutex>
@@ -34,6 +35,17 @@ void SetClockForTesting(std::function<int64_t()> now_micros) {
   std::lock_guard<std::mutex> lock(ClockMu());
   ClockOverride() = std::move(now_micros);
 }
+
+ScopedTestClock::ScopedTestClock() {
+  static std::atomic<int64_t> next{0};
+  const int64_t step = int64_t{1000} * 3600 * 1000000;
+  const int64_t start = std::max(NowMicros(), next.load()) + step;
+  next = start + step;
+  now_ = start;
+  SetClockForTesting([this] { return now_.fetch_add(tick_.load()) + tick_.load(); });
+}
+
+ScopedTestClock::~ScopedTestClock() { SetClockForTesting(nullptr); }
 
 std::string FormatMicrosIso(int64_t micros) {
   int64_t secs = micros / 1000000;

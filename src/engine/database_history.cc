@@ -203,7 +203,7 @@ Result<MergeResult> Database::Merge(std::string_view source, const MergeOptions&
 
 Result<std::vector<CommitInfo>> Database::Commits(std::string_view branch) {
   return NoThrow([&]() -> Result<std::vector<CommitInfo>> {
-    OG_ASSIGN_OR_RETURN(auto history, impl_->graph->BranchHistory(branch));
+    OG_ASSIGN_OR_RETURN(auto history, impl_->graph->BranchHistory(branch, SIZE_MAX, 0, /*kept_part=*/true));
     std::vector<CommitInfo> out;
     out.reserve(history.size());
     for (const auto& s : history) {

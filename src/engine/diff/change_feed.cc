@@ -14,10 +14,17 @@ constexpr std::string_view kCursorPrefix = "ogc1.";
 
 Status Rejected(const std::string& why) { return Status(ErrorCode::kCursorRejected, "change cursor rejected: " + why); }
 
-// The graph's identity: the incarnation of main's first ref entry (written once, by init).
+// The graph's identity: the incarnation of main's first ref entry (written once, by init). Main
+// is never deleted, so every entry of its log carries it, also after a cleanup truncated the log.
 Result<std::string> GraphIdentity(Graph& graph) {
-  OG_ASSIGN_OR_RETURN(RefEntry e, graph.RefEntryAt(kMainBranch, 1));
-  return e.incarnation;
+  auto first = graph.RefEntryAt(kMainBranch, 1);
+  if (first.ok() || first.status().code_string() != "history_reclaimed") {
+    OG_RETURN_IF_ERROR(first.status());
+    return first->incarnation;
+  }
+  OG_ASSIGN_OR_RETURN(Snapshot head, graph.Head(kMainBranch));
+  if (!head.ref()) return InternalError("branch 'main' has no ref entry");
+  return head.ref()->incarnation;
 }
 
 std::string EncodeCursor(const Json& j) { return std::string(kCursorPrefix) + Base64Encode(CanonicalJson(j)); }

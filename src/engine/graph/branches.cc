@@ -8,6 +8,7 @@
 #include "common/ulid.h"
 #include "engine/graph/graph.h"
 #include "engine/graph/graph_layout.h"
+#include "engine/graph/reclaim.h"
 #include "engine/graph/ref_log.h"
 
 namespace omnigraph::engine {
@@ -122,9 +123,15 @@ Result<RefEntry> Graph::RefEntryAt(std::string_view branch, uint64_t seq) {
   OG_RETURN_IF_ERROR(ValidateBranchName(branch));
   auto e = refs_.ReadEntry(branch, seq);
   if (e.ok() || e.status().category() != StatusCode::kNotFound || seq == 0) return e;
-  // Missing below the head: the ref log lost an entry.
+  // Missing below the head: a cleanup truncated the log above it, or the log lost an entry.
   OG_ASSIGN_OR_RETURN(std::optional<RefEntry> head, ReadBranchHead(branch));
   if (head && head->seq > seq) {
+    OG_ASSIGN_OR_RETURN(uint64_t floor, refs_.Floor(branch));
+    if (seq < floor) {
+      return Status(ErrorCode::kHistoryReclaimed, "version " + std::to_string(seq) + " of branch " + Quoted(branch) +
+                                                      " was reclaimed by cleanup (the ref log starts at version " +
+                                                      std::to_string(floor) + ")");
+    }
     return CorruptError("ref entry " + RefEntryKey(branch, seq) + " of branch " + Quoted(branch) +
                         " is missing, but the branch is at version " + std::to_string(head->seq) +
                         " (a gap in the ref log)");
@@ -132,10 +139,13 @@ Result<RefEntry> Graph::RefEntryAt(std::string_view branch, uint64_t seq) {
   return e;
 }
 
-Result<std::vector<HistoryStep>> Graph::BranchHistory(std::string_view branch, size_t limit, uint64_t stop_at_seq) {
+Result<std::vector<HistoryStep>> Graph::BranchHistory(std::string_view branch, size_t limit, uint64_t stop_at_seq,
+                                                      bool kept_part) {
   OG_ASSIGN_OR_RETURN(Snapshot head, Head(branch));
   std::vector<HistoryStep> out;
   if (!head.ref()) return InternalError("branch " + Quoted(branch) + " has no ref entry");
+  // What a cleanup reclaimed ends the kept part; to a caller that needs all of it, it is an error.
+  auto reclaimed = [&](const Status& s) { return kept_part && s.code_string() == "history_reclaimed"; };
   RefEntry e = *head.ref();
   std::shared_ptr<const Commit> c = head.shared_commit();
   // The branch's own ref moves, newest first, back to the create entry of this incarnation.
@@ -145,23 +155,32 @@ Result<std::vector<HistoryStep>> Graph::BranchHistory(std::string_view branch, s
       break;
     }
     if (e.seq == 1) return CorruptError("ref entry 1 of branch " + Quoted(branch) + " is not a create entry");
-    OG_ASSIGN_OR_RETURN(RefEntry prev, RefEntryAt(branch, e.seq - 1));
-    OG_RETURN_IF_ERROR(RefLog::CheckLink(branch, e, &prev));
-    out.push_back(HistoryStep{c, e.seq, prev.commit_id});
-    e = std::move(prev);
-    OG_ASSIGN_OR_RETURN(c, LoadReferencedCommit(e.commit_id, "ref entry " + RefEntryKey(branch, e.seq)));
+    auto prev = RefEntryAt(branch, e.seq - 1);
+    if (!prev.ok() && reclaimed(prev.status())) {
+      out.push_back(HistoryStep{c, e.seq, ""});
+      return out;
+    }
+    OG_RETURN_IF_ERROR(prev.status());
+    OG_RETURN_IF_ERROR(RefLog::CheckLink(branch, e, &*prev));
+    out.push_back(HistoryStep{c, e.seq, prev->commit_id});
+    e = std::move(*prev);
+    auto loaded = LoadReferencedCommit(e.commit_id, "ref entry " + RefEntryKey(branch, e.seq));
+    if (!loaded.ok() && reclaimed(loaded.status())) return out;
+    OG_ASSIGN_OR_RETURN(c, std::move(loaded));
   }
   if (stop_at_seq != 0 || e.op != RefOp::kCreate) return out;
   // Inherited: the first-parent chain before the commit the branch was created at.
   while (out.size() < limit && !c->parents.empty()) {
-    OG_ASSIGN_OR_RETURN(c, LoadReferencedCommit(c->parents.front(), "the parents of commit " + c->id));
+    auto loaded = LoadReferencedCommit(c->parents.front(), "the parents of commit " + c->id);
+    if (!loaded.ok() && reclaimed(loaded.status())) return out;
+    OG_ASSIGN_OR_RETURN(c, std::move(loaded));
     out.push_back(HistoryStep{c, 0, c->parents.empty() ? "" : c->parents.front()});
   }
   return out;
 }
 
 Result<std::vector<std::shared_ptr<const Commit>>> Graph::CommitLog(std::string_view branch, size_t limit) {
-  OG_ASSIGN_OR_RETURN(auto steps, BranchHistory(branch, limit));
+  OG_ASSIGN_OR_RETURN(auto steps, BranchHistory(branch, limit, 0, /*kept_part=*/true));
   std::vector<std::shared_ptr<const Commit>> out;
   out.reserve(steps.size());
   for (auto& s : steps) out.push_back(std::move(s.commit));

@@ -12,6 +12,7 @@
 #include "compiler/catalog_builder.h"
 #include "engine/graph/format_stamp.h"
 #include "engine/graph/graph_layout.h"
+#include "engine/graph/reclaim.h"
 #include "engine/graph/root_check.h"
 #include "engine/graph/schema_store.h"
 #include "io/staging_store.h"
@@ -171,7 +172,14 @@ Mutex& Graph::BranchMutex(const std::string& branch) {
 Result<std::shared_ptr<const Commit>> Graph::LoadCommit(std::string_view commit_id) {
   const std::string id(commit_id);
   if (auto hit = commits_.Get<Commit>(id)) return hit;
-  OG_ASSIGN_OR_RETURN(Commit c, ReadCommit(*store_, commit_id));
+  auto read = ReadCommit(*store_, commit_id);
+  if (!read.ok() && read.status().category() == StatusCode::kNotFound) {
+    // Removed by a cleanup (history_reclaimed), or never there (NotFound).
+    Status missing = MissingCommitError(*store_, commit_id, "");
+    if (missing.code_string() == "history_reclaimed") return missing;
+    return read.status();
+  }
+  OG_ASSIGN_OR_RETURN(Commit c, std::move(read));
   const uint64_t charge = 512 + 160 * c.tables.size() + 96 * c.summary.size();
   auto shared = std::make_shared<const Commit>(std::move(c));
   commits_.Put(id, shared, charge);
@@ -186,6 +194,21 @@ Result<std::shared_ptr<const Commit>> Graph::LoadReferencedCommit(std::string_vi
                         ", is missing");
   }
   return c;
+}
+
+Result<std::vector<std::string>> Graph::ParentIds(const Commit& commit) {
+  bool reclaimed = false;
+  for (const auto& p : commit.parents) {
+    auto c = LoadReferencedCommit(p, "the parents of commit " + commit.id);
+    if (c.ok()) continue;
+    if (c.status().code_string() != "history_reclaimed") return c.status();
+    reclaimed = true;
+  }
+  if (!reclaimed) return commit.parents;
+  OG_ASSIGN_OR_RETURN(auto records, CleanupRecords(*store_));
+  if (auto graft = GraftOf(records, commit.id)) return *graft;
+  return Status(ErrorCode::kHistoryReclaimed,
+                "the parents of commit " + commit.id + " were reclaimed by cleanup, and no cleanup kept its ancestry");
 }
 
 Result<Snapshot> Graph::AtReferencedCommit(std::string_view commit_id, std::string_view named_by) {
@@ -301,7 +324,9 @@ Result<bool> Graph::LogicallyAt(const Commit& head, std::string_view expected) {
   for (int i = 0; i <= kMaxPhysicalSteps; ++i) {
     if (c->id == expected) return true;
     if (!IsPhysicalOnly(*c) || c->parents.empty()) return false;
-    OG_ASSIGN_OR_RETURN(hold, LoadReferencedCommit(c->parents.front(), "the parents of commit " + c->id));
+    auto parent = LoadReferencedCommit(c->parents.front(), "the parents of commit " + c->id);
+    if (!parent.ok() && parent.status().code_string() == "history_reclaimed") return false;  // not reachable
+    OG_ASSIGN_OR_RETURN(hold, std::move(parent));
     c = hold.get();
   }
   return false;

@@ -118,22 +118,32 @@ class Graph {
   // The branch as it was at ref sequence `seq` (<= head). NotFound otherwise.
   Result<Snapshot> AtBranchVersion(std::string_view branch, uint64_t seq);
 
-  // A commit by id (as a user gives it): NotFound if absent, `corrupt` if damaged.
+  // A commit by id (as a user gives it): NotFound if absent, `history_reclaimed` if a cleanup
+  // removed it, `corrupt` if damaged.
   Result<std::shared_ptr<const Commit>> LoadCommit(std::string_view commit_id);
   // A commit named by another object (`named_by`: a ref entry, a commit's parent list): a missing
   // one is `corrupt`, not NotFound.
   Result<std::shared_ptr<const Commit>> LoadReferencedCommit(std::string_view commit_id, std::string_view named_by);
   Result<Snapshot> AtReferencedCommit(std::string_view commit_id, std::string_view named_by);
+  // Forgets the cached commit objects (after this process's cleanup removed some, so that its
+  // history reads as the store's; another process's cache keeps them until it evicts them).
+  void ForgetCachedCommits() { commits_.Clear(); }
+  // The parents of `commit` as ancestry walks (merge bases, check) see them: its own parents, or,
+  // when a cleanup removed one, the graft that cleanup recorded (its nearest kept ancestors).
+  // `history_reclaimed` when a parent was removed and no cleanup kept the commit's ancestry.
+  Result<std::vector<std::string>> ParentIds(const Commit& commit);
   // The history of a branch, newest first (branches.cc): one step per ref entry of the live
   // incarnation back to its create entry, then the commits inherited before it along first
   // parents. With `stop_at_seq` > 0, only the steps newer than ref entry `stop_at_seq`. NotFound
   // for an unknown or deleted branch. Cost: one GET per ref entry walked, commits are cached.
+  // History a cleanup reclaimed (a ref entry or commit it removed) is `history_reclaimed`, or,
+  // with `kept_part`, the end of the history (`commit list` shows what cleanup kept).
   Result<std::vector<HistoryStep>> BranchHistory(std::string_view branch, size_t limit = SIZE_MAX,
-                                                 uint64_t stop_at_seq = 0);
+                                                 uint64_t stop_at_seq = 0, bool kept_part = false);
   // The commits of BranchHistory, newest first (`commit list --branch`).
   Result<std::vector<std::shared_ptr<const Commit>>> CommitLog(std::string_view branch, size_t limit = SIZE_MAX);
-  // Ref entry `seq` of `branch` (one GET). NotFound if it does not exist; `corrupt` if it is
-  // missing while a newer entry exists (a gap).
+  // Ref entry `seq` of `branch` (one GET). NotFound if it does not exist; `history_reclaimed` if a
+  // cleanup truncated the log above it; `corrupt` if it is missing while a newer entry exists (a gap).
   Result<RefEntry> RefEntryAt(std::string_view branch, uint64_t seq);
   Result<std::vector<std::string>> Branches();
 

@@ -51,6 +51,19 @@ std::string RefEntryKey(std::string_view branch, uint64_t seq) {
 
 std::string RefHeadHintKey(std::string_view branch) { return RefFolder(branch) + "HEAD"; }
 
+std::string RefFloorKey(std::string_view branch, uint64_t seq) {
+  char buf[24];
+  std::snprintf(buf, sizeof(buf), "F%020llu", static_cast<unsigned long long>(seq));
+  return RefFolder(branch) + buf;
+}
+
+std::optional<uint64_t> ParseRefFloor(std::string_view key) {
+  size_t slash = key.rfind('/');
+  std::string_view last = slash == std::string_view::npos ? key : key.substr(slash + 1);
+  if (last.size() != 21 || last[0] != 'F') return std::nullopt;
+  return ParseRefSeq(last.substr(1));
+}
+
 std::optional<uint64_t> ParseRefSeq(std::string_view key) {
   size_t slash = key.rfind('/');
   std::string_view last = slash == std::string_view::npos ? key : key.substr(slash + 1);

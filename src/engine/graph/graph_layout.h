@@ -34,6 +34,11 @@ std::optional<std::string> BranchFromHex(std::string_view hex);
 std::string RefFolder(std::string_view branch);                  // refs/<hex>/
 std::string RefEntryKey(std::string_view branch, uint64_t seq);  // refs/<hex>/<seq:020d>
 std::string RefHeadHintKey(std::string_view branch);             // refs/<hex>/HEAD
+// refs/<hex>/F<seq:020d>: a cleanup truncated the log below entry `seq` (docs/format/commits_and_refs.md,
+// "Truncation"). Readers take the highest floor of a folder and ignore every entry below it.
+std::string RefFloorKey(std::string_view branch, uint64_t seq);
+// The sequence number of a floor key's last segment; nullopt for anything else.
+std::optional<uint64_t> ParseRefFloor(std::string_view key);
 // Parses the sequence number of a ref entry key's last segment; nullopt for HEAD or junk.
 std::optional<uint64_t> ParseRefSeq(std::string_view key);
 

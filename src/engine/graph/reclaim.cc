@@ -3,6 +3,7 @@
 #include "common/clock.h"
 #include "common/error_codes.h"
 #include "common/json.h"
+#include "common/ulid.h"
 #include "engine/graph/graph_layout.h"
 #include "engine/graph/sealed_json.h"
 
@@ -23,6 +24,11 @@ Json RecordToJson(const CleanupRecord& r) {
   Json kept = Json::array();
   for (const auto& c : r.kept_commits) kept.push_back(c);
   j["kept_commits"] = std::move(kept);
+  if (!r.grafts.empty()) {
+    Json grafts = Json::object();
+    for (const auto& [c, ps] : r.grafts) grafts[c] = ps;
+    j["grafts"] = std::move(grafts);
+  }
   return j;
 }
 
@@ -44,6 +50,18 @@ Result<CleanupRecord> RecordFromJson(const Json& j, std::string_view what) {
   for (const auto& c : *kept) {
     if (!c.is_string()) return CorruptError(std::string(what) + ": kept_commits holds a non-string");
     r.kept_commits.insert(c.get<std::string>());
+  }
+  if (j.contains("grafts")) {
+    const Json& g = j["grafts"];
+    if (!g.is_object()) return CorruptError(std::string(what) + ": grafts is not an object");
+    for (const auto& [c, ps] : g.items()) {
+      std::vector<std::string>& out = r.grafts[c];
+      if (!ps.is_array()) return CorruptError(std::string(what) + ": the graft of " + c + " is not an array");
+      for (const auto& p : ps) {
+        if (!p.is_string()) return CorruptError(std::string(what) + ": the graft of " + c + " holds a non-string");
+        out.push_back(p.get<std::string>());
+      }
+    }
   }
   return r;
 }
@@ -80,6 +98,35 @@ const CleanupRecord* ReclaimingRecord(const std::vector<CleanupRecord>& records,
     if (ReclaimedBy(r, commit)) return &r;
   }
   return nullptr;
+}
+
+bool ReclaimedCommitId(const CleanupRecord& record, std::string_view commit_id) {
+  auto u = Ulid::Parse(commit_id);
+  if (!u.ok()) return false;
+  // The sweep deletes only objects whose ULID millisecond precedes the run's start.
+  return static_cast<int64_t>(u->timestamp_ms()) < record.started_us / 1000 &&
+         !record.kept_commits.contains(std::string(commit_id));
+}
+
+Status MissingCommitError(io::ObjectStore& store, std::string_view commit_id, std::string_view named_by) {
+  auto records = CleanupRecords(store);
+  if (records.ok()) {
+    for (const auto& r : *records) {
+      if (!ReclaimedCommitId(r, commit_id)) continue;
+      return Status(ErrorCode::kHistoryReclaimed, "commit " + std::string(commit_id) + " was reclaimed by cleanup " +
+                                                      r.id + " at " + FormatMicrosIso(r.started_us) +
+                                                      "; only the kept history (`omnigraph commit list`) can be read");
+    }
+  }
+  return CorruptError("commit object " + CommitKey(commit_id) + ", named by " + std::string(named_by) + ", is missing");
+}
+
+std::optional<std::vector<std::string>> GraftOf(const std::vector<CleanupRecord>& records, std::string_view commit_id) {
+  for (auto r = records.rbegin(); r != records.rend(); ++r) {
+    auto it = r->grafts.find(std::string(commit_id));
+    if (it != r->grafts.end()) return it->second;
+  }
+  return std::nullopt;
 }
 
 Status MissingTableVersionError(io::ObjectStore& store, const Commit& commit, std::string_view type_name,

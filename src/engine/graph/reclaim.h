@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -24,8 +25,12 @@ struct CleanupRecord {
   std::optional<uint64_t> keep;
   std::optional<int64_t> older_than_us;
   std::optional<std::string> actor;
-  // Commits whose table data the run kept; every other commit older than the run lost it.
+  // Commits whose table data the run kept; every other commit older than the run lost it (and,
+  // unless another run kept it, its commit object).
   std::set<std::string> kept_commits;
+  // Ancestry across the removed commits: for a kept commit with a parent the run removed, its
+  // nearest kept ancestors (possibly none), by which merge bases are still found.
+  std::map<std::string, std::vector<std::string>> grafts;
 };
 
 std::string CleanupRecordKey(std::string_view id);  // audit/<id>.json
@@ -40,6 +45,15 @@ Result<std::vector<CleanupRecord>> CleanupRecords(io::ObjectStore& store);
 bool ReclaimedBy(const CleanupRecord& record, const Commit& commit);
 // The first record whose run reclaimed `commit`, or nullptr.
 const CleanupRecord* ReclaimingRecord(const std::vector<CleanupRecord>& records, const Commit& commit);
+
+// Whether `record`'s run removed the commit object `commit_id` (a ULID: its time is in the id):
+// it started after the commit was made and did not keep it.
+bool ReclaimedCommitId(const CleanupRecord& record, std::string_view commit_id);
+// The error for a commit object `commit_id`, named by `named_by`, that is missing:
+// `history_reclaimed` when a cleanup removed it, `corrupt` otherwise.
+Status MissingCommitError(io::ObjectStore& store, std::string_view commit_id, std::string_view named_by);
+// The newest graft of `commit_id` among the records, or nullopt when no run grafted it.
+std::optional<std::vector<std::string>> GraftOf(const std::vector<CleanupRecord>& records, std::string_view commit_id);
 
 // The error for a table version `key` of type `type_name`, named by `commit`, that is missing:
 // `history_reclaimed` when a cleanup reclaimed the commit's data, `corrupt` otherwise.

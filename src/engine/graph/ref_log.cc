@@ -1,6 +1,7 @@
 #include "engine/graph/ref_log.h"
 
 #include <algorithm>
+#include <cstdint>
 
 #include "common/error_codes.h"
 #include "common/json.h"
@@ -148,18 +149,46 @@ Result<RefEntry> RefLog::ReadLinked(std::string_view branch, uint64_t seq, const
 }
 
 Result<std::optional<uint64_t>> RefLog::NewestSeqAfter(std::string_view branch, std::string_view start_after,
-                                                       uint64_t first) const {
+                                                       uint64_t first, uint64_t* floor_out) const {
   OG_ASSIGN_OR_RETURN(auto keys, store_->List(RefFolder(branch), start_after));
   std::vector<uint64_t> seqs;
+  uint64_t floor = 0;
   for (const auto& m : keys) {
-    if (auto seq = ParseRefSeq(m.key)) seqs.push_back(*seq);
+    if (auto seq = ParseRefSeq(m.key)) {
+      seqs.push_back(*seq);
+    } else if (auto f = ParseRefFloor(m.key)) {
+      floor = std::max(floor, *f);
+    }
   }
-  if (seqs.empty()) return std::optional<uint64_t>();
+  // A whole listing starts at the floor a cleanup left (entries below it are ignored, deleted or not).
+  if (start_after.empty() && floor > first) first = floor;
+  if (floor_out != nullptr) *floor_out = floor;
   std::sort(seqs.begin(), seqs.end());
+  seqs.erase(seqs.begin(), std::lower_bound(seqs.begin(), seqs.end(), first));
+  if (seqs.empty()) {
+    if (start_after.empty() && floor > 0) return Gap(branch, floor);  // the floor names a kept entry
+    return std::optional<uint64_t>();
+  }
   for (size_t i = 0; i < seqs.size(); ++i) {
     if (seqs[i] != first + i) return Gap(branch, first + i);
   }
   return std::optional<uint64_t>(seqs.back());
+}
+
+Result<uint64_t> RefLog::Floor(std::string_view branch) const {
+  // Floor keys sort after every entry key of the folder: list only them (and the HEAD hint).
+  OG_ASSIGN_OR_RETURN(auto keys, store_->List(RefFolder(branch), RefEntryKey(branch, UINT64_MAX)));
+  uint64_t floor = 0;
+  for (const auto& m : keys) {
+    if (auto f = ParseRefFloor(m.key)) floor = std::max(floor, *f);
+  }
+  return floor;
+}
+
+Status RefLog::WriteFloor(std::string_view branch, uint64_t seq) const {
+  Status s = store_->PutIfAbsent(RefFloorKey(branch, seq),
+                                 SealJson(Json{{"kind", "ref_floor"}, {"branch", std::string(branch)}, {"seq", seq}}));
+  return s.ok() || s.category() == StatusCode::kAlreadyExists ? Status::Ok() : s;
 }
 
 Result<std::optional<RefEntry>> RefLog::ReadHeadAfter(std::string_view branch, const RefEntry& known) const {
@@ -259,12 +288,23 @@ Status RefLog::Publish(std::string_view branch, const RefEntry* after, RefEntry*
 
 Result<std::vector<RefEntry>> RefLog::Entries(std::string_view branch) const {
   OG_RETURN_IF_ERROR(ValidateBranchName(branch));
-  OG_ASSIGN_OR_RETURN(auto newest, NewestSeqAfter(branch, "", 1));
+  uint64_t floor = 0;
+  OG_ASSIGN_OR_RETURN(auto newest, NewestSeqAfter(branch, "", 1, &floor));
   std::vector<RefEntry> out;
-  for (uint64_t seq = 1; newest && seq <= *newest; ++seq) {
+  for (uint64_t seq = std::max<uint64_t>(floor, 1); newest && seq <= *newest; ++seq) {
     auto e = ReadEntry(branch, seq);
-    if (!e.ok()) return e.status().category() == StatusCode::kNotFound ? Gap(branch, seq) : e.status();
-    OG_RETURN_IF_ERROR(CheckLink(branch, *e, out.empty() ? nullptr : &out.back()));
+    if (!e.ok()) {
+      if (e.status().category() != StatusCode::kNotFound) return e.status();
+      // A cleanup may have raised the floor since the listing and removed the entry: go on from
+      // the new floor. Otherwise the log lost an entry.
+      OG_ASSIGN_OR_RETURN(uint64_t now, Floor(branch));
+      if (now <= seq) return Gap(branch, seq);
+      out.clear();
+      seq = now - 1;
+      continue;
+    }
+    // The first entry of a truncated log links to an entry below the floor: nothing to check.
+    if (!out.empty() || seq == 1) OG_RETURN_IF_ERROR(CheckLink(branch, *e, out.empty() ? nullptr : &out.back()));
     out.push_back(std::move(*e));
   }
   return out;
@@ -287,27 +327,40 @@ Result<std::vector<std::string>> RefLog::AllBranches() const {
 
 Result<std::vector<std::string>> RefLog::LiveBranches() const {
   OG_ASSIGN_OR_RETURN(auto keys, store_->List(kRefsPrefix));
-  // Entry count and newest entry key per branch folder (keys are sorted, entries are zero-padded).
+  // Entry numbers, floor and newest entry key per branch folder (keys are sorted, entries are
+  // zero-padded, floor keys sort after the entries).
   struct Folder {
     std::string hex;
     std::string newest_key;
-    uint64_t count = 0;
+    std::vector<uint64_t> seqs;
+    uint64_t floor = 0;
   };
   std::vector<Folder> folders;
   for (const auto& m : keys) {
     std::string_view rest = std::string_view(m.key).substr(kRefsPrefix.size());
     size_t slash = rest.find('/');
-    if (slash == std::string_view::npos || !ParseRefSeq(m.key)) continue;
+    if (slash == std::string_view::npos) continue;
     std::string hex(rest.substr(0, slash));
-    if (folders.empty() || folders.back().hex != hex) folders.push_back(Folder{hex, "", 0});
-    folders.back().newest_key = m.key;
-    folders.back().count++;
+    auto seq = ParseRefSeq(m.key);
+    auto floor = seq ? std::nullopt : ParseRefFloor(m.key);
+    if (!seq && !floor) continue;
+    if (folders.empty() || folders.back().hex != hex) folders.push_back(Folder{hex, "", {}, 0});
+    if (seq) {
+      folders.back().newest_key = m.key;
+      folders.back().seqs.push_back(*seq);
+    } else {
+      folders.back().floor = std::max(folders.back().floor, *floor);
+    }
   }
   std::vector<std::string> out;
   for (const auto& f : folders) {
     auto name = BranchFromHex(f.hex);
-    if (!name) continue;
-    if (*ParseRefSeq(f.newest_key) != f.count) {  // entries 1..newest, each listed once
+    if (!name || f.seqs.empty()) continue;
+    // Entries first..newest, each listed once, where first is the floor (1 without one).
+    const uint64_t first = std::max<uint64_t>(f.floor, 1);
+    const uint64_t newest = f.seqs.back();
+    const auto at_first = std::lower_bound(f.seqs.begin(), f.seqs.end(), first);
+    if (newest < first || *at_first != first || static_cast<uint64_t>(f.seqs.end() - at_first) != newest - first + 1) {
       OG_RETURN_IF_ERROR(NewestSeqAfter(*name, "", 1).status());
       return CorruptError("the ref log of branch " + Quoted(*name) + " has a gap");
     }

@@ -61,8 +61,16 @@ class RefLog {
   // Entry `seq` of `branch` (one GET). NotFound if it does not exist (the caller knows whether a
   // newer entry makes that a gap).
   Result<RefEntry> ReadEntry(std::string_view branch, uint64_t seq) const;
-  // Every entry of the branch, oldest first; `corrupt` for a gap or a broken link.
+  // Every entry of the branch from its floor (entry 1 without one), oldest first; `corrupt` for a
+  // gap or a broken link.
   Result<std::vector<RefEntry>> Entries(std::string_view branch) const;
+
+  // Truncation (cleanup): a floor object refs/<hex>/F<seq> declares that entries below `seq` are
+  // history; readers ignore them, deleted or not, and start the log at the highest floor. Cleanup
+  // writes the floor before deleting anything below it and never sets it above the head's
+  // predecessor, so a head is always read with its link. Floors only rise (the highest wins).
+  Result<uint64_t> Floor(std::string_view branch) const;  // 0: never truncated
+  Status WriteFloor(std::string_view branch, uint64_t seq) const;
   // Names of branches whose head entry is not a delete, sorted. `corrupt` for a gap in any log.
   Result<std::vector<std::string>> LiveBranches() const;
   // Names of every branch that ever had an entry (deleted ones too), sorted. One LIST.
@@ -81,9 +89,11 @@ class RefLog {
   // linked. NotFound if entry `seq` is missing; `corrupt` if its predecessor is.
   Result<RefEntry> ReadLinked(std::string_view branch, uint64_t seq, const RefEntry* pred) const;
   // The highest sequence number listed in the branch's folder after `start_after`; `corrupt` unless
-  // the listed numbers are exactly first..highest (a gap). nullopt if none.
-  Result<std::optional<uint64_t>> NewestSeqAfter(std::string_view branch, std::string_view start_after,
-                                                 uint64_t first) const;
+  // the listed numbers are exactly first..highest (a gap). nullopt if none. A whole listing (empty
+  // `start_after`) starts at the folder's floor instead of `first` when there is one, ignoring the
+  // entries below it, and reports the floor through `floor_out`.
+  Result<std::optional<uint64_t>> NewestSeqAfter(std::string_view branch, std::string_view start_after, uint64_t first,
+                                                 uint64_t* floor_out = nullptr) const;
 
   io::ObjectStore* store_;
 };

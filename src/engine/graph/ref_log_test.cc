@@ -159,6 +159,46 @@ TEST(RefLogTest, LiveBranchesSkipsDeleted) {
   EXPECT_EQ(*live, (std::vector<std::string>{"main", "review/2026-07"}));
 }
 
+// Truncation: a floor makes the entries below it history (deleted or not); everything at and
+// above it must still be there and linked.
+TEST(RefLogTest, AFloorTruncatesTheLogAndGapsAboveItAreStillCorrupt) {
+  io::MemoryStore store;
+  RefLog refs(store);
+  std::optional<RefEntry> last;
+  ASSERT_TRUE(PublishAfter(refs, "main", &last, Entry(1, "c1", RefOp::kCreate)).ok());
+  for (uint64_t seq = 2; seq <= 6; ++seq)
+    ASSERT_TRUE(PublishAfter(refs, "main", &last, Entry(seq, "c" + std::to_string(seq))).ok());
+  EXPECT_EQ(*refs.Floor("main"), 0u);
+  EXPECT_EQ(RefFloorKey("main", 4), "refs/6d61696e/F00000000000000000004");
+  EXPECT_EQ(*ParseRefFloor(RefFloorKey("main", 4)), 4u);
+  EXPECT_FALSE(ParseRefSeq(RefFloorKey("main", 4)).has_value());
+
+  ASSERT_TRUE(refs.WriteFloor("main", 4).ok());
+  ASSERT_TRUE(refs.WriteFloor("main", 2).ok());  // a lower floor never wins
+  EXPECT_EQ(*refs.Floor("main"), 4u);
+  // Below the floor, half deleted (a crashed cleanup): ignored.
+  ASSERT_TRUE(store.Delete(RefEntryKey("main", 2)).ok());
+  auto entries = refs.Entries("main");
+  ASSERT_TRUE(entries.ok()) << entries.status().ToString();
+  ASSERT_EQ(entries->size(), 3u);
+  EXPECT_EQ(entries->front().seq, 4u);
+  EXPECT_EQ(entries->back().commit_id, "c6");
+  EXPECT_EQ(*refs.LiveBranches(), std::vector<std::string>{"main"});
+  ASSERT_TRUE(store.Delete(RefEntryKey("main", 1)).ok());
+  ASSERT_TRUE(store.Delete(RefEntryKey("main", 3)).ok());
+  EXPECT_EQ(refs.Entries("main")->size(), 3u);
+  ASSERT_TRUE(store.Delete(RefHeadHintKey("main")).ok());
+  EXPECT_EQ((*refs.ReadHead("main"))->commit_id, "c6");  // by listing
+  ASSERT_TRUE(PublishAfter(refs, "main", &last, Entry(7, "c7")).ok());
+  EXPECT_EQ(refs.Entries("main")->size(), 4u);
+  // At or above the floor a missing entry is a gap.
+  ASSERT_TRUE(store.Delete(RefEntryKey("main", 5)).ok());
+  EXPECT_EQ(refs.Entries("main").status().category(), StatusCode::kCorrupt);
+  EXPECT_EQ(refs.LiveBranches().status().category(), StatusCode::kCorrupt);
+  ASSERT_TRUE(store.Delete(RefEntryKey("main", 4)).ok());  // the floor's own entry
+  EXPECT_EQ(refs.Entries("main").status().category(), StatusCode::kCorrupt);
+}
+
 TEST(CommitTest, RoundTripAndCorruption) {
   io::MemoryStore store;
   Commit c;

@@ -147,6 +147,75 @@ void Tally(const std::vector<Doomed>& doomed, size_t done, const std::map<std::s
             [](const TableCleanup& a, const TableCleanup& b) { return a.type_name < b.type_name; });
 }
 
+// For every kept commit with a parent outside `kept` (which this run removes), its nearest kept
+// ancestors: what ancestry walks follow once the parent is gone (Graph::ParentIds). Each commit
+// outside `kept` is read once (memoized), so the cost is the history since the previous run.
+Result<std::map<std::string, std::vector<std::string>>> Grafts(Graph& graph, const std::set<std::string>& kept) {
+  std::map<std::string, std::vector<std::string>> parents_of;  // walked commits, as ParentIds sees them
+  auto parents = [&](const std::string& id) -> Result<const std::vector<std::string>*> {
+    auto it = parents_of.find(id);
+    if (it != parents_of.end()) return &it->second;
+    std::vector<std::string> ps;
+    auto c = graph.LoadReferencedCommit(id, "the history of a kept commit");
+    if (c.ok()) {
+      auto got = graph.ParentIds(**c);
+      if (got.ok()) {
+        ps = std::move(*got);
+      } else if (got.status().code_string() != "history_reclaimed") {
+        return got.status();
+      }
+    } else if (c.status().code_string() != "history_reclaimed") {
+      return c.status();
+    }
+    return &parents_of.emplace(id, std::move(ps)).first->second;
+  };
+  std::map<std::string, std::set<std::string>> nearest;  // commits outside `kept` -> nearest kept ancestors
+  auto resolve = [&](const std::string& start) -> Status {
+    std::vector<std::pair<std::string, bool>> stack{{start, false}};
+    while (!stack.empty()) {
+      auto [id, expanded] = stack.back();
+      stack.pop_back();
+      if (nearest.contains(id)) continue;
+      OG_ASSIGN_OR_RETURN(const std::vector<std::string>* ps, parents(id));
+      if (!expanded) {
+        stack.emplace_back(id, true);
+        for (const auto& p : *ps) {
+          if (!kept.contains(p) && !nearest.contains(p)) stack.emplace_back(p, false);
+        }
+        continue;
+      }
+      std::set<std::string> acc;
+      for (const auto& p : *ps) {
+        if (kept.contains(p)) {
+          acc.insert(p);
+        } else {
+          const auto& up = nearest.at(p);
+          acc.insert(up.begin(), up.end());
+        }
+      }
+      nearest.emplace(id, std::move(acc));
+    }
+    return Status::Ok();
+  };
+  std::map<std::string, std::vector<std::string>> out;
+  for (const std::string& id : kept) {
+    OG_ASSIGN_OR_RETURN(const std::vector<std::string>* ps, parents(id));
+    if (std::all_of(ps->begin(), ps->end(), [&](const std::string& p) { return kept.contains(p); })) continue;
+    std::set<std::string> graft;
+    for (const auto& p : *ps) {
+      if (kept.contains(p)) {
+        graft.insert(p);
+        continue;
+      }
+      OG_RETURN_IF_ERROR(resolve(p));
+      const auto& up = nearest.at(p);
+      graft.insert(up.begin(), up.end());
+    }
+    out[id] = std::vector<std::string>(graft.begin(), graft.end());
+  }
+  return out;
+}
+
 }  // namespace
 
 Result<GraphCleanup> CleanupGraph(Graph& graph, const CleanupPolicy& policy) {
@@ -169,25 +238,37 @@ Result<GraphCleanup> CleanupGraph(Graph& graph, const CleanupPolicy& policy) {
   // second parent by its own branch's), so `named` is the whole history; `kept` the retained part.
   OG_ASSIGN_OR_RETURN(std::vector<std::string> branches, refs.AllBranches());
   std::set<std::string> named, kept, heads;
+  // Per ref folder: the floor this run truncates the log to (entries below it go), when it rises.
+  std::map<std::string, uint64_t> floors;
   for (const std::string& branch : branches) {
     OG_ASSIGN_OR_RETURN(std::vector<RefEntry> entries, refs.Entries(branch));
     for (const RefEntry& e : entries) {
       if (!e.commit_id.empty()) named.insert(e.commit_id);
     }
-    if (entries.empty() || entries.back().op == RefOp::kDelete) continue;  // deleted: nothing kept
-    const std::string& incarnation = entries.back().incarnation;
-    heads.insert(entries.back().commit_id);
-    uint64_t n = 0;
-    int64_t superseded_us = INT64_MAX;  // when the entry after this one was made (it stopped being head)
-    for (auto it = entries.rbegin(); it != entries.rend(); ++it, ++n) {
-      if (it->op == RefOp::kDelete || it->incarnation != incarnation) break;
-      // A commit that was the head within the grace period may be what an in-flight writer (or
-      // merge) captured and is reading: kept, whatever the policy.
-      const bool keep = superseded_us >= started - policy.grace_us || (policy.keep && n < *policy.keep) ||
-                        (policy.older_than_us && it->time_us >= started - *policy.older_than_us);
-      if (keep) kept.insert(it->commit_id);
-      superseded_us = it->time_us;
+    if (entries.empty()) continue;
+    // The head and its predecessor always stay (a head is read with its link); a deleted branch
+    // keeps only those, a live one also every entry from its oldest kept one.
+    uint64_t floor = entries.back().seq > 1 ? entries.back().seq - 1 : 1;
+    if (entries.back().op != RefOp::kDelete) {
+      const std::string& incarnation = entries.back().incarnation;
+      heads.insert(entries.back().commit_id);
+      uint64_t n = 0;
+      int64_t superseded_us = INT64_MAX;  // when the entry after this one was made (it stopped being head)
+      for (auto it = entries.rbegin(); it != entries.rend(); ++it, ++n) {
+        if (it->op == RefOp::kDelete || it->incarnation != incarnation) break;
+        // A commit that was the head within the grace period may be what an in-flight writer (or
+        // merge) captured and is reading: kept, whatever the policy.
+        const bool keep = superseded_us >= started - policy.grace_us || (policy.keep && n < *policy.keep) ||
+                          (policy.older_than_us && it->time_us >= started - *policy.older_than_us);
+        if (keep) {
+          kept.insert(it->commit_id);
+          floor = std::min(floor, it->seq);
+        }
+        superseded_us = it->time_us;
+      }
     }
+    OG_ASSIGN_OR_RETURN(uint64_t current, refs.Floor(branch));
+    if (floor > std::max<uint64_t>(current, 1)) floors[RefFolder(branch)] = floor;
   }
   // Merge bases of every pair of live heads: a later merge diffs against them.
   for (auto a = heads.begin(); a != heads.end(); ++a) {
@@ -234,7 +315,11 @@ Result<GraphCleanup> CleanupGraph(Graph& graph, const CleanupPolicy& policy) {
       }
     }
   }
+  // Commit objects stay for every kept commit (also one whose data an earlier run took: a branch
+  // still names it), with the ancestry between them (grafts).
+  const std::set<std::string> kept_objects = kept;
   for (const auto& c : reclaimed_earlier) kept.erase(c);
+  OG_ASSIGN_OR_RETURN(auto grafts, Grafts(graph, kept_objects));
 
   // 3. Sweep candidates: everything listed that nothing kept reaches, once older than the grace.
   GraphCleanup out;
@@ -249,7 +334,7 @@ Result<GraphCleanup> CleanupGraph(Graph& graph, const CleanupPolicy& policy) {
       if (cls.kind.empty()) continue;  // not ours to judge: never deleted
       bool reachable;
       if (cls.kind == "commit") {
-        reachable = named.contains(meta.key.substr(kCommitsPrefix.size(), 26));
+        reachable = kept_objects.contains(meta.key.substr(kCommitsPrefix.size(), 26));
       } else if (cls.kind == "derived") {
         reachable = std::all_of(cls.versions.begin(), cls.versions.end(),
                                 [&](const std::string& v) { return live_versions.contains(v); });
@@ -263,6 +348,24 @@ Result<GraphCleanup> CleanupGraph(Graph& graph, const CleanupPolicy& policy) {
       } else {
         doomed.push_back(Doomed{std::move(meta.key), meta.size, std::move(cls)});
       }
+    }
+  }
+  // Ref entries and older floors below a branch's new floor: history by the floor written first.
+  // (They were superseded before the grace period began: every entry that was a head since is kept.)
+  if (!floors.empty()) {
+    OG_ASSIGN_OR_RETURN(auto listed, store.List(kRefsPrefix));
+    for (auto& meta : listed) {
+      const size_t slash = meta.key.rfind('/');
+      auto floor = floors.find(meta.key.substr(0, slash + 1));
+      if (floor == floors.end()) continue;
+      std::optional<uint64_t> seq = ParseRefSeq(meta.key);
+      std::string kind = "ref_entry";
+      if (!seq) {
+        seq = ParseRefFloor(meta.key);
+        kind = "ref_floor";
+      }
+      if (!seq || *seq >= floor->second) continue;
+      doomed.push_back(Doomed{std::move(meta.key), meta.size, KeyClass{kind, Phase::kCommits, "", 0, {}}});
     }
   }
   for (const auto& c : named) out.unkept_commits += kept.contains(c) ? 0 : 1;
@@ -281,8 +384,16 @@ Result<GraphCleanup> CleanupGraph(Graph& graph, const CleanupPolicy& policy) {
   record.older_than_us = policy.older_than_us;
   record.actor = graph.options().actor;
   record.kept_commits = kept;
+  record.grafts = std::move(grafts);
   OG_RETURN_IF_ERROR(WriteCleanupRecord(store, record));
   out.record_id = record.id;
+  // The floors before the entries below them go (a reader then ignores those, deleted or not).
+  for (const auto& [folder, floor] : floors) {
+    auto branch =
+        BranchFromHex(std::string_view(folder).substr(kRefsPrefix.size(), folder.size() - kRefsPrefix.size() - 1));
+    if (!branch) return InternalError("malformed ref folder " + folder);
+    OG_RETURN_IF_ERROR(refs.WriteFloor(*branch, floor));
+  }
   std::stable_sort(doomed.begin(), doomed.end(),
                    [](const Doomed& a, const Doomed& b) { return a.cls.phase < b.cls.phase; });
   ThreadPool pool(8);
@@ -301,6 +412,7 @@ Result<GraphCleanup> CleanupGraph(Graph& graph, const CleanupPolicy& policy) {
     OG_RETURN_IF_ERROR(pool.ParallelFor(end - begin, [&](size_t i) { return store.Delete(doomed[begin + i].key); }));
     begin = done = end;
   }
+  graph.ForgetCachedCommits();
   Tally(doomed, done, table_names, out);
   return out;
 }

@@ -4,11 +4,14 @@
 // merges keep working). Every object those commits reach (table manifests, fragments, deletion
 // vectors, blobs, index segments, derived objects of those versions) is kept; every other object
 // under tables/, derived/ and commits/ (old versions, deleted branches, failed writes' leftovers)
-// is deleted once it is older than the grace period. Commit objects named by a ref entry and schemas
-// are always kept, so `commit list` still shows all history; reading reclaimed history is
-// `history_reclaimed` (graph/reclaim.h). Before deleting anything the run writes its record
-// (audit/<ulid>.json); manifests go before the objects they name, so a crash at any point leaves a
-// readable graph, and the next run finishes the job.
+// is deleted once it is older than the grace period. The history goes with its data: commit objects
+// of commits not kept, and each ref log below a floor (refs/<hex>/F<seq>, written first; the head
+// and its predecessor always stay), so after `--keep 1` the graph holds O(live data) objects and
+// `commit list` shows the kept part. The record grafts each kept commit whose parent went onto its
+// nearest kept ancestors, so merge bases are still found (Graph::ParentIds). Schemas are kept.
+// Reading reclaimed history is `history_reclaimed` (graph/reclaim.h). Before deleting anything the
+// run writes its record (audit/<ulid>.json); manifests go before the objects they name, so a crash
+// at any point leaves a readable graph, and the next run finishes the job.
 //
 // The other side of the grace rule lives in Graph::Write: an attempt older than half the grace
 // period is never published. Cleanup stops deleting once half the grace period has passed since it
@@ -57,7 +60,8 @@ struct GraphCleanup {
   uint64_t unkept_commits = 0;  // published commits outside the kept history (their data goes)
   uint64_t kept_objects = 0;
   uint64_t young_objects = 0;  // unreachable but younger than the grace period: left alone
-  // "manifest", "fragment", "deletion", "blob", "index", "derived", "commit".
+  // "manifest", "fragment", "deletion", "blob", "index", "derived", "commit", "ref_entry",
+  // "ref_floor" (a lower floor a higher one replaced).
   std::map<std::string, CleanupKindCount> removed;
   std::vector<TableCleanup> tables;  // sorted by type name
 };

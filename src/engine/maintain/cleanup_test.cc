@@ -19,6 +19,7 @@
 #include "engine/graph/graph_layout.h"
 #include "engine/graph/reclaim.h"
 #include "engine/load/loader.h"
+#include "engine/maintain/check.h"
 #include "engine/merge/merge.h"
 #include "io/fault_store.h"
 #include "io/memory_store.h"
@@ -39,24 +40,7 @@ std::string PersonLine(int i) {
   return R"({"type":"Person","data":{"name":"p)" + std::to_string(i) + R"(","age":)" + std::to_string(i) + "}}\n";
 }
 
-// Restores the real clock when a test ends. Each starts 1,000 hours after the previous one: ULIDs
-// are monotonic within the process, so a clock must never go back to before ids already made.
-struct FakeClock {
-  std::atomic<int64_t> now{Start()};
-  std::atomic<int64_t> tick{0};  // added on every read
-  static int64_t Start() {
-    static std::atomic<int64_t> next{0};
-    const int64_t step = 1000 * kHour;
-    int64_t start = std::max(NowMicros(), next.load()) + step;
-    next = start + step;
-    return start;
-  }
-  FakeClock() {
-    SetClockForTesting([this] { return now.fetch_add(tick.load()) + tick.load(); });
-  }
-  ~FakeClock() { SetClockForTesting(nullptr); }
-  void Advance(int64_t us) { now += us; }
-};
+using FakeClock = ScopedTestClock;  // common/clock.h
 
 std::string Load(Graph& g, const std::string& data, const std::string& branch = "main") {
   LoadOptions o;
@@ -119,7 +103,7 @@ TEST(CleanupTest, RefusesWithoutAPolicy) {
             std::string(ErrorCodeName(ErrorCode::kInvalidArgument)));
 }
 
-TEST(CleanupTest, ReclaimsOldVersionsKeepsTheHeadAndHistoryStaysListable) {
+TEST(CleanupTest, ReclaimsOldVersionsKeepsTheHeadAndTheKeptHistoryStaysListable) {
   FakeClock clock;
   auto store = std::make_shared<io::MemoryStore>();
   auto g = std::move(Graph::Init(store, kSchema)).value();
@@ -149,6 +133,10 @@ TEST(CleanupTest, ReclaimsOldVersionsKeepsTheHeadAndHistoryStaysListable) {
   ASSERT_EQ(run->tables.size(), 1u);
   EXPECT_EQ(run->tables[0].type_name, "Person");
   EXPECT_EQ(run->tables[0].versions_removed, 7u);
+  // The history goes with its data: commit objects and ref entries below the kept part.
+  EXPECT_EQ(Removed(*run, "commit"), 7u);
+  EXPECT_EQ(Removed(*run, "ref_entry"), 7u);
+  EXPECT_EQ(CountKeys(*store, "commits/"), 2u);
 
   EXPECT_EQ(HeadNames(*g), expected);
   EXPECT_TRUE(ReadAll(*g, commits[6]).ok());  // the newest two entries are kept
@@ -160,17 +148,21 @@ TEST(CleanupTest, ReclaimsOldVersionsKeepsTheHeadAndHistoryStaysListable) {
   EXPECT_EQ(std::string(CommitChanges(*g2, commits[3]).status().code_string()),
             std::string(ErrorCodeName(ErrorCode::kHistoryReclaimed)));
   EXPECT_TRUE(CommitChanges(*g2, commits[7]).ok());
-  // The commit log still lists everything.
+  // So is a reclaimed version of the branch; the commit log lists the kept part.
+  EXPECT_EQ(std::string(g2->AtBranchVersion("main", 3).status().code_string()), "history_reclaimed");
+  EXPECT_TRUE(g2->AtBranchVersion("main", 8).ok());
   auto log = g2->CommitLog("main");
-  ASSERT_TRUE(log.ok());
-  EXPECT_EQ(log->size(), 9u);
+  ASSERT_TRUE(log.ok()) << log.status().ToString();
+  ASSERT_EQ(log->size(), 2u);
+  EXPECT_EQ(log->at(0)->id, commits[7]);
+  EXPECT_EQ(log->at(1)->id, commits[6]);
 
   // Idempotent: nothing more to take.
   auto again = CleanupGraph(*g2, Keep(2));
   ASSERT_TRUE(again.ok()) << again.status().ToString();
   EXPECT_TRUE(again->removed.empty());
   EXPECT_TRUE(again->record_id.empty());
-  EXPECT_EQ(again->unkept_commits, 7u);
+  EXPECT_EQ(again->unkept_commits, 0u);
   // keep 1 then takes one more version.
   auto one = CleanupGraph(*g2, Keep(1));
   ASSERT_TRUE(one.ok());
@@ -278,9 +270,9 @@ TEST(CleanupTest, CleanupStopsDeletingAtHalfTheGrace) {
   for (int i = 0; i < 4; ++i) Load(*g, PersonLine(i));
   clock.Advance(3 * kHour);
   const size_t before = CountKeys(*store, "tables/");
-  clock.tick = 20 * 60 * int64_t{1000000};  // every clock read takes 20 minutes: a very slow run
+  clock.SetTick(20 * 60 * int64_t{1000000});  // every clock read takes 20 minutes: a very slow run
   auto run = CleanupGraph(*g, Keep(1));
-  clock.tick = 0;
+  clock.SetTick(0);
   ASSERT_TRUE(run.ok()) << run.status().ToString();
   EXPECT_FALSE(run->completed);
   EXPECT_TRUE(run->removed.empty());
@@ -298,18 +290,70 @@ TEST(CleanupTest, MergeBasesOfLiveBranchesAreKept) {
   Load(*g, PersonLine(0));
   ASSERT_TRUE(g->CreateBranch("feature", "main").ok());
   Load(*g, PersonLine(1), "feature");
+  Load(*g, PersonLine(6), "feature");
   for (int i = 2; i < 6; ++i) Load(*g, PersonLine(i));  // main moves on
   clock.Advance(2 * kHour);
   auto run = CleanupGraph(*g, Keep(1));
   ASSERT_TRUE(run.ok()) << run.status().ToString();
   EXPECT_EQ(run->kept_commits, 3u);  // two heads and their merge base
+  // Only their commit objects are left; the record grafts each head onto the base (and the base,
+  // whose parent went, onto nothing).
+  EXPECT_EQ(CountKeys(*store, "commits/"), 3u);
+  auto records = CleanupRecords(*store);
+  ASSERT_TRUE(records.ok());
+  ASSERT_EQ(records->size(), 1u);
+  EXPECT_EQ(records->at(0).grafts.size(), 3u);
   auto g2 = std::move(Graph::Open(store)).value();
+  auto check = CheckGraph(*g2, CheckOptions{});
+  ASSERT_TRUE(check.ok());
+  EXPECT_EQ(check->problems_total, 0u) << (check->problems.empty() ? "" : check->problems[0].message);
   MergeOptions mo;
   mo.source = "feature";
   auto merged = MergeBranches(*g2, mo);
   ASSERT_TRUE(merged.ok()) << merged.status().ToString();
   EXPECT_EQ(merged->outcome, MergeOutcome::kMerged);
-  EXPECT_EQ(HeadNames(*g2), (std::vector<std::string>{"p0", "p1", "p2", "p3", "p4", "p5"}));
+  EXPECT_EQ(HeadNames(*g2), (std::vector<std::string>{"p0", "p1", "p2", "p3", "p4", "p5", "p6"}));
+  // Another round on both sides, another cleanup, another merge: grafts over grafts.
+  Load(*g2, PersonLine(7), "feature");
+  Load(*g2, PersonLine(8), "feature");
+  Load(*g2, PersonLine(9));
+  clock.Advance(2 * kHour);
+  ASSERT_TRUE(CleanupGraph(*g2, Keep(1)).ok());
+  auto g3 = std::move(Graph::Open(store)).value();
+  merged = MergeBranches(*g3, mo);
+  ASSERT_TRUE(merged.ok()) << merged.status().ToString();
+  EXPECT_EQ(merged->outcome, MergeOutcome::kMerged);
+  EXPECT_EQ(HeadNames(*g3), (std::vector<std::string>{"p0", "p1", "p2", "p3", "p4", "p5", "p6", "p7", "p8", "p9"}));
+}
+
+// The change feed never answers across truncated history: a cursor or start position below the
+// kept part is `history_reclaimed`; a cursor inside it goes on.
+TEST(CleanupTest, TheFeedRefusesReclaimedPositions) {
+  FakeClock clock;
+  auto store = std::make_shared<io::MemoryStore>();
+  auto g = std::move(Graph::Init(store, kSchema)).value();
+  for (int i = 0; i < 3; ++i) Load(*g, PersonLine(i));
+  auto old_cursor = CursorAtHead(*g, *g->Head(), ChangeFilter{});
+  ASSERT_TRUE(old_cursor.ok());
+  for (int i = 3; i < 6; ++i) Load(*g, PersonLine(i));
+  auto kept_cursor = CursorAtHead(*g, *g->Head(), ChangeFilter{});  // the head's predecessor, once loaded
+  ASSERT_TRUE(kept_cursor.ok());
+  Load(*g, PersonLine(6));
+  clock.Advance(2 * kHour);
+  ASSERT_TRUE(CleanupGraph(*g, Keep(2)).ok());
+  auto g2 = std::move(Graph::Open(store)).value();
+  PollOptions o;
+  o.cursor = *old_cursor;
+  EXPECT_EQ(std::string(PollChanges(*g2, o).status().code_string()), "history_reclaimed");
+  o.cursor.reset();
+  o.start = "beginning";
+  EXPECT_EQ(std::string(PollChanges(*g2, o).status().code_string()), "history_reclaimed");
+  // The head's step is kept (both of its commits are): a cursor at its predecessor reads it.
+  o.cursor = *kept_cursor;
+  auto polled = PollChanges(*g2, o);
+  ASSERT_TRUE(polled.ok()) << polled.status().ToString();
+  ASSERT_EQ(polled->blocks.size(), 1u);
+  EXPECT_EQ(polled->blocks[0].changes.size(), 1u);
 }
 
 TEST(CleanupTest, DeletedBranchesAndFailedWritesAreReclaimed) {
@@ -338,8 +382,10 @@ TEST(CleanupTest, DeletedBranchesAndFailedWritesAreReclaimed) {
   const size_t commits_before = CountKeys(*base, "commits/");
   auto run = CleanupGraph(*g, Keep(1));
   ASSERT_TRUE(run.ok()) << run.status().ToString();
-  EXPECT_EQ(Removed(*run, "commit"), 1u);  // the failed write's
-  EXPECT_EQ(CountKeys(*base, "commits/"), commits_before - 1);
+  // Genesis, the 3 scratch loads and the failed write's: only main's head is left.
+  EXPECT_EQ(Removed(*run, "commit"), 5u);
+  EXPECT_EQ(CountKeys(*base, "commits/"), commits_before - 5);
+  EXPECT_EQ(CountKeys(*base, "commits/"), 1u);
   EXPECT_EQ(Removed(*run, "manifest"), 5u);  // genesis Person, 3 scratch loads, the failed write
   EXPECT_EQ(HeadNames(*g), std::vector<std::string>{"p0"});
   // What is left is exactly what main's head needs: one manifest per table.

@@ -37,17 +37,19 @@ Json MergeConflict::ToJson() const {
 
 namespace {
 
-// Every ancestor of `head` (inclusive), by id.
-Result<std::map<std::string, std::shared_ptr<const Commit>>> Ancestors(Graph& graph, const std::string& head) {
-  std::map<std::string, std::shared_ptr<const Commit>> seen;
+// Every ancestor of `head` (inclusive), by id, with its parents as ancestry walks see them (a
+// cleanup's graft where it removed a parent: Graph::ParentIds).
+Result<std::map<std::string, std::vector<std::string>>> Ancestors(Graph& graph, const std::string& head) {
+  std::map<std::string, std::vector<std::string>> seen;
   std::deque<std::string> todo{head};
   while (!todo.empty()) {
     std::string id = std::move(todo.front());
     todo.pop_front();
     if (seen.count(id)) continue;
     OG_ASSIGN_OR_RETURN(auto c, graph.LoadReferencedCommit(id, "the history of commit " + head));
-    seen.emplace(id, c);
-    for (const auto& p : c->parents) todo.push_back(p);
+    OG_ASSIGN_OR_RETURN(std::vector<std::string> parents, graph.ParentIds(*c));
+    for (const auto& p : parents) todo.push_back(p);
+    seen.emplace(id, std::move(parents));
   }
   return seen;
 }
@@ -322,20 +324,21 @@ Result<std::string> MergeBase(Graph& graph, const std::string& a, const std::str
       continue;
     }
     OG_ASSIGN_OR_RETURN(auto c, graph.LoadReferencedCommit(id, "the history of commit " + b));
-    for (const auto& p : c->parents) todo.push_back(p);
+    OG_ASSIGN_OR_RETURN(std::vector<std::string> parents, graph.ParentIds(*c));
+    for (const auto& p : parents) todo.push_back(p);
   }
   if (candidates.empty()) return InternalError("commits " + a + " and " + b + " have no common ancestor");
   // A candidate that is an ancestor of another candidate is not a best common ancestor. Every
   // ancestor of a candidate is an ancestor of `a`, so `of_a` holds them all.
   std::set<std::string> dominated;
   for (const auto& c : candidates) {
-    for (const auto& p : of_a.at(c)->parents) todo.push_back(p);
+    for (const auto& p : of_a.at(c)) todo.push_back(p);
   }
   while (!todo.empty()) {
     std::string id = std::move(todo.front());
     todo.pop_front();
     if (!dominated.insert(id).second) continue;
-    for (const auto& p : of_a.at(id)->parents) todo.push_back(p);
+    for (const auto& p : of_a.at(id)) todo.push_back(p);
   }
   std::vector<std::string> best;
   for (const auto& c : candidates) {
@@ -356,7 +359,7 @@ Result<std::string> MergeBase(Graph& graph, const std::string& a, const std::str
       }
       uint64_t g = 0;
       bool ready = true;
-      for (const auto& p : of_a.at(id)->parents) {
+      for (const auto& p : of_a.at(id)) {
         auto it = generation.find(p);
         if (it == generation.end()) {
           stack.push_back(p);
