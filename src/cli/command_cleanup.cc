@@ -126,7 +126,7 @@ int RunCleanup(const GraphFlags& flags, const CleanupFlags& f) {
     std::printf("  %-9s %8llu objects %12llu bytes\n", k.kind.c_str(), static_cast<unsigned long long>(k.objects),
                 static_cast<unsigned long long>(k.bytes));
   }
-  std::printf("kept the data of %llu commits; %llu older commits are outside the kept history (still listed)\n",
+  std::printf("kept the data of %llu commits; %llu older commits are outside the kept history\n",
               static_cast<unsigned long long>(r->kept_commits), static_cast<unsigned long long>(r->unkept_commits));
   if (r->young_objects > 0) {
     std::printf("left %llu unreferenced objects younger than the grace period (%s)\n",
