@@ -305,7 +305,14 @@ Result<DiffResult> Database::Diff(const ReadTarget& from, const ReadTarget& to, 
   return NoThrow([&]() -> Result<DiffResult> {
     OG_ASSIGN_OR_RETURN(engine::Snapshot a, Resolve(*impl_->graph, from));
     OG_ASSIGN_OR_RETURN(engine::Snapshot b, Resolve(*impl_->graph, to));
-    OG_ASSIGN_OR_RETURN(auto changes, engine::DiffSnapshots(a, b, ToEngine(filter)));
+    // Across a schema change the older commit is carried into the newer schema, which needs it
+    // to be an ancestor (then it is its own merge base with the newer one).
+    engine::Lineage lineage = engine::Lineage::kUnknown;
+    if (a.commit().schema_id != b.commit().schema_id) {
+      OG_ASSIGN_OR_RETURN(std::string base, engine::MergeBase(*impl_->graph, a.commit().id, b.commit().id));
+      if (base == a.commit().id) lineage = engine::Lineage::kFromIsAncestor;
+    }
+    OG_ASSIGN_OR_RETURN(auto changes, engine::DiffSnapshots(a, b, ToEngine(filter), lineage));
     return DiffResult{a.commit().id, b.commit().id, ToPublic(b.catalog(), changes)};
   });
 }

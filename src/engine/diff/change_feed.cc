@@ -67,7 +67,7 @@ Result<ChangeBlock> CommitChanges(Graph& graph, std::string_view commit_id, cons
   block.commit = to.shared_commit();
   block.from_commit_id = from.commit().id;
   if (!IsPhysicalOnly(to.commit())) {
-    OG_ASSIGN_OR_RETURN(block.changes, DiffSnapshots(from, to, filter));
+    OG_ASSIGN_OR_RETURN(block.changes, DiffSnapshots(from, to, filter, Lineage::kFromIsAncestor));
   }
   return block;
 }
@@ -143,7 +143,7 @@ Result<PollResult> PollChanges(Graph& graph, const PollOptions& o) {
       b.commit = step.commit;
       b.from_commit_id = step.from;
       b.seq = step.seq;
-      OG_ASSIGN_OR_RETURN(b.changes, DiffSnapshots(from, to, o.filter));
+      OG_ASSIGN_OR_RETURN(b.changes, DiffSnapshots(from, to, o.filter, Lineage::kFromIsAncestor));
       out.blocks.push_back(std::move(b));
     }
     after_commit = step.commit->id;

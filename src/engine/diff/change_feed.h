@@ -26,7 +26,8 @@ struct ChangeBlock {
 };
 
 // The changes of commit `commit_id` against its first parent. `parentless_commit` for the genesis
-// commit; `schema_boundary` when the parent has another schema.
+// commit. Across a `schema_apply` commit the parent is carried into the commit's schema (see
+// DiffSnapshots): the changes are named in the newer types and properties.
 Result<ChangeBlock> CommitChanges(Graph& graph, std::string_view commit_id, const ChangeFilter& filter = {});
 
 struct PollOptions {

@@ -5,7 +5,9 @@
 #include <cstdlib>
 
 #include "common/error_codes.h"
+#include "engine/graph/schema_carry.h"
 #include "engine/graph/schema_store.h"
+#include "io/staging_store.h"
 #include "table/table_diff.h"
 
 namespace omnigraph::engine {
@@ -95,24 +97,31 @@ Result<std::map<std::string, EntityChange>> DiffType(const Snapshot& from, const
                                                      const std::string& type_name) {
   auto a = from.commit().tables.find(type_name);
   auto b = to.commit().tables.find(type_name);
-  if (a == from.commit().tables.end() || b == to.commit().tables.end()) {
-    return NotFoundError("type '" + type_name + "' is not in both snapshots");
-  }
+  if (b == to.commit().tables.end()) return NotFoundError("type '" + type_name + "' is not in the later snapshot");
+  const bool added = a == from.commit().tables.end();  // a type added since `from`: it had no rows
   std::map<std::string, EntityChange> out;
-  if (a->second == b->second) return out;
+  if (!added && a->second == b->second) return out;
   OG_ASSIGN_OR_RETURN(TypeColumns cols, ColumnsOf(to.catalog(), type_name));
-  OG_ASSIGN_OR_RETURN(table::TableVersion ta, from.Table(type_name));
   OG_ASSIGN_OR_RETURN(table::TableVersion tb, to.Table(type_name));
+  std::optional<table::TableVersion> ta;
+  if (!added) {
+    OG_ASSIGN_OR_RETURN(ta, from.Table(type_name));
+  }
   std::vector<uint64_t> deleted, inserted;
-  if (a->second.table_id == b->second.table_id) {
-    OG_ASSIGN_OR_RETURN(table::TableDiff d, table::DiffVersions(ta, tb));
+  if (added) {
+    OG_ASSIGN_OR_RETURN(inserted, AllAddresses(tb));
+  } else if (a->second.table_id == b->second.table_id) {
+    OG_ASSIGN_OR_RETURN(table::TableDiff d, table::DiffVersions(*ta, tb));
     deleted = std::move(d.deleted);
     inserted = std::move(d.inserted);
   } else {
-    OG_ASSIGN_OR_RETURN(deleted, AllAddresses(ta));
+    OG_ASSIGN_OR_RETURN(deleted, AllAddresses(*ta));
     OG_ASSIGN_OR_RETURN(inserted, AllAddresses(tb));
   }
-  OG_ASSIGN_OR_RETURN(auto before, ReadImages(ta, cols, deleted));
+  std::map<std::string, EntityImage> before;
+  if (ta) {
+    OG_ASSIGN_OR_RETURN(before, ReadImages(*ta, cols, deleted));
+  }
   OG_ASSIGN_OR_RETURN(auto after, ReadImages(tb, cols, inserted));
   auto add = [&](const std::string& id, ChangeOp op) -> EntityChange& {
     EntityChange& c = out[id];
@@ -139,11 +148,20 @@ Result<std::map<std::string, EntityChange>> DiffType(const Snapshot& from, const
   return out;
 }
 
-Result<std::vector<EntityChange>> DiffSnapshots(const Snapshot& from, const Snapshot& to, const ChangeFilter& filter) {
+Result<std::vector<EntityChange>> DiffSnapshots(const Snapshot& from_in, const Snapshot& to, const ChangeFilter& filter,
+                                                Lineage lineage) {
+  Snapshot from = from_in;
+  // Read-only scratch for the carried metadata: it is dropped with this call, never flushed.
+  std::optional<io::StagingStore> scratch;
   if (from.commit().schema_id != to.commit().schema_id) {
-    return Status(ErrorCode::kSchemaBoundary,
-                  "commits " + from.commit().id + " and " + to.commit().id +
-                      " have different schemas; diffs across a schema change are not supported yet");
+    if (lineage != Lineage::kFromIsAncestor) {
+      return Status(ErrorCode::kSchemaBoundary,
+                    "commits " + from.commit().id + " and " + to.commit().id +
+                        " have different schemas and the first is not an ancestor of the second; a diff across a "
+                        "schema change runs only forward along history (older commit first)");
+    }
+    scratch.emplace(from.store());
+    OG_ASSIGN_OR_RETURN(from, CarryToSchema(from, to, &*scratch, AddedTypes::kOmit));
   }
   std::vector<std::pair<int, std::string>> types;  // (0 = node, 1 = edge, name)
   for (const auto& n : to.catalog().nodes()) types.emplace_back(0, n.name);

@@ -54,15 +54,25 @@ struct ChangeFilter {
   Json ToJson() const;
 };
 
-// Changes of one type from `from` to `to`, by entity id. NotFound if the type is absent from
-// either snapshot.
+// Changes of one type from `from` to `to`, by entity id. A type absent from `from` (added since)
+// had no rows there: every row of `to` is an insert. NotFound if the type is absent from `to`.
 Result<std::map<std::string, EntityChange>> DiffType(const Snapshot& from, const Snapshot& to,
                                                      const std::string& type_name);
 
+// How the two snapshots of a diff are related in history.
+enum class Lineage {
+  kUnknown,         // unrelated, or `to` older: a schema change between them is `schema_boundary`
+  kFromIsAncestor,  // `from` is an ancestor of `to` (a commit's parent, a branch's earlier head)
+};
+
 // Every change from `from` to `to` passing `filter`, ordered nodes before edges, then type name,
-// entity id, op. `schema_boundary` when the snapshots have different schemas.
+// entity id, op. When the snapshots have different schemas and `from` is an ancestor, `from` is
+// first carried into `to`'s schema (graph/schema_carry.h): changes are listed in `to`'s types and
+// names, rows of types added since are inserts, rows of types dropped since are not listed, a
+// dropped property is absent from both images. Otherwise different schemas are `schema_boundary`
+// (also when a populated type's data has no place in the later schema, e.g. its @key changed).
 Result<std::vector<EntityChange>> DiffSnapshots(const Snapshot& from, const Snapshot& to,
-                                                const ChangeFilter& filter = {});
+                                                const ChangeFilter& filter = {}, Lineage lineage = Lineage::kUnknown);
 
 // The change as the public API hands it out: images with property names (from the catalog).
 omnigraph::EntityChange ToPublicChange(const compiler::Catalog& catalog, const EntityChange& change);

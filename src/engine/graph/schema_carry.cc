@@ -113,7 +113,7 @@ bool ColumnsChange(const TypeView& old, const TypeView& now) {
 
 }  // namespace
 
-Result<Snapshot> CarryToSchema(const Snapshot& from, const Snapshot& to, io::ObjectStore* store) {
+Result<Snapshot> CarryToSchema(const Snapshot& from, const Snapshot& to, io::ObjectStore* store, AddedTypes added) {
   const std::vector<TypeView> old_types = TypesOf(from.catalog());
   const std::vector<TypeView> new_types = TypesOf(to.catalog());
   const Snapshot source = from.Rebind(store);
@@ -124,7 +124,7 @@ Result<Snapshot> CarryToSchema(const Snapshot& from, const Snapshot& to, io::Obj
     const TableRef& to_ref = to.commit().tables.at(now.name);
     const TypeView* old = ById(old_types, now.id);
     if (old == nullptr) {  // added since: no data in `from`
-      commit->tables[now.name] = to_ref;
+      if (added == AddedTypes::kTakeTarget) commit->tables[now.name] = to_ref;
       continue;
     }
     if (old->is_edge != now.is_edge) return Boundary(now.name, "it changed kind");

@@ -14,11 +14,19 @@
 
 namespace omnigraph::engine {
 
+// What a carried snapshot holds for a type that `from`'s schema does not have (added since).
+enum class AddedTypes {
+  kTakeTarget,  // `to`'s table: the type's rows count as present on both sides (merges)
+  kOmit,        // no table: the type had no rows at `from` (diffs list `to`'s rows as inserts)
+};
+
 // `from` seen in the schema of `to` (a snapshot whose schema descends from `from`'s): a snapshot
-// with `to`'s catalog and schema id whose tables are `from`'s, carried. Types that `from`'s schema
-// does not have (added since) take `to`'s table. Staged table versions are written through `store`. `schema_boundary`
-// naming the type when `from`'s data has no place in `to`'s schema (a populated type whose key changed, a property
-// whose type changed, an edge whose endpoints changed, a required property that was nullable).
-Result<Snapshot> CarryToSchema(const Snapshot& from, const Snapshot& to, io::ObjectStore* store);
+// with `to`'s catalog and schema id whose tables are `from`'s, carried; types added since as
+// `added` says. Staged table versions are written through `store`. `schema_boundary` naming the
+// type when `from`'s data has no place in `to`'s schema (a populated type whose key changed, a
+// property whose type changed, an edge whose endpoints changed, a required property that was
+// nullable).
+Result<Snapshot> CarryToSchema(const Snapshot& from, const Snapshot& to, io::ObjectStore* store,
+                               AddedTypes added = AddedTypes::kTakeTarget);
 
 }  // namespace omnigraph::engine

@@ -108,6 +108,51 @@ TEST(SchemaApplyTest, EverySupportedStepInOneCommit) {
   EXPECT_FALSE(again->applied);
 }
 
+// Change listings run across the schema change: the older side is carried into the newer schema,
+// so changes are named in the newer types and properties, and rows of an added type are inserts.
+TEST(SchemaApplyTest, ChangesListAcrossTheSchemaChange) {
+  auto db = NewDb();
+  const std::string before = db->Snapshot()->commit_id;
+  ChangePollRequest poll;
+  auto first = db->PollChanges(poll);  // "now": a cursor at the old schema's head
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  auto r = db->ApplySchema(kV2, /*allow_data_loss=*/true);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  // The apply itself changes no entity's values (renames and a widened enum keep every image; the
+  // dropped type's rows are not listed as deletes).
+  auto apply = db->CommitChanges(r->commit_id);
+  ASSERT_TRUE(apply.ok()) << apply.status().ToString();
+  EXPECT_TRUE(apply->changes.empty());
+  ASSERT_TRUE(db->Mutate(R"(query m() { insert Human { name: "cy", mood: "calm", email: "c@x" } })").ok());
+  ASSERT_TRUE(db->Mutate(R"(query m() { insert Team { slug: "core" } })").ok());
+  ASSERT_TRUE(db->Mutate(R"(query m() { update Human set { town: "paris" } where name = "ada" })").ok());
+  // The feed resumes from the old-schema cursor: one block per commit, the apply's empty.
+  poll.cursor = first->cursor;
+  auto page = db->PollChanges(poll);
+  ASSERT_TRUE(page.ok()) << page.status().ToString();
+  ASSERT_EQ(page->blocks.size(), 4u);
+  EXPECT_TRUE(page->blocks[0].changes.empty());
+  ASSERT_EQ(page->blocks[3].changes.size(), 1u);
+  // A forward diff from the old schema names the new types and properties.
+  auto d = db->Diff(ReadTarget::Commit(before), ReadTarget::Head("main"));
+  ASSERT_TRUE(d.ok()) << d.status().ToString();
+  std::vector<std::string> seen;
+  for (const auto& c : d->changes) {
+    std::string line = c.type_name + ":" + c.id + ":" + std::string(ChangeOpName(c.op));
+    if (c.op == ChangeOp::kUpdate) {
+      for (size_t i = 0; i < c.before->properties.size(); ++i) {
+        if (!(c.before->properties[i] == c.after->properties[i])) line += ":" + c.after->properties[i].first;
+      }
+    }
+    seen.push_back(line);
+  }
+  EXPECT_EQ(seen, (std::vector<std::string>{"Human:ada:update:town", "Human:cy:insert", "Team:core:insert"}));
+  // Backward (newer first) or between unrelated sides it stays a boundary.
+  auto back = db->Diff(ReadTarget::Head("main"), ReadTarget::Commit(before));
+  ASSERT_FALSE(back.ok());
+  EXPECT_EQ(std::string(back.status().code_string()), "schema_boundary") << back.status().ToString();
+}
+
 TEST(SchemaApplyTest, AQueryPreparedAgainstTheOldSchemaNamesTheChange) {
   auto db = NewDb();
   auto q = db->Prepare("query q() { match { $p: Person } return { $p.city } }");
