@@ -19,6 +19,7 @@ find_package(CURL REQUIRED)
 find_package(OpenSSL REQUIRED)
 
 find_library(STEMMER_LIB stemmer REQUIRED)
+find_library(TINYXML2_LIB tinyxml2 REQUIRED)
 find_path(STEMMER_INCLUDE libstemmer.h REQUIRED)
 find_path(HNSWLIB_INCLUDE hnswlib/hnswlib.h REQUIRED)
 find_path(HTTPLIB_INCLUDE httplib.h REQUIRED)

@@ -2,18 +2,25 @@
 
 #include <unistd.h>
 
+#include <cstdlib>
 #include <map>
 #include <mutex>
 #include <vector>
 
 #include "common/error_codes.h"
 #include "io/memory_store.h"
+#include "io/s3/s3_store.h"
 
 namespace omnigraph::io {
 namespace {
 
 Status BadUri(std::string_view uri, std::string_view why) {
   return Status(ErrorCode::kBadUri, "invalid storage URI '" + std::string(uri) + "': " + std::string(why));
+}
+
+std::string EnvOr(const char* name) {
+  const char* v = std::getenv(name);
+  return v == nullptr ? "" : v;
 }
 
 std::mutex& RegistryMu() {
@@ -153,9 +160,14 @@ Result<std::shared_ptr<ObjectStore>> OpenStore(const StoreUri& uri, OpenStoreOpt
       if (!slot) slot = std::make_shared<MemoryStore>(uri.path);
       return std::shared_ptr<ObjectStore>(slot);
     }
-    case StoreScheme::kS3:
-      return UnimplementedError("the S3 storage backend is not implemented yet (" + uri.ToString() +
-                                "); use a local path or memory://");
+    case StoreScheme::kS3: {
+      OG_ASSIGN_OR_RETURN(s3::S3Config config, s3::S3Config::FromEnvironment());
+      s3::S3StoreOptions so;
+      so.writable = options.writable;
+      so.unsafe_single_writer = options.unsafe_single_writer || s3::EnvTruthy(EnvOr("OMNIGRAPH_UNSAFE_SINGLE_WRITER"));
+      OG_ASSIGN_OR_RETURN(std::unique_ptr<s3::S3Store> s, s3::S3Store::Open(std::move(config), uri.bucket, uri.prefix, so));
+      return std::shared_ptr<ObjectStore>(std::move(s));
+    }
   }
   return InternalError("unknown store scheme");
 }

@@ -1,7 +1,6 @@
 // Storage URIs (docs/architecture.md, "The object store"): bare paths and file:// (made absolute,
 // dot segments resolved), memory://name (one shared in-process MemoryStore per name),
-// s3://bucket/prefix (recognized; the S3 backend is not implemented yet and opening one is a
-// kUnimplemented error).
+// s3://bucket/prefix (io/s3/s3_store.h, configured from the AWS_* environment).
 #pragma once
 
 #include <memory>
@@ -39,6 +38,9 @@ struct OpenStoreOptions {
   bool create = false;        // create the root folder (file) if missing
   bool writable = true;       // checks write-time guarantees (hard links on local disk)
   std::optional<bool> fsync;  // default: LocalStore::DefaultOptions() (OMNIGRAPH_FSYNC)
+  // s3://: allow writes on an endpoint that ignores conditional writes (also
+  // OMNIGRAPH_UNSAFE_SINGLE_WRITER=1). Safe only with exactly one writer process.
+  bool unsafe_single_writer = false;
 };
 
 Result<std::shared_ptr<ObjectStore>> OpenStore(const StoreUri& uri, OpenStoreOptions options = {});
