@@ -22,7 +22,10 @@ find_library(STEMMER_LIB stemmer REQUIRED)
 find_library(TINYXML2_LIB tinyxml2 REQUIRED)
 find_path(STEMMER_INCLUDE libstemmer.h REQUIRED)
 find_path(HNSWLIB_INCLUDE hnswlib/hnswlib.h REQUIRED)
-find_path(HTTPLIB_INCLUDE httplib.h REQUIRED)
+# Debian's cpp-httplib is a compiled library whose pkg-config file carries the feature defines
+# (CPPHTTPLIB_OPENSSL_SUPPORT, ...). They change the layout of httplib's types, so every target that
+# includes httplib.h must link this imported target.
+pkg_check_modules(HTTPLIB REQUIRED IMPORTED_TARGET GLOBAL cpp-httplib)
 
 if(OG_BUILD_TESTS)
   find_package(GTest REQUIRED)

@@ -276,18 +276,19 @@ Status S3Server::SetFaults(const std::vector<std::string>& specs) {
 
 uint64_t S3Server::requests() const { return faults_->requests(); }
 
+Status S3Server::CreateBucket(const std::string& name) { return store_->CreateBucket(name); }
+
 void S3Server::SleepUnlessStopping(int64_t ms) const {
   const auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
   while (!stopping_ && std::chrono::steady_clock::now() < end) {
-    std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(
-        end - std::chrono::steady_clock::now(), std::chrono::milliseconds(10)));
+    std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(end - std::chrono::steady_clock::now(),
+                                                                              std::chrono::milliseconds(10)));
   }
 }
 
 // --- requests ---
 
-void S3Server::Handle(const httplib::Request& http, httplib::Response* response,
-                      const httplib::ContentReader* reader) {
+void S3Server::Handle(const httplib::Request& http, httplib::Response* response, const httplib::ContentReader* reader) {
   // httplib 0.11.4 applies a Range header to whatever body the handler leaves (it would slice an
   // error body too, or a range we already cut); ranges are ours, so its parsed copy is dropped.
   // The Request is a non-const local of httplib's request loop, so writing through the cast is
@@ -304,8 +305,8 @@ void S3Server::Handle(const httplib::Request& http, httplib::Response* response,
   const_cast<httplib::Request&>(http).headers.erase("Accept-Encoding");
 }
 
-Status S3Server::Serve(const httplib::Request& http, httplib::Response* response,
-                       const httplib::ContentReader* reader, const std::string& request_id) {
+Status S3Server::Serve(const httplib::Request& http, httplib::Response* response, const httplib::ContentReader* reader,
+                       const std::string& request_id) {
   OG_ASSIGN_OR_RETURN(std::string body, ReadBody(http, *response, reader));
   OG_ASSIGN_OR_RETURN(S3Request request, ParseS3Request(http));
   request.body = std::move(body);

@@ -60,6 +60,9 @@ class S3Server {
   Status SetFaults(const std::vector<std::string>& specs);
   // Requests that passed authentication so far (what the fault schedule counts).
   uint64_t requests() const;
+  // Creates a bucket directly (tests; clients send CreateBucket). 409 BucketAlreadyOwnedByYou when
+  // it exists.
+  Status CreateBucket(const std::string& name);
 
  private:
   S3Server(S3ServerOptions options, std::unique_ptr<Store> store);

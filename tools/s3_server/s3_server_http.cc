@@ -41,10 +41,7 @@ void AddressOf(const sockaddr_storage& addr, socklen_t len, std::string* ip, int
 class ConnectionStream : public httplib::Stream {
  public:
   ConnectionStream(socket_t sock, int read_timeout_ms, int write_timeout_ms)
-      : sock_(sock),
-        read_timeout_ms_(read_timeout_ms),
-        write_timeout_ms_(write_timeout_ms),
-        buffer_(kReadBufferSize) {}
+      : sock_(sock), read_timeout_ms_(read_timeout_ms), write_timeout_ms_(write_timeout_ms), buffer_(kReadBufferSize) {}
 
   bool is_readable() const override { return begin_ < end_ || Poll(POLLIN, read_timeout_ms_); }
   bool is_writable() const override { return !discard_ && Poll(POLLOUT, write_timeout_ms_) && PeerOpen(); }

@@ -19,7 +19,7 @@ namespace omnigraph::s3server {
 namespace {
 
 constexpr char kXmlType[] = "application/xml";
-constexpr char kObjectType[] = "binary/octet-stream";  // what S3 answers for an object stored without a type
+constexpr char kObjectType[] = "binary/octet-stream";   // what S3 answers for an object stored without a type
 constexpr uint64_t kMaxObjectSize = uint64_t{5} << 30;  // 5 GiB: PutObject and UploadPart
 constexpr size_t kMaxDeleteKeys = 1000;
 constexpr uint64_t kMaxListKeys = 1000;
@@ -29,13 +29,24 @@ constexpr size_t kReadChunk = size_t{256} << 10;
 
 // The query parameters S3 treats as subresources (they name an operation or a sub-object).
 constexpr std::string_view kSubresources[] = {
-    "accelerate",   "acl",          "analytics",         "attributes",  "cors",
-    "delete",       "encryption",   "intelligent-tiering", "inventory", "legal-hold",
-    "lifecycle",    "list-type",    "location",          "logging",     "metrics",
-    "notification", "object-lock",  "ownershipControls", "partNumber",  "policy",
-    "policyStatus", "publicAccessBlock", "replication",  "requestPayment", "restore",
-    "retention",    "select",       "tagging",           "torrent",     "uploadId",
-    "uploads",      "versionId",    "versioning",        "versions",    "website",
+    "accelerate",   "acl",
+    "analytics",    "attributes",
+    "cors",         "delete",
+    "encryption",   "intelligent-tiering",
+    "inventory",    "legal-hold",
+    "lifecycle",    "list-type",
+    "location",     "logging",
+    "metrics",      "notification",
+    "object-lock",  "ownershipControls",
+    "partNumber",   "policy",
+    "policyStatus", "publicAccessBlock",
+    "replication",  "requestPayment",
+    "restore",      "retention",
+    "select",       "tagging",
+    "torrent",      "uploadId",
+    "uploads",      "versionId",
+    "versioning",   "versions",
+    "website",
 };
 
 struct ByteRange {
@@ -52,8 +63,8 @@ Status NotImplemented(const S3Request& r, std::string_view what) {
 std::string OtherSubresource(const S3Request& r, std::initializer_list<std::string_view> allowed) {
   for (const auto& param : r.query) {
     const std::string_view name = param.first;
-    const bool subresource = std::find(std::begin(kSubresources), std::end(kSubresources), name) !=
-                             std::end(kSubresources);
+    const bool subresource =
+        std::find(std::begin(kSubresources), std::end(kSubresources), name) != std::end(kSubresources);
     if (subresource && std::find(allowed.begin(), allowed.end(), name) == allowed.end()) return param.first;
   }
   return std::string();
@@ -164,14 +175,13 @@ void SetObjectHeaders(const ObjectInfo& info, httplib::Response* res) {
 
 // Streams `length` bytes of `file` from `first` (httplib asks for the body piece by piece).
 void SetBodyFromFile(std::shared_ptr<ReadableFile> file, uint64_t first, uint64_t length, httplib::Response* res) {
-  res->set_content_provider(
-      static_cast<size_t>(length), kObjectType,
-      [file = std::move(file), first](size_t offset, size_t want, httplib::DataSink& sink) {
-        std::string buf(std::min(want, kReadChunk), '\0');
-        Result<size_t> n = file->ReadAt(buf.data(), buf.size(), first + offset);
-        if (!n.ok() || *n == 0) return false;  // a failed read aborts the connection mid-body
-        return sink.write(buf.data(), *n);
-      });
+  res->set_content_provider(static_cast<size_t>(length), kObjectType,
+                            [file = std::move(file), first](size_t offset, size_t want, httplib::DataSink& sink) {
+                              std::string buf(std::min(want, kReadChunk), '\0');
+                              Result<size_t> n = file->ReadAt(buf.data(), buf.size(), first + offset);
+                              if (!n.ok() || *n == 0) return false;  // a failed read aborts the connection mid-body
+                              return sink.write(buf.data(), *n);
+                            });
 }
 
 }  // namespace
@@ -326,8 +336,8 @@ Status Operations::GetObject(const S3Request& r, httplib::Response* res) {
   res->status = range.has_value() ? 206 : 200;
   SetObjectHeaders(object.info, res);
   if (range.has_value()) {
-    res->set_header("Content-Range", "bytes " + std::to_string(range->first) + "-" + std::to_string(range->last) +
-                                         "/" + std::to_string(size));
+    res->set_header("Content-Range", "bytes " + std::to_string(range->first) + "-" + std::to_string(range->last) + "/" +
+                                         std::to_string(size));
   }
   if (head) {
     // No body: httplib keeps a Content-Length we set when the body is empty.
@@ -364,8 +374,8 @@ Status Operations::UploadPart(const S3Request& r, httplib::Response* res) {
     return S3Failure("InvalidArgument", "Part number must be an integer between 1 and 10000, inclusive");
   }
   OG_RETURN_IF_ERROR(CheckUploadBody(r));
-  OG_ASSIGN_OR_RETURN(const std::string etag, store_->UploadPart(r.bucket, r.key, r.Param("uploadId"),
-                                                                 static_cast<int>(number), r.body));
+  OG_ASSIGN_OR_RETURN(const std::string etag,
+                      store_->UploadPart(r.bucket, r.key, r.Param("uploadId"), static_cast<int>(number), r.body));
   res->status = 200;
   res->set_header("ETag", etag);
   return Status::Ok();

@@ -595,8 +595,7 @@ Result<std::string> Store::UploadPart(const std::string& bucket_name, const std:
   return Quoted(md5);
 }
 
-Result<Store::PartsToJoin> Store::OpenPartsToJoin(Bucket* bucket, const std::string& key,
-                                                  const std::string& upload_id,
+Result<Store::PartsToJoin> Store::OpenPartsToJoin(Bucket* bucket, const std::string& key, const std::string& upload_id,
                                                   const std::vector<CompletedPart>& parts) {
   MutexLock lock(&bucket->mu);
   OG_ASSIGN_OR_RETURN(Upload * upload, FindUpload(bucket, key, upload_id));
@@ -608,10 +607,10 @@ Result<Store::PartsToJoin> Store::OpenPartsToJoin(Bucket* bucket, const std::str
       return InvalidPart();
     }
     if (i + 1 < parts.size() && it->second.size < kMinPartSize) {
-      return S3Failure("EntityTooSmall",
-                       "Your proposed upload is smaller than the minimum allowed size (part " +
-                           std::to_string(parts[i].number) + " is " + std::to_string(it->second.size) +
-                           " bytes; every part but the last must be at least 5 MiB)");
+      return S3Failure("EntityTooSmall", "Your proposed upload is smaller than the minimum allowed size (part " +
+                                             std::to_string(parts[i].number) + " is " +
+                                             std::to_string(it->second.size) +
+                                             " bytes; every part but the last must be at least 5 MiB)");
     }
     std::string raw;
     if (!HexDecode(it->second.md5_hex, &raw)) return InternalError("bad part digest " + it->second.md5_hex);

@@ -104,22 +104,6 @@ Result<CompletedPart> ParsePart(const tinyxml2::XMLElement* part) {
 
 }  // namespace
 
-std::string XmlEscape(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
-      default: out.push_back(c);
-    }
-  }
-  return out;
-}
-
 std::string IsoTime(int64_t ms) {
   char millis[16];
   std::snprintf(millis, sizeof(millis), ".%03d", static_cast<int>(ms % 1000));
@@ -182,8 +166,8 @@ std::string DeleteResultXml(const std::vector<DeleteOutcome>& outcomes, bool qui
   std::string out = Opening("DeleteResult");
   for (const DeleteOutcome& o : outcomes) {
     if (o.error.has_value()) {
-      out += "<Error>" + Element("Key", o.key) + Element("Code", o.error->code) +
-             Element("Message", o.error->message) + "</Error>";
+      out += "<Error>" + Element("Key", o.key) + Element("Code", o.error->code) + Element("Message", o.error->message) +
+             "</Error>";
     } else if (!quiet) {
       out += "<Deleted>" + Element("Key", o.key) + "</Deleted>";
     }

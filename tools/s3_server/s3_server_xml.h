@@ -10,14 +10,14 @@
 #include <string_view>
 #include <vector>
 
+#include "io/s3/s3_xml.h"
 #include "omnigraph/result.h"
 #include "s3_server/s3_server_errors.h"
 #include "s3_server/s3_server_store.h"
 
 namespace omnigraph::s3server {
 
-// Escapes & < > " ' for element text.
-std::string XmlEscape(std::string_view text);
+using io::s3::XmlEscape;  // shared with the client (io/s3/s3_xml.h)
 // "2009-10-12T17:50:30.000Z" (ListObjectsV2, ListBuckets).
 std::string IsoTime(int64_t ms);
 // "Mon, 12 Oct 2009 17:50:30 GMT" (Last-Modified).
