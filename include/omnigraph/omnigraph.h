@@ -56,6 +56,10 @@ struct OpenOptions {
   // main's ref log, and the handle is read-only. Reads of what is damaged fail as usual; `Check`
   // reports it.
   bool inspect = false;
+  // s3://: write even when the endpoint ignores conditional writes (the probe at a writable open
+  // found a second `If-None-Match: *` create accepted). Safe only while exactly ONE process writes
+  // the graph: two writers would overwrite each other's commits. Also OMNIGRAPH_UNSAFE_SINGLE_WRITER=1.
+  bool unsafe_single_writer = false;
 };
 
 // Which snapshot a read sees. A branch name converts implicitly (its head), so

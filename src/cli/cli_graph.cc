@@ -26,6 +26,9 @@ void AddGlobalFlags(CLI::App& app) {
   app.add_option("--cluster", g.cluster, "Cluster directory or storage root (maintenance)");
   app.add_flag("--yes", g.yes, "Skip the confirmation of destructive writes to non-local graphs");
   app.add_flag("--quiet", g.quiet, "No write-target line on stderr");
+  app.add_flag("--unsafe-single-writer", g.unsafe_single_writer,
+               "Write an s3:// graph although its endpoint ignores conditional writes (UNSAFE with more "
+               "than one writer; also OMNIGRAPH_UNSAFE_SINGLE_WRITER=1)");
 }
 
 Result<const OperatorConfig*> LoadedOperatorConfig() {
@@ -122,6 +125,7 @@ Result<std::unique_ptr<Database>> OpenGraph(const GraphFlags& flags, bool writab
   OpenOptions o;
   o.actor = flags.Actor();
   o.read_only = !writable;
+  o.unsafe_single_writer = Globals().unsafe_single_writer;
   return Database::Open(uri, o);
 }
 

@@ -18,16 +18,17 @@ namespace omnigraph::cli {
 
 // Flags accepted anywhere on the command line, before or after the verb (as the Rust CLI's
 // `global = true` flags): `--store`, `--as`, `--profile`, `--server`, `--graph`, `--cluster`,
-// `--yes`, `--quiet`. Filled by the root app; read by every command after parsing.
+// `--yes`, `--quiet`, `--unsafe-single-writer`. Filled by the root app; read by every command after parsing.
 struct GlobalFlags {
-  std::string store;    // --store URI: the graph's storage
-  std::string actor;    // --as ACTOR
-  std::string profile;  // --profile NAME (else $OMNIGRAPH_PROFILE)
-  std::string server;   // --server NAME|URL (remote graphs: the server issue)
-  std::string graph;    // --graph ID (a graph of a server or cluster)
-  std::string cluster;  // --cluster DIR|URI
-  bool yes = false;     // --yes: skip confirmation of destructive writes to non-local scopes
-  bool quiet = false;   // --quiet: no write-target line on stderr
+  std::string store;                  // --store URI: the graph's storage
+  std::string actor;                  // --as ACTOR
+  std::string profile;                // --profile NAME (else $OMNIGRAPH_PROFILE)
+  std::string server;                 // --server NAME|URL (remote graphs: the server issue)
+  std::string graph;                  // --graph ID (a graph of a server or cluster)
+  std::string cluster;                // --cluster DIR|URI
+  bool yes = false;                   // --yes: skip confirmation of destructive writes to non-local scopes
+  bool quiet = false;                 // --quiet: no write-target line on stderr
+  bool unsafe_single_writer = false;  // --unsafe-single-writer: write s3:// without conditional writes
 };
 GlobalFlags& Globals();
 // Adds the global flags to the root app and makes every subcommand created after it pass the ones

@@ -145,6 +145,7 @@ Result<std::unique_ptr<Database>> Database::Init(std::string_view uri, std::stri
     if (parsed.scheme == io::StoreScheme::kFile) created = FirstMissing(parsed.path);
     io::OpenStoreOptions so;
     so.create = true;
+    so.unsafe_single_writer = options.unsafe_single_writer;
     auto store = io::OpenStore(parsed, so);
     // A failed init removes the folder it created, unless a ref made it a graph after all (a
     // concurrent init won) or the root was already a graph.
@@ -177,6 +178,7 @@ Result<std::unique_ptr<Database>> Database::Open(std::string_view uri, OpenOptio
     if (options.inspect) options.read_only = true;
     io::OpenStoreOptions so;
     so.writable = !options.read_only;
+    so.unsafe_single_writer = options.unsafe_single_writer;
     OG_ASSIGN_OR_RETURN(auto store, io::OpenStore(uri, so));
     auto impl = std::make_unique<Impl>(options);
     if (options.inspect) {

@@ -61,8 +61,9 @@ int main(int argc, char** argv) {
   app.add_option("--root", options.root, "Folder of the buckets (created if missing)")->required();
   app.add_option("--access-key-id", options.access_key_id, "The one access key id accepted")->required();
   app.add_option("--secret-access-key", options.secret_access_key, "Its secret key")->required();
-  app.add_option("--fault", options.faults,
-                 "Inject faults (repeatable): latency=MS, slowdown=N, error500=N, reset=N, conflict=N")
+  app.add_option(
+         "--fault", options.faults,
+         "Inject faults (repeatable): latency=MS, slowdown=N, error500=N, reset=N, conflict=N, lost=N, truncate=N")
       ->allow_extra_args(false);
   app.add_flag("--fsync", options.fsync, "fsync object files and folders");
   try {

@@ -109,12 +109,14 @@ TEST(S3Backend, AnAbandonedMultipartUploadLeavesNoObject) {
 TEST(S3Backend, InjectedFaultsAreRetriedAndEveryWriteLandsOnce) {
   auto store = OpenOrDie(g_s3->Config());
   ASSERT_NE(store, nullptr);
-  FaultScope faults({"slowdown=5,error500=7,reset=3,conflict=4"});
+  FaultScope faults({"slowdown=11,error500=13,reset=7,conflict=5,lost=3,truncate=4"});
   for (int i = 0; i < 40; ++i) {
     const std::string key = "k/" + std::to_string(i);
-    // A reset after the server wrote is retried: the retry's 412 is resolved as our own create.
-    ASSERT_TRUE(store->PutIfAbsent(key, "v" + std::to_string(i)).ok()) << i;
-    ASSERT_TRUE(store->Put(key + ".plain", "p").ok()) << i;
+    // A create whose answer was lost is retried: the retry's 412 is resolved as our own create.
+    const Status created = store->PutIfAbsent(key, "v" + std::to_string(i));
+    ASSERT_TRUE(created.ok()) << i << ": " << created.ToString();
+    const Status put = store->Put(key + ".plain", "p");
+    ASSERT_TRUE(put.ok()) << i << ": " << put.ToString();
     ASSERT_EQ(*store->Get(key), "v" + std::to_string(i));
   }
   EXPECT_EQ(store->PutIfAbsent("k/0", "other").category(), StatusCode::kAlreadyExists);

@@ -177,7 +177,9 @@ Status FaultStatus(FaultAction action) {
                        "A conflicting conditional operation is currently in progress against this resource. Please "
                        "try again. (injected)");
     case FaultAction::kNone:
-    case FaultAction::kReset: break;
+    case FaultAction::kReset:
+    case FaultAction::kLostReply:
+    case FaultAction::kTruncate: break;
   }
   return Status::Ok();
 }
@@ -312,13 +314,27 @@ Status S3Server::Serve(const httplib::Request& http, httplib::Response* response
   request.body = std::move(body);
   request.request_id = request_id;
   OG_RETURN_IF_ERROR(Authenticate(request));
-  const FaultAction fault = faults_->Next(request.method == "PUT" || request.method == "POST");
+  const FaultAction fault = faults_->Next(request.method);
   if (fault == FaultAction::kReset) {
     ResetConnection(response);
     return Status::Ok();
   }
   OG_RETURN_IF_ERROR(FaultStatus(fault));
-  return operations_->Run(request, response);
+  const Status ran = operations_->Run(request, response);
+  if (fault == FaultAction::kLostReply) {  // it happened (or failed); the client never hears which
+    ResetConnection(response);
+    return Status::Ok();
+  }
+  if (fault == FaultAction::kTruncate && ran.ok() && response->content_provider_ && response->content_length_ >= 2) {
+    // Content-Length promises the whole body; half of it goes out, then the connection closes.
+    const size_t cut = response->content_length_ / 2;
+    response->content_provider_ = [inner = std::move(response->content_provider_), cut](size_t offset, size_t want,
+                                                                                        httplib::DataSink& sink) {
+      if (offset >= cut) return false;
+      return inner(offset, std::min(want, cut - offset), sink);
+    };
+  }
+  return ran;
 }
 
 Status S3Server::Authenticate(const S3Request& request) const {

@@ -12,8 +12,9 @@ namespace {
 constexpr int64_t kMaxLatencyMs = 600'000;
 
 Status BadSpec(std::string_view spec, std::string_view why) {
-  return InvalidArgumentError("bad fault spec '" + std::string(spec) + "': " + std::string(why) +
-                              " (expected latency=MS, slowdown=N, error500=N, reset=N or conflict=N)");
+  return InvalidArgumentError(
+      "bad fault spec '" + std::string(spec) + "': " + std::string(why) +
+      " (expected latency=MS, slowdown=N, error500=N, reset=N, conflict=N, lost=N or truncate=N)");
 }
 
 // A whole-string decimal number.
@@ -44,6 +45,10 @@ Status ApplyItem(std::string_view spec, std::string_view item, FaultConfig* conf
     config->reset_every = value;
   } else if (name == "conflict") {
     config->conflict_every = value;
+  } else if (name == "lost") {
+    config->lost_every = value;
+  } else if (name == "truncate") {
+    config->truncate_every = value;
   } else {
     return BadSpec(spec, "unknown fault '" + std::string(name) + "'");
   }
@@ -74,6 +79,8 @@ void FaultInjector::Set(const FaultConfig& config) {
   config_ = config;
   counted_ = 0;
   counted_writes_ = 0;
+  counted_changes_ = 0;
+  counted_gets_ = 0;
 }
 
 int64_t FaultInjector::latency_ms() const {
@@ -81,15 +88,22 @@ int64_t FaultInjector::latency_ms() const {
   return config_.latency_ms;
 }
 
-FaultAction FaultInjector::Next(bool is_write) {
+FaultAction FaultInjector::Next(std::string_view method) {
   MutexLock lock(&mu_);
   ++total_;
+  const bool is_write = method == "PUT" || method == "POST";
+  const bool is_change = is_write || method == "DELETE";
+  const bool is_get = method == "GET";
   const uint64_t n = ++counted_;
   const uint64_t writes = is_write ? ++counted_writes_ : 0;
+  const uint64_t changes = is_change ? ++counted_changes_ : 0;
+  const uint64_t gets = is_get ? ++counted_gets_ : 0;
   if (Due(config_.reset_every, n)) return FaultAction::kReset;
   if (Due(config_.error500_every, n)) return FaultAction::kInternalError;
   if (Due(config_.slowdown_every, n)) return FaultAction::kSlowDown;
   if (is_write && Due(config_.conflict_every, writes)) return FaultAction::kConflict;
+  if (is_change && Due(config_.lost_every, changes)) return FaultAction::kLostReply;
+  if (is_get && Due(config_.truncate_every, gets)) return FaultAction::kTruncate;
   return FaultAction::kNone;
 }
 

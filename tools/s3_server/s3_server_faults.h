@@ -5,11 +5,16 @@
 //   error500=N     every Nth authenticated request answers 500 InternalError without doing anything
 //   reset=N        every Nth authenticated request: the connection is closed without a response
 //   conflict=N     every Nth authenticated PUT or POST answers 409 ConditionalRequestConflict
+//   lost=N         every Nth authenticated PUT, POST or DELETE is carried out, then the connection is
+//                  closed without the response (the client cannot know whether it happened)
+//   truncate=N     every Nth authenticated GET of an object sends its headers and half its body,
+//                  then closes the connection
 // Counting starts over whenever the faults are set. Thread-safe.
 #pragma once
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/mutex.h"
@@ -23,12 +28,15 @@ struct FaultConfig {
   uint64_t error500_every = 0;
   uint64_t reset_every = 0;
   uint64_t conflict_every = 0;
+  uint64_t lost_every = 0;
+  uint64_t truncate_every = 0;
 };
 
 // Parses the specs (syntax above); InvalidArgument naming the bad spec.
 Result<FaultConfig> ParseFaultSpecs(const std::vector<std::string>& specs);
 
-enum class FaultAction { kNone, kReset, kInternalError, kSlowDown, kConflict };
+// kLostReply and kTruncate act after the request ran; the others instead of running it.
+enum class FaultAction { kNone, kReset, kInternalError, kSlowDown, kConflict, kLostReply, kTruncate };
 
 class FaultInjector {
  public:
@@ -36,9 +44,9 @@ class FaultInjector {
   void Set(const FaultConfig& config);
   int64_t latency_ms() const;
 
-  // Counts one authenticated request (`is_write`: a PUT or POST) and says which fault it gets.
-  // When several are due, the first of reset, error500, slowdown, conflict wins.
-  FaultAction Next(bool is_write);
+  // Counts one authenticated request (by its HTTP method) and says which fault it gets. When
+  // several are due, the first of reset, error500, slowdown, conflict, lost, truncate wins.
+  FaultAction Next(std::string_view method);
 
   // Authenticated requests since the server started (not reset by Set).
   uint64_t requests() const;
@@ -46,8 +54,10 @@ class FaultInjector {
  private:
   mutable Mutex mu_;
   FaultConfig config_ OG_GUARDED_BY(mu_);
-  uint64_t counted_ OG_GUARDED_BY(mu_) = 0;         // requests since Set
-  uint64_t counted_writes_ OG_GUARDED_BY(mu_) = 0;  // PUT/POST requests since Set
+  uint64_t counted_ OG_GUARDED_BY(mu_) = 0;          // requests since Set
+  uint64_t counted_writes_ OG_GUARDED_BY(mu_) = 0;   // PUT/POST requests since Set
+  uint64_t counted_changes_ OG_GUARDED_BY(mu_) = 0;  // PUT/POST/DELETE requests since Set
+  uint64_t counted_gets_ OG_GUARDED_BY(mu_) = 0;     // GET requests since Set
   uint64_t total_ OG_GUARDED_BY(mu_) = 0;
 };
 

@@ -13,9 +13,9 @@
 namespace omnigraph::io::s3 {
 
 struct RetryPolicy {
-  int max_attempts = 8;             // per request, the first included
-  uint32_t base_backoff_ms = 50;    // doubled per attempt, full jitter
-  uint32_t max_backoff_ms = 3000;   // cap of one wait
+  int max_attempts = 8;            // per request, the first included
+  uint32_t base_backoff_ms = 50;   // doubled per attempt, full jitter
+  uint32_t max_backoff_ms = 3000;  // cap of one wait
   uint32_t connect_timeout_ms = 10000;
   // A transfer slower than 1 byte/s for this long is abandoned (and retried).
   uint32_t stall_timeout_ms = 60000;

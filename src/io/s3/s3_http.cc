@@ -33,7 +33,8 @@ size_t WriteHeader(char* data, size_t size, size_t n, void* user) {
   for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   std::string_view value = line.substr(colon + 1);
   while (!value.empty() && (value.front() == ' ' || value.front() == '\t')) value.remove_prefix(1);
-  while (!value.empty() && (value.back() == '\r' || value.back() == '\n' || value.back() == ' ')) value.remove_suffix(1);
+  while (!value.empty() && (value.back() == '\r' || value.back() == '\n' || value.back() == ' '))
+    value.remove_suffix(1);
   (*headers)[name] = std::string(value);
   return size * n;
 }
@@ -72,15 +73,17 @@ HttpClient::~HttpClient() {
   for (CURL* c : idle_) curl_easy_cleanup(c);
 }
 
-CURL* HttpClient::Acquire() {
+CURL* HttpClient::Acquire(bool* reused) {
   {
     std::lock_guard lock(mu_);
     if (!idle_.empty()) {
       CURL* c = idle_.back();
       idle_.pop_back();
+      *reused = true;
       return c;
     }
   }
+  *reused = false;
   return curl_easy_init();
 }
 
@@ -110,7 +113,7 @@ std::string HttpClient::UrlFor(const HttpRequest& r, std::string* host, std::str
   return url;
 }
 
-Result<HttpResponse> HttpClient::SendOnce(CURL* curl, const HttpRequest& r, bool* transport_error) {
+Result<HttpResponse> HttpClient::SendOnce(CURL* curl, bool reused, const HttpRequest& r, bool* transport_error) {
   *transport_error = false;
   std::string host, encoded_path;
   const std::string url = UrlFor(r, &host, &encoded_path);
@@ -145,7 +148,8 @@ Result<HttpResponse> HttpClient::SendOnce(CURL* curl, const HttpRequest& r, bool
   curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
   curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(config_.retry.connect_timeout_ms));
   curl_easy_setopt(curl, CURLOPT_LOW_SPEED_LIMIT, 1L);
-  curl_easy_setopt(curl, CURLOPT_LOW_SPEED_TIME, static_cast<long>(std::max<uint32_t>(1, config_.retry.stall_timeout_ms / 1000)));
+  curl_easy_setopt(curl, CURLOPT_LOW_SPEED_TIME,
+                   static_cast<long>(std::max<uint32_t>(1, config_.retry.stall_timeout_ms / 1000)));
   curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, WriteBody);
   curl_easy_setopt(curl, CURLOPT_WRITEDATA, &out.body);
   curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, WriteHeader);
@@ -161,8 +165,11 @@ Result<HttpResponse> HttpClient::SendOnce(CURL* curl, const HttpRequest& r, bool
     curl_easy_setopt(curl, CURLOPT_READDATA, &upload);
     curl_easy_setopt(curl, CURLOPT_INFILESIZE_LARGE, static_cast<curl_off_t>(r.body.size()));
   } else if (r.method == "POST") {
+    // Read through the callback too (not CURLOPT_POSTFIELDS): with no seek function curl cannot
+    // silently send the body again on a fresh connection (see `resent` below).
     curl_easy_setopt(curl, CURLOPT_POST, 1L);
-    curl_easy_setopt(curl, CURLOPT_POSTFIELDS, r.body.data());
+    curl_easy_setopt(curl, CURLOPT_READFUNCTION, ReadBody);
+    curl_easy_setopt(curl, CURLOPT_READDATA, &upload);
     curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(r.body.size()));
   } else if (r.method != "GET") {
     curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, r.method.c_str());
@@ -174,16 +181,26 @@ Result<HttpResponse> HttpClient::SendOnce(CURL* curl, const HttpRequest& r, bool
   if (rc != CURLE_OK) {
     *transport_error = true;
     const bool local = rc == CURLE_UNSUPPORTED_PROTOCOL || rc == CURLE_URL_MALFORMAT || rc == CURLE_OUT_OF_MEMORY;
-    if (local) return Status(ErrorCode::kStoreConfig, std::string("S3 request to ") + url + " failed: " + curl_easy_strerror(rc));
+    if (local)
+      return Status(ErrorCode::kStoreConfig,
+                    std::string("S3 request to ") + url + " failed: " + curl_easy_strerror(rc));
     return TransientError(std::string("S3 request ") + r.method + " " + url + " failed: " + curl_easy_strerror(rc));
   }
   curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &out.status);
+  // libcurl re-sends a request by itself when a kept-alive connection dies before any answer (it
+  // cannot for a body it already read, lacking a seek function, and fails instead). Such a resend
+  // may repeat a request the server carried out, so a write that opened a new connection on a
+  // handle that had one counts as possibly repeated.
+  long connects = 0;
+  curl_easy_getinfo(curl, CURLINFO_NUM_CONNECTS, &connects);
+  out.resent = reused && connects > 0 && r.method != "GET" && r.method != "HEAD";
   return out;
 }
 
 Result<HttpResponse> HttpClient::Send(const HttpRequest& request) {
   static thread_local std::mt19937_64 rng(std::random_device{}());
-  CURL* curl = Acquire();
+  bool reused = false;  // the handle may hold a kept-alive connection
+  CURL* curl = Acquire(&reused);
   if (curl == nullptr) return InternalError("curl_easy_init failed");
   bool ambiguous = false;
   Result<HttpResponse> last = TransientError("no attempt made");
@@ -195,16 +212,19 @@ Result<HttpResponse> HttpClient::Send(const HttpRequest& request) {
       std::this_thread::sleep_for(std::chrono::milliseconds(std::uniform_int_distribution<uint64_t>(0, cap)(rng)));
     }
     bool transport_error = false;
-    last = SendOnce(curl, request, &transport_error);
+    last = SendOnce(curl, reused, request, &transport_error);
     if (!last.ok()) {
       if (last.status().category() != StatusCode::kTransient) break;  // a local error: retrying cannot help
       // The request may have been applied before the connection failed.
       ambiguous = true;
       curl_easy_cleanup(curl);  // never reuse a connection in an unknown state
       curl = curl_easy_init();
+      reused = false;
       if (curl == nullptr) return InternalError("curl_easy_init failed");
       continue;
     }
+    reused = true;
+    if (last->resent) ambiguous = true;
     last->attempts = attempt;
     last->ambiguous = ambiguous;
     if (!RetryableStatus(*last)) break;

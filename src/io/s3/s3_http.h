@@ -22,9 +22,9 @@
 namespace omnigraph::io::s3 {
 
 struct HttpRequest {
-  std::string method;   // GET, HEAD, PUT, POST, DELETE
-  std::string bucket;   // empty: a service-level request (ListBuckets)
-  std::string key;      // the full object key (decoded); empty for bucket-level requests
+  std::string method;  // GET, HEAD, PUT, POST, DELETE
+  std::string bucket;  // empty: a service-level request (ListBuckets)
+  std::string key;     // the full object key (decoded); empty for bucket-level requests
   std::vector<std::pair<std::string, std::string>> query;    // decoded
   std::vector<std::pair<std::string, std::string>> headers;  // extra headers, signed too
   std::string_view body;
@@ -37,6 +37,8 @@ struct HttpResponse {
   int attempts = 0;
   // A retried attempt may have reached the server before it failed: its effect is unknown.
   bool ambiguous = false;
+  // libcurl may have sent this request twice (a write that reconnected; s3_http.cc).
+  bool resent = false;
 };
 
 // Counts of what went over the wire (tests and benchmarks).
@@ -65,8 +67,9 @@ class HttpClient {
   std::string UrlFor(const HttpRequest& request, std::string* host, std::string* encoded_path) const;
 
  private:
-  Result<HttpResponse> SendOnce(CURL* curl, const HttpRequest& request, bool* transport_error);
-  CURL* Acquire();
+  Result<HttpResponse> SendOnce(CURL* curl, bool reused, const HttpRequest& request, bool* transport_error);
+  // A pooled handle (`*reused`: it may hold a connection) or a new one.
+  CURL* Acquire(bool* reused);
   void Release(CURL* curl);
 
   S3Config config_;

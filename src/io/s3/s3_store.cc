@@ -86,8 +86,8 @@ Result<std::string> S3Store::GetRange(std::string_view key, uint64_t offset, uin
   OG_RETURN_IF_ERROR(ValidateKey(key));
   auto out_of_bounds = [&](uint64_t size) {
     return Status(ErrorCode::kRangeOutOfBounds, "range [" + std::to_string(offset) + ", +" + std::to_string(length) +
-                                                    ") is outside '" + std::string(key) + "' (" +
-                                                    std::to_string(size) + " bytes)");
+                                                    ") is outside '" + std::string(key) + "' (" + std::to_string(size) +
+                                                    " bytes)");
   };
   if (length > UINT64_MAX - offset) return out_of_bounds(UINT64_MAX);
   if (length == 0) {  // S3 has no empty range: the size decides
@@ -118,14 +118,14 @@ Result<ObjectMeta> S3Store::Head(std::string_view key) {
   OG_ASSIGN_OR_RETURN(HttpResponse r, http_.Send({"HEAD", bucket_, FullKey(key), {}, {}, {}}));
   if (r.status != 200) return ErrorFor(r, "head", key);
   auto it = r.headers.find("content-length");
-  if (it == r.headers.end()) return CorruptError("the S3 endpoint answered HEAD of '" + std::string(key) + "' without Content-Length");
+  if (it == r.headers.end())
+    return CorruptError("the S3 endpoint answered HEAD of '" + std::string(key) + "' without Content-Length");
   return ObjectMeta{std::string(key), std::stoull(it->second)};
 }
 
 Result<std::vector<ObjectMeta>> S3Store::ListPage(std::string_view prefix, std::string_view start_after,
                                                   size_t max_keys) {
-  std::vector<std::pair<std::string, std::string>> query = {{"list-type", "2"},
-                                                            {"max-keys", std::to_string(max_keys)}};
+  std::vector<std::pair<std::string, std::string>> query = {{"list-type", "2"}, {"max-keys", std::to_string(max_keys)}};
   const std::string root = prefix_.empty() ? "" : prefix_ + "/";
   query.emplace_back("prefix", root + std::string(prefix));
   if (!start_after.empty()) query.emplace_back("start-after", root + std::string(start_after));

@@ -19,7 +19,8 @@ std::string MultipartEtag(const std::vector<std::pair<int, std::string>>& parts)
   std::string raw;
   for (const auto& [n, etag] : parts) {
     const std::string hex = StripQuotes(etag);
-    for (size_t i = 0; i + 1 < hex.size(); i += 2) raw.push_back(static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16)));
+    for (size_t i = 0; i + 1 < hex.size(); i += 2)
+      raw.push_back(static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16)));
   }
   return Md5Hex(raw) + "-" + std::to_string(parts.size());
 }
@@ -50,8 +51,10 @@ class S3Writer final : public ObjectWriter {
     if (!buffer_.empty()) OG_RETURN_IF_ERROR(UploadPart(buffer_));
     buffer_.clear();
     const std::string body = CompleteMultipartBody(parts_);
-    OG_ASSIGN_OR_RETURN(HttpResponse r, store_->http().Send({"POST", store_->bucket(), full_, {{"uploadId", upload_id_}},
-                                                             {{"if-none-match", "*"}}, body}));
+    OG_ASSIGN_OR_RETURN(
+        HttpResponse r,
+        store_->http().Send(
+            {"POST", store_->bucket(), full_, {{"uploadId", upload_id_}}, {{"if-none-match", "*"}}, body}));
     // An ambiguous earlier attempt may have completed the upload: then the object has our ETag.
     if (r.status == 412 || (r.status == 404 && r.ambiguous)) {
       Status s = store_->ResolveLostCreate(r, full_, MultipartEtag(parts_));
@@ -77,14 +80,19 @@ class S3Writer final : public ObjectWriter {
   Status UploadPart(std::string_view bytes) {
     if (upload_id_.empty()) {
       OG_RETURN_IF_ERROR(store_->WriteGate());
-      OG_ASSIGN_OR_RETURN(HttpResponse r, store_->http().Send({"POST", store_->bucket(), full_, {{"uploads", ""}}, {}, {}}));
+      OG_ASSIGN_OR_RETURN(HttpResponse r,
+                          store_->http().Send({"POST", store_->bucket(), full_, {{"uploads", ""}}, {}, {}}));
       if (r.status != 200) return S3Store::ErrorFor(r, "multipart start", key_);
       OG_ASSIGN_OR_RETURN(upload_id_, ParseUploadId(r.body));
     }
     const int n = static_cast<int>(parts_.size()) + 1;
-    OG_ASSIGN_OR_RETURN(HttpResponse r, store_->http().Send({"PUT", store_->bucket(), full_,
-                                                             {{"partNumber", std::to_string(n)}, {"uploadId", upload_id_}},
-                                                             {}, bytes}));
+    OG_ASSIGN_OR_RETURN(HttpResponse r,
+                        store_->http().Send({"PUT",
+                                             store_->bucket(),
+                                             full_,
+                                             {{"partNumber", std::to_string(n)}, {"uploadId", upload_id_}},
+                                             {},
+                                             bytes}));
     if (r.status != 200) return S3Store::ErrorFor(r, "multipart part " + std::to_string(n), key_);
     auto it = r.headers.find("etag");
     if (it == r.headers.end()) return CorruptError("the S3 endpoint answered a part upload without an ETag");

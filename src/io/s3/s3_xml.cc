@@ -20,8 +20,8 @@ bool Parse(tinyxml2::XMLDocument* doc, std::string_view body) {
 }
 
 Status Malformed(std::string_view what, std::string_view body) {
-  return CorruptError("the S3 endpoint answered a malformed " + std::string(what) + " body: " +
-                      std::string(body.substr(0, 200)));
+  return CorruptError("the S3 endpoint answered a malformed " + std::string(what) +
+                      " body: " + std::string(body.substr(0, 200)));
 }
 
 }  // namespace

@@ -175,8 +175,8 @@ std::string AuthorizationHeader(const Credentials& credentials, const SigningSco
                                 const SignableRequest& request) {
   std::string names;
   const std::string canonical = CanonicalRequest(request, &names);
-  const std::string signature = HexEncode(
-      HmacSha256(SigningKey(credentials.secret_access_key, scope), StringToSign(amz_date, scope, canonical)));
+  const std::string signature =
+      HexEncode(HmacSha256(SigningKey(credentials.secret_access_key, scope), StringToSign(amz_date, scope, canonical)));
   return "AWS4-HMAC-SHA256 Credential=" + credentials.access_key_id + "/" + scope.ToString() +
          ", SignedHeaders=" + names + ", Signature=" + signature;
 }

@@ -117,8 +117,9 @@ TEST(SigV4Test, ParseAuthorizationRoundTrip) {
   EXPECT_EQ(p->scope.ToString(), kSuiteScope.ToString());
   EXPECT_EQ(p->signed_headers, (std::vector<std::string>{"host", "x-amz-date"}));
   EXPECT_EQ(p->signature, "5fa00fa31553b73ebf1942676e86291e8372ff2a2260956d9b8aae1d763fbf31");
-  for (const char* bad : {"", "AWS4-HMAC-SHA256", "Basic abc", "AWS4-HMAC-SHA256 Credential=a/b/c, SignedHeaders=h, Signature=x",
-                          "AWS4-HMAC-SHA256 Credential=AK/20150830/us-east-1/s3/aws4_request, SignedHeaders=host"}) {
+  for (const char* bad :
+       {"", "AWS4-HMAC-SHA256", "Basic abc", "AWS4-HMAC-SHA256 Credential=a/b/c, SignedHeaders=h, Signature=x",
+        "AWS4-HMAC-SHA256 Credential=AK/20150830/us-east-1/s3/aws4_request, SignedHeaders=host"}) {
     EXPECT_FALSE(ParseAuthorization(bad).ok()) << bad;
   }
 }

@@ -158,6 +158,8 @@ Result<Config> ParseConfig(std::string_view name) {
   if (name == "local") return Config::kLocal;
   if (name == "restart-each") return Config::kRestartEach;
   if (name == "fault-sweep") return Config::kFaultSweep;
+  if (name == "s3") return Config::kS3;
+  if (name == "s3-faults") return Config::kS3Faults;
   return InvalidArgumentError("unknown configuration '" + std::string(name) + "'");
 }
 
@@ -199,11 +201,31 @@ Status Runner::SetUp() {
     o.fsync = false;
     OG_ASSIGN_OR_RETURN(auto s, io::LocalStore::Open(local_dir_, o));
     store_ = std::shared_ptr<io::ObjectStore>(std::move(s));
+  } else if (config_ == Config::kS3 || config_ == Config::kS3Faults) {
+    // A real S3 server in this process; s3-faults makes it answer some requests with 503
+    // SlowDown, 500, a reset connection, 409 ConditionalRequestConflict, a write whose answer is lost
+    // or a body cut short, which the client must retry without changing any outcome.
+    std::vector<std::string> faults;
+    if (config_ == Config::kS3Faults) faults = {"slowdown=13,error500=17,reset=11,conflict=7,lost=5,truncate=9"};
+    OG_ASSIGN_OR_RETURN(s3_, s3server::TestS3::Start(faults));
+    OG_ASSIGN_OR_RETURN(auto s, s3_->Open());
+    store_ = std::shared_ptr<io::ObjectStore>(std::move(s));
   } else {
     memory_ = std::make_shared<io::MemoryStore>();
     store_ = memory_;
   }
   return Status::Ok();
+}
+
+bool Runner::CountsObjects() const { return memory_ != nullptr || s3_ != nullptr; }
+
+uint64_t Runner::ObjectCount() const {
+  if (memory_ != nullptr) return memory_->object_count();
+  if (s3_ != nullptr) {
+    auto all = store_->List("");
+    return all.ok() ? all->size() : UINT64_MAX;
+  }
+  return 0;
 }
 
 Status Runner::Reopen() {
@@ -516,7 +538,7 @@ Status Runner::RunRecord(TestFile& file, Record& r) {
   const std::string& d = r.words[0];
   if (d == "schema" || d == "load") {
     Expectation e = ParseExpectation(r, d == "schema" ? 1 : LoadOptionsEnd(r));
-    uint64_t objects_before = memory_ ? memory_->object_count() : 0;
+    uint64_t objects_before = ObjectCount();
     if (config_ == Config::kFaultSweep && !e.error) {
       Status s = Sweep(file, r);
       if (!s.ok()) return Fail(r, s.message());
@@ -525,14 +547,14 @@ Status Runner::RunRecord(TestFile& file, Record& r) {
     Status s = RunWrite(file, r, *store_, &committed);
     Status outcome = CheckOutcome(s, e);
     if (!outcome.ok()) return Fail(r, outcome.message());
-    if (e.error && memory_ && memory_->object_count() != objects_before) {
+    if (e.error && CountsObjects() && ObjectCount() != objects_before) {
       return Fail(r, "a rejected write left objects behind");
     }
     if (d == "schema" && !e.error) OG_RETURN_IF_ERROR(Reopen());
   } else if (d == "mutate") {
     auto spec = ParseMutate(r);
     if (!spec.ok()) return Fail(r, spec.status().message());
-    uint64_t objects_before = memory_ ? memory_->object_count() : 0;
+    uint64_t objects_before = ObjectCount();
     if (config_ == Config::kFaultSweep && !spec->expect.error) {
       Status s = Sweep(file, r);
       if (!s.ok()) return Fail(r, s.message());
@@ -544,7 +566,7 @@ Status Runner::RunRecord(TestFile& file, Record& r) {
     Status outcome = CheckOutcome(s, spec->expect);
     if (!outcome.ok()) return Fail(r, outcome.message());
     if (spec->expect.error) {
-      if (memory_ && memory_->object_count() != objects_before) return Fail(r, "a rejected write left objects behind");
+      if (CountsObjects() && ObjectCount() != objects_before) return Fail(r, "a rejected write left objects behind");
     } else if (!r.expected) {
       if (!rewrite_) return Fail(r, "no expected output (run with --rewrite to fill it in):\n" + mutation_output_);
       r.expected = std::vector<std::string>{mutation_output_};
@@ -559,7 +581,7 @@ Status Runner::RunRecord(TestFile& file, Record& r) {
         break;
       }
     }
-    uint64_t objects_before = memory_ ? memory_->object_count() : 0;
+    uint64_t objects_before = ObjectCount();
     if (config_ == Config::kFaultSweep && !e.error) {
       Status s = Sweep(file, r);
       if (!s.ok()) return Fail(r, s.message());
@@ -569,7 +591,7 @@ Status Runner::RunRecord(TestFile& file, Record& r) {
     Status s = RunWrite(file, r, *store_, &committed);
     Status outcome = CheckOutcome(s, e);
     if (!outcome.ok()) return Fail(r, outcome.message());
-    if (e.error && memory_ && memory_->object_count() != objects_before) {
+    if (e.error && CountsObjects() && ObjectCount() != objects_before) {
       return Fail(r, "a rejected write left objects behind");
     }
     if (d == "merge") {

@@ -23,6 +23,7 @@
 #include "e2e_file.h"
 #include "engine/graph/graph.h"
 #include "io/memory_store.h"
+#include "s3_server/s3_test_env.h"
 
 namespace omnigraph::e2e {
 
@@ -42,7 +43,10 @@ struct MutateSpec {
 };
 Result<MutateSpec> ParseMutate(const Record& r);
 
-enum class Config { kMemory, kLocal, kRestartEach, kFaultSweep };
+// memory, local (a temp folder), restart-each (reopen after every record), fault-sweep (crash
+// every write at each of its requests), s3 (the S3 backend on an in-process S3 test server),
+// s3-faults (s3, with the server injecting retryable faults).
+enum class Config { kMemory, kLocal, kRestartEach, kFaultSweep, kS3, kS3Faults };
 Result<Config> ParseConfig(std::string_view name);
 
 struct RunReport {
@@ -70,6 +74,9 @@ class Runner {
   // tab-separated with NULL for nulls; compared as a sorted multiset unless `ordered`.
   Result<std::vector<std::string>> RunQuery(const Record& r);
   Status Reopen();
+  // Whether the configuration can count its objects (a rejected write must leave none behind).
+  bool CountsObjects() const;
+  uint64_t ObjectCount() const;
   Status Fail(const Record& r, const std::string& what);
 
   Config config_;
@@ -77,6 +84,7 @@ class Runner {
   std::shared_ptr<io::ObjectStore> store_;
   std::shared_ptr<io::MemoryStore> memory_;  // for the memory-based configurations
   std::string local_dir_;
+  std::unique_ptr<s3server::TestS3> s3_;  // s3 configurations: the server (declared before graph_)
   std::unique_ptr<engine::Graph> graph_;
   std::map<std::string, std::string> labels_;  // snapshot label -> commit id
   std::string params_;                         // JSON for the next `run` / `mutate`
