@@ -49,6 +49,7 @@ void AddInitCommand(CLI::App& app, CommandAction* run) {
       if (!compiled.ok()) return ReportInitError(compiled.status(), *flags, *source, *schema);
       OpenOptions o;
       o.actor = flags->Actor();
+      o.unsafe_single_writer = Globals().unsafe_single_writer;
       // A failed init removes the folder it created (Database::Init).
       auto db = Database::Init(*uri_text, *source, o);
       if (!db.ok()) return ReportInitError(db.status(), *flags, *source, *schema);

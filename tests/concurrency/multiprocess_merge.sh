@@ -8,11 +8,12 @@
 # Usage: multiprocess_merge.sh <omnigraph binary>
 set -euo pipefail
 og="$1"
+# The graph: a fresh local folder, or $OG_TEST_GRAPH (tests/s3/with_s3_server.sh runs this on s3://).
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 export OMNIGRAPH_FSYNC=0
-g="$dir/g.omni"
+g="${OG_TEST_GRAPH:-$dir/g.omni}"
 printf 'node Person { name: String @key, v: I64? }\n' > "$dir/schema.pg"
 "$og" init --schema "$dir/schema.pg" "$g" > /dev/null
 rows() {  # rows NAME... -> NDJSON

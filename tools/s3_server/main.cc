@@ -1,6 +1,6 @@
 // omnigraph-s3-server: runs the S3 test server (s3_server.h) until SIGINT or SIGTERM.
 //   omnigraph-s3-server --listen HOST:PORT --root DIR --access-key-id K --secret-access-key S
-//                       [--fault SPEC]... [--fsync]
+//                       [--fault SPEC]... [--fsync] [--bucket NAME]...
 // Prints "listening on HOST:PORT" (the bound port when 0 was asked) once it serves. Exit codes:
 // 0 after a signal, 1 when the server cannot start, 2 for bad arguments.
 #include <pthread.h>
@@ -10,8 +10,10 @@
 #include <cstdio>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "s3_server/s3_server.h"
+#include "s3_server/s3_server_errors.h"
 
 namespace {
 
@@ -66,6 +68,8 @@ int main(int argc, char** argv) {
          "Inject faults (repeatable): latency=MS, slowdown=N, error500=N, reset=N, conflict=N, lost=N, truncate=N")
       ->allow_extra_args(false);
   app.add_flag("--fsync", options.fsync, "fsync object files and folders");
+  std::vector<std::string> buckets;
+  app.add_option("--bucket", buckets, "Create this bucket at start unless it exists (repeatable)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -90,6 +94,13 @@ int main(int argc, char** argv) {
     }
     std::fprintf(stderr, "omnigraph-s3-server: %s\n", server.status().ToString().c_str());
     return kExitFailure;
+  }
+  for (const std::string& bucket : buckets) {
+    const omnigraph::Status created = (*server)->CreateBucket(bucket);
+    if (!created.ok() && omnigraph::s3server::ToS3Error(created).code != "BucketAlreadyOwnedByYou") {
+      std::fprintf(stderr, "omnigraph-s3-server: bucket '%s': %s\n", bucket.c_str(), created.ToString().c_str());
+      return kExitUsage;
+    }
   }
   omnigraph::Result<int> port = (*server)->Start(BindHost(address.host), address.port);
   if (!port.ok()) {

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdint>
 #include <initializer_list>
 #include <iterator>
 #include <optional>
@@ -104,6 +105,51 @@ Status CheckContentMd5(const S3Request& r, bool required) {
   }
   if (io::s3::HexEncode(raw) != io::s3::Md5Hex(r.body)) {
     return S3Failure("BadDigest", "The Content-MD5 you specified did not match what we received.");
+  }
+  return Status::Ok();
+}
+
+// CRC-32 (IEEE 802.3, as zlib), for x-amz-checksum-crc32; bitwise, the bodies checked are small.
+uint32_t Crc32(std::string_view data) {
+  uint32_t crc = 0xFFFFFFFFu;
+  for (const char c : data) {
+    crc ^= static_cast<unsigned char>(c);
+    for (int bit = 0; bit < 8; ++bit) crc = (crc >> 1) ^ (0xEDB88320u & (0u - (crc & 1u)));
+  }
+  return ~crc;
+}
+
+// The integrity header DeleteObjects requires, as S3: Content-MD5, or a flexible checksum (what
+// the AWS SDKs send since 2025: x-amz-checksum-crc32 with x-amz-sdk-checksum-algorithm: CRC32).
+// CRC32 and SHA256 are checked (BadDigest when they differ); other algorithms are NotImplemented.
+Status CheckDeleteDigest(const S3Request& r) {
+  if (r.HasHeader("Content-MD5")) return CheckContentMd5(r, /*required=*/true);
+  const bool crc32 = r.HasHeader("x-amz-checksum-crc32");
+  const bool sha256 = r.HasHeader("x-amz-checksum-sha256");
+  if (!crc32 && !sha256) {
+    for (const char* other : {"x-amz-checksum-crc32c", "x-amz-checksum-crc64nvme", "x-amz-checksum-sha1"}) {
+      if (r.HasHeader(other)) return NotImplemented(r, std::string(other) + " (use Content-MD5, CRC32 or SHA256)");
+    }
+    return S3Failure("InvalidRequest", "Missing required header for this request: Content-MD5");
+  }
+  const std::string name = crc32 ? "x-amz-checksum-crc32" : "x-amz-checksum-sha256";
+  std::string raw;
+  if (!Base64Decode(Trim(r.Header(name)), &raw) || raw.size() != (crc32 ? 4u : 32u)) {
+    return S3Failure("InvalidRequest", "Value for " + name + " header is invalid.");
+  }
+  bool match = false;
+  if (crc32) {
+    const uint32_t crc = Crc32(r.body);
+    const unsigned char want[4] = {static_cast<unsigned char>(crc >> 24), static_cast<unsigned char>(crc >> 16),
+                                   static_cast<unsigned char>(crc >> 8), static_cast<unsigned char>(crc)};
+    match = std::equal(raw.begin(), raw.end(), std::begin(want), std::end(want),
+                       [](char a, unsigned char b) { return static_cast<unsigned char>(a) == b; });
+  } else {
+    match = io::s3::HexEncode(raw) == io::s3::Sha256Hex(r.body);
+  }
+  if (!match) {
+    return S3Failure("BadDigest", std::string("The ") + (crc32 ? "CRC32" : "SHA256") +
+                                      " you specified did not match the calculated checksum.");
   }
   return Status::Ok();
 }
@@ -295,7 +341,7 @@ Status Operations::ListObjectsV2(const S3Request& r, httplib::Response* res) {
 
 Status Operations::DeleteObjects(const S3Request& r, httplib::Response* res) {
   OG_RETURN_IF_ERROR(store_->HeadBucket(r.bucket));
-  OG_RETURN_IF_ERROR(CheckContentMd5(r, /*required=*/true));
+  OG_RETURN_IF_ERROR(CheckDeleteDigest(r));
   OG_ASSIGN_OR_RETURN(const DeleteRequest request, ParseDeleteXml(r.body));
   if (request.keys.size() > kMaxDeleteKeys) {
     return S3Failure("MalformedXML", "The XML you provided lists more than 1000 keys");

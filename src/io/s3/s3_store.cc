@@ -208,7 +208,12 @@ Result<bool> S3Store::ProbeConditionalWrites() {
   const std::string key = FullKey(".og-probe/" + Ulid::Generate().ToString());
   const std::string body = "omnigraph conditional-write probe";
   OG_ASSIGN_OR_RETURN(HttpResponse first, http_.Send({"PUT", bucket_, key, {}, {{"if-none-match", "*"}}, body}));
-  if (!Ok2xx(first)) return ErrorFor(first, "the conditional-write probe (create)", key);
+  // A 412 here is our own create when an earlier attempt's answer was lost (the key is new).
+  if (first.status == 412) {
+    OG_RETURN_IF_ERROR(ResolveLostCreate(first, key, Md5Hex(body)));
+  } else if (!Ok2xx(first)) {
+    return ErrorFor(first, "the conditional-write probe (create)", key);
+  }
   OG_ASSIGN_OR_RETURN(HttpResponse second, http_.Send({"PUT", bucket_, key, {}, {{"if-none-match", "*"}}, body}));
   const bool enforced = second.status == 412;
   if (!enforced && !Ok2xx(second) && second.status != 501 && second.status != 400) {
