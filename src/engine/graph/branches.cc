@@ -3,8 +3,12 @@
 // entry, and a branch's history is its ref log (docs/decisions.md "Branch history").
 #include <charconv>
 
+#include <map>
+#include <optional>
+
 #include "common/clock.h"
 #include "common/error_codes.h"
+#include "common/thread_pool.h"
 #include "common/ulid.h"
 #include "engine/graph/graph.h"
 #include "engine/graph/graph_layout.h"
@@ -139,6 +143,27 @@ Result<RefEntry> Graph::RefEntryAt(std::string_view branch, uint64_t seq) {
   return e;
 }
 
+std::map<uint64_t, RefEntry> Graph::PrefetchRefEntries(std::string_view branch, uint64_t head_seq, uint64_t stop_at_seq,
+                                                       size_t limit) {
+  constexpr uint64_t kMaxPrefetch = 1024;  // entries per walk; a longer walk reads the rest one by one
+  const uint64_t low = std::max<uint64_t>(1, stop_at_seq);
+  if (head_seq <= low) return {};
+  const uint64_t n = std::min<uint64_t>({head_seq - low, static_cast<uint64_t>(limit), kMaxPrefetch});
+  std::vector<std::optional<RefEntry>> entries(n);
+  (void)ThreadPool::Io().ParallelFor(n, [&](size_t i) -> Status {
+    auto read = refs_.ReadEntry(branch, head_seq - 1 - i);
+    if (!read.ok()) return Status::Ok();
+    (void)LoadCommit(read->commit_id);  // warms the commit cache; errors are met again by the walk
+    entries[i] = std::move(*read);
+    return Status::Ok();
+  });
+  std::map<uint64_t, RefEntry> out;
+  for (auto& e : entries) {
+    if (e) out.emplace(e->seq, std::move(*e));
+  }
+  return out;
+}
+
 Result<std::vector<HistoryStep>> Graph::BranchHistory(std::string_view branch, size_t limit, uint64_t stop_at_seq,
                                                       bool kept_part) {
   OG_ASSIGN_OR_RETURN(Snapshot head, Head(branch));
@@ -148,6 +173,10 @@ Result<std::vector<HistoryStep>> Graph::BranchHistory(std::string_view branch, s
   auto reclaimed = [&](const Status& s) { return kept_part && s.code_string() == "history_reclaimed"; };
   RefEntry e = *head.ref();
   std::shared_ptr<const Commit> c = head.shared_commit();
+  // On object storage every read is a round trip: the ref entries this walk will read, and their
+  // commits (into the commit cache), are fetched in parallel first. The walk below still reads
+  // and checks them one by one, in order; a prefetch that failed is simply read again there.
+  std::map<uint64_t, RefEntry> fetched = PrefetchRefEntries(branch, e.seq, stop_at_seq, limit);
   // The branch's own ref moves, newest first, back to the create entry of this incarnation.
   while (out.size() < limit && e.seq != stop_at_seq) {
     if (e.op == RefOp::kCreate) {
@@ -155,7 +184,8 @@ Result<std::vector<HistoryStep>> Graph::BranchHistory(std::string_view branch, s
       break;
     }
     if (e.seq == 1) return CorruptError("ref entry 1 of branch " + Quoted(branch) + " is not a create entry");
-    auto prev = RefEntryAt(branch, e.seq - 1);
+    auto hit = fetched.find(e.seq - 1);
+    auto prev = hit != fetched.end() ? Result<RefEntry>(hit->second) : RefEntryAt(branch, e.seq - 1);
     if (!prev.ok() && reclaimed(prev.status())) {
       out.push_back(HistoryStep{c, e.seq, ""});
       return out;

@@ -145,6 +145,10 @@ class Graph {
   // Ref entry `seq` of `branch` (one GET). NotFound if it does not exist; `history_reclaimed` if a
   // cleanup truncated the log above it; `corrupt` if it is missing while a newer entry exists (a gap).
   Result<RefEntry> RefEntryAt(std::string_view branch, uint64_t seq);
+  // Reads the ref entries head_seq-1 down to max(1, stop_at_seq) (at most `limit`, 1024) and their
+  // commits in parallel; what failed to read is left out.
+  std::map<uint64_t, RefEntry> PrefetchRefEntries(std::string_view branch, uint64_t head_seq, uint64_t stop_at_seq,
+                                                  size_t limit);
   Result<std::vector<std::string>> Branches();
 
   // Branches (docs/architecture.md, "Branches"; branches.cc). Create writes one ref entry naming
