@@ -26,7 +26,7 @@
 namespace omnigraph::s3server {
 namespace {
 
-constexpr size_t kThreads = 32;  // ~32 concurrent (keep-alive) connections
+constexpr size_t kThreads = 128;  // concurrent (keep-alive) connections; each holds a thread
 constexpr size_t kKeepAliveMaxRequests = 100000;
 constexpr time_t kKeepAliveSeconds = 5;
 constexpr time_t kIoTimeoutSeconds = 60;
