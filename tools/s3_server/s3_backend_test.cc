@@ -230,5 +230,31 @@ TEST(S3Backend, ListingPagesPastAThousandKeys) {
   EXPECT_TRUE(store->List("many/")->empty());
 }
 
+// An object of another tool that our key rules reject is skipped without cutting the listing short
+// (a page short of max_keys means the end to ObjectStore::List).
+TEST(S3Backend, ForeignKeysAreSkippedWithoutEndingTheListing) {
+  const std::string prefix = TestS3::NewPrefix();
+  auto store = g_s3->Open(prefix);
+  ASSERT_TRUE(store.ok());
+  io::s3::HttpClient raw(g_s3->Config());
+  auto put = raw.Send({"PUT", TestS3::kBucket, prefix + "/lst/a//foreign", {}, {}, "x"});
+  ASSERT_TRUE(put.ok() && put->status == 200);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = t; i < 1001; i += 4) {
+        char key[32];
+        std::snprintf(key, sizeof key, "lst/b%05d", i);
+        EXPECT_TRUE((*store)->Put(key, "x").ok());
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  auto all = (*store)->List("lst/");
+  ASSERT_TRUE(all.ok());
+  EXPECT_EQ(all->size(), 1001u);
+  EXPECT_EQ(all->front().key, "lst/b00000");
+}
+
 }  // namespace
 }  // namespace omnigraph::s3server

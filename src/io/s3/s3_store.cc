@@ -125,24 +125,30 @@ Result<ObjectMeta> S3Store::Head(std::string_view key) {
 
 Result<std::vector<ObjectMeta>> S3Store::ListPage(std::string_view prefix, std::string_view start_after,
                                                   size_t max_keys) {
-  std::vector<std::pair<std::string, std::string>> query = {{"list-type", "2"}, {"max-keys", std::to_string(max_keys)}};
   const std::string root = prefix_.empty() ? "" : prefix_ + "/";
-  query.emplace_back("prefix", root + std::string(prefix));
-  if (!start_after.empty()) query.emplace_back("start-after", root + std::string(start_after));
-  OG_ASSIGN_OR_RETURN(HttpResponse r, http_.Send({"GET", bucket_, "", query, {}, {}}));
-  if (r.status != 200) return ErrorFor(r, "list", prefix);
-  OG_ASSIGN_OR_RETURN(ListPageResult page, ParseListObjectsV2(r.body));
   std::vector<ObjectMeta> out;
-  out.reserve(page.objects.size());
-  for (auto& o : page.objects) {
-    if (o.key.compare(0, root.size(), root) != 0) {
-      return CorruptError("the S3 endpoint listed '" + o.key + "' outside the prefix '" + root + "'");
+  std::string after = start_after.empty() ? "" : root + std::string(start_after);  // a full key
+  // Objects of other tools under the prefix that our key rules reject (e.g. probe leftovers) are
+  // not ours and are skipped; then the page is topped up from S3, so that a short page still
+  // means the end of the listing (ObjectStore::List relies on it).
+  while (out.size() < max_keys) {
+    std::vector<std::pair<std::string, std::string>> query = {{"list-type", "2"},
+                                                              {"max-keys", std::to_string(max_keys - out.size())}};
+    query.emplace_back("prefix", root + std::string(prefix));
+    if (!after.empty()) query.emplace_back("start-after", after);
+    OG_ASSIGN_OR_RETURN(HttpResponse r, http_.Send({"GET", bucket_, "", query, {}, {}}));
+    if (r.status != 200) return ErrorFor(r, "list", prefix);
+    OG_ASSIGN_OR_RETURN(ListPageResult page, ParseListObjectsV2(r.body));
+    for (auto& o : page.objects) {
+      if (o.key.compare(0, root.size(), root) != 0) {
+        return CorruptError("the S3 endpoint listed '" + o.key + "' outside the prefix '" + root + "'");
+      }
+      after = o.key;
+      std::string key = o.key.substr(root.size());
+      if (!ValidateKey(key).ok()) continue;
+      out.push_back(ObjectMeta{std::move(key), o.size});
     }
-    std::string key = o.key.substr(root.size());
-    // Objects of other tools under the prefix that our key rules reject (e.g. probe leftovers) are
-    // not ours: skip them rather than hand out keys nothing can read back.
-    if (!ValidateKey(key).ok()) continue;
-    out.push_back(ObjectMeta{std::move(key), o.size});
+    if (!page.truncated || page.objects.empty()) break;
   }
   return out;
 }
