@@ -72,6 +72,8 @@ int RunSelfCheck(const std::string& uri, bool json) {
     return Expect(keys.empty(), "objects remain after delete");
   });
   bool ok = steps.back().status.ok();
+  // A failed check still removes what it wrote (best effort; the failure is what it reports).
+  if (!ok) (void)store->DeletePrefix(base + "/");
   if (json) {
     Json arr = Json::array();
     for (const auto& s : steps) {
@@ -98,7 +100,7 @@ void AddSelfCheckCommand(CLI::App& app, CommandAction* run) {
   auto* cmd = app.add_subcommand("selfcheck", "Check that a storage location honours the object-store contract");
   auto uri = std::make_shared<std::string>();
   auto json = std::make_shared<bool>(false);
-  cmd->add_option("--store", *uri, "Storage URI (path, file://, memory://)")->required();
+  cmd->add_option("--store", *uri, "Storage URI (path, file://, memory://, s3://bucket/prefix)")->required();
   cmd->add_flag("--json", *json, "Print JSON");
   cmd->callback([run, uri, json] { *run = [uri, json] { return RunSelfCheck(*uri, *json); }; });
 }

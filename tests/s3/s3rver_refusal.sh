@@ -70,6 +70,7 @@ grep -Eq '^ +put_if_absent\(new\) +ok' <<< "$out" || fail "selfcheck: the first 
 grep -Eq '^ +put_if_absent\(existing\) refused +FAILED' <<< "$out" || fail "selfcheck: no failed 'put_if_absent(existing) refused' step: $out"
 [[ "$out" == *"store_no_conditional_writes"* ]] || fail "selfcheck does not name store_no_conditional_writes: $out"
 [[ "$out" == *"self-check FAILED"* ]] || fail "selfcheck verdict: $out"
+[[ "$(objects_under sc)" == 0 ]] || fail "the failed selfcheck left objects: $(find "$dir/data/bkt/sc" -type f)"
 
 # (b) init is refused and leaves no graph
 run init_refused "$og" init --schema "$schema" s3://bkt/g
