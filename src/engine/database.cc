@@ -367,11 +367,17 @@ MutationSummary ToSummary(const engine::MutationResult& r, const std::string& br
   return s;
 }
 
-// Runs mutation `mutation` with typed `params`, or (params null) JSON `params_json`.
+// Runs mutation `mutation` with typed `params`, or (params null) JSON `params_json`. `head`: the
+// branch head the caller just read (null: read it here), so one call reads it once.
 Result<MutationSummary> ApplyBound(Database::Impl& impl, const PreparedQuery& mutation, std::string_view params_json,
-                                   const Params* params, const WriteOptions& options) {
-  OG_ASSIGN_OR_RETURN(engine::Snapshot head, impl.graph->Head(options.branch));
-  OG_ASSIGN_OR_RETURN(PreparedQuery q, Rebind(impl, mutation, head));
+                                   const Params* params, const WriteOptions& options,
+                                   const engine::Snapshot* head = nullptr) {
+  std::optional<engine::Snapshot> read;
+  if (head == nullptr) {
+    OG_ASSIGN_OR_RETURN(read, impl.graph->Head(options.branch));
+    head = &*read;
+  }
+  OG_ASSIGN_OR_RETURN(PreparedQuery q, Rebind(impl, mutation, *head));
   OG_RETURN_IF_ERROR(compiler::SelectQuery(*q.impl()->compiled, q.name(), compiler::QueryKind::kMutation).status());
   const auto& decls = q.impl()->query->params;
   OG_ASSIGN_OR_RETURN(compiler::ParamValues bound, params != nullptr ? compiler::BindParamValues(decls, *params)
@@ -399,7 +405,7 @@ Result<MutationSummary> Database::Mutate(std::string_view source, std::string_vi
     WriteOptions o;
     o.branch = std::string(branch);
     o.if_commit = std::move(if_commit);
-    return ApplyBound(*impl_, q, params_json, nullptr, o);
+    return ApplyBound(*impl_, q, params_json, nullptr, o, &head);
   });
 }
 
