@@ -206,9 +206,15 @@ Status Runner::SetUp() {
     // SlowDown, 500, a reset connection, 409 ConditionalRequestConflict, a write whose answer is lost
     // or a body cut short, which the client must retry without changing any outcome.
     std::vector<std::string> faults;
-    if (config_ == Config::kS3Faults) faults = {"slowdown=13,error500=17,reset=11,conflict=7,lost=5,truncate=9"};
+    if (config_ == Config::kS3Faults) faults = {"slowdown=23,error500=29,reset=19,conflict=13,lost=7,truncate=11"};
     OG_ASSIGN_OR_RETURN(s3_, s3server::TestS3::Start(faults));
-    OG_ASSIGN_OR_RETURN(auto s, s3_->Open());
+    // About a third of the attempts fail, and parallel uploads make which ones vary from run to
+    // run, so a request gets enough attempts never to run out (0.35^24 ~ 1e-11); giving up after
+    // the retries is tested on its own (s3_backend_test).
+    io::s3::S3Config config = s3_->Config();
+    config.retry.max_attempts = 24;
+    OG_ASSIGN_OR_RETURN(auto s,
+                        io::s3::S3Store::Open(config, s3server::TestS3::kBucket, s3server::TestS3::NewPrefix()));
     store_ = std::shared_ptr<io::ObjectStore>(std::move(s));
   } else {
     memory_ = std::make_shared<io::MemoryStore>();
