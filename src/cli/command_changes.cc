@@ -23,6 +23,7 @@
 #include "common/error_codes.h"
 #include "common/json.h"
 #include "common/output_json.h"
+#include "common/unique_fd.h"
 
 namespace omnigraph::cli {
 namespace {
@@ -313,28 +314,8 @@ int RunPoll(const GraphFlags& flags, const PollFlags& p, const FilterFlags& ff) 
 
 // ---- changes baseline -------------------------------------------------------------------------
 
-// Closes a descriptor at scope exit.
-class Fd {
- public:
-  explicit Fd(int fd) : fd_(fd) {}
-  ~Fd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  int get() const { return fd_; }
-  int release() {
-    const int fd = fd_;
-    fd_ = -1;
-    return fd;
-  }
-
- private:
-  int fd_;
-};
-
 Status SyncDir(const std::string& dir) {
-  Fd fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  UniqueFd fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (fd.get() < 0) return ErrnoError("cannot open directory '" + dir + "' to sync it", errno);
   if (::fsync(fd.get()) != 0) return ErrnoError("fsync directory '" + dir + "'", errno);
   return Status::Ok();
@@ -351,7 +332,7 @@ Result<ChangeBaseline> InstallBaseline(Database& db, const std::string& branch, 
   // changes between the two heads. The lock file stays (as the Rust CLI's): deleting it would race
   // with the next locker.
   const std::string lock_path = path + ".lock";
-  Fd lock(::open(lock_path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644));
+  UniqueFd lock(::open(lock_path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644));
   if (lock.get() < 0) return ErrnoError("cannot open the lock file '" + lock_path + "'", errno);
   while (::flock(lock.get(), LOCK_EX) != 0) {
     if (errno != EINTR) return ErrnoError("cannot lock '" + lock_path + "'", errno);
@@ -360,7 +341,7 @@ Result<ChangeBaseline> InstallBaseline(Database& db, const std::string& branch, 
   const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
   const std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
   std::string tmp = dir + "/." + base + ".tmpXXXXXX";
-  Fd fd(::mkostemp(tmp.data(), O_CLOEXEC));
+  UniqueFd fd(::mkostemp(tmp.data(), O_CLOEXEC));
   if (fd.get() < 0) return ErrnoError("cannot create a temporary file in '" + dir + "' for the baseline", errno);
   FILE* f = ::fdopen(fd.get(), "wb");
   if (f == nullptr) {

@@ -13,30 +13,12 @@
 #include "common/error_codes.h"
 #include "common/failpoint.h"
 #include "common/ulid.h"
+#include "common/unique_fd.h"
 
 namespace omnigraph::io {
 namespace {
 
 constexpr std::string_view kTempPrefix = ".og-tmp-";
-
-class Fd {
- public:
-  explicit Fd(int fd) : fd_(fd) {}
-  ~Fd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  int get() const { return fd_; }
-  int release() {
-    int f = fd_;
-    fd_ = -1;
-    return f;
-  }
-
- private:
-  int fd_;
-};
 
 std::string DirOf(const std::string& path) {
   size_t slash = path.rfind('/');
@@ -162,7 +144,7 @@ Status LocalStore::EnsureDir(const std::string& dir) {
 
 Status LocalStore::SyncDir(const std::string& dir) {
   if (!options_.fsync) return Status::Ok();
-  Fd fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  UniqueFd fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (fd.get() < 0) return ErrnoError("open directory " + dir, errno);
   if (::fsync(fd.get()) != 0) return ErrnoError("fsync directory " + dir, errno);
   return Status::Ok();
@@ -179,7 +161,7 @@ Result<std::pair<std::string, int>> LocalStore::CreateTemp(const std::string& di
 Result<std::string> LocalStore::WriteTemp(const std::string& dir, std::string_view data) {
   OG_ASSIGN_OR_RETURN(auto created, CreateTemp(dir));
   std::string path = std::move(created.first);
-  Fd fd(created.second);
+  UniqueFd fd(created.second);
   Status s = WriteAll(fd.get(), data, path);
   if (s.ok() && options_.fsync && ::fsync(fd.get()) != 0) s = ErrnoError("fsync " + path, errno);
   if (s.ok()) s = OG_FAILPOINT("io.local.after_temp_write");
@@ -193,7 +175,7 @@ Result<std::string> LocalStore::WriteTemp(const std::string& dir, std::string_vi
 Result<std::string> LocalStore::Get(std::string_view key) {
   OG_RETURN_IF_ERROR(ValidateKey(key));
   std::string path = PathOf(key);
-  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
   if (fd.get() < 0) {
     if (errno == ENOENT || errno == ENOTDIR) return KeyNotFound(key, Describe());
     return ErrnoError("open " + path, errno);
@@ -218,7 +200,7 @@ Result<std::string> LocalStore::Get(std::string_view key) {
 Result<std::string> LocalStore::GetRange(std::string_view key, uint64_t offset, uint64_t length) {
   OG_RETURN_IF_ERROR(ValidateKey(key));
   std::string path = PathOf(key);
-  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
   if (fd.get() < 0) {
     if (errno == ENOENT || errno == ENOTDIR) return KeyNotFound(key, Describe());
     return ErrnoError("open " + path, errno);

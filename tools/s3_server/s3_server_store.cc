@@ -12,6 +12,7 @@
 
 #include "common/error_codes.h"
 #include "common/ulid.h"
+#include "common/unique_fd.h"
 #include "io/s3/sigv4.h"
 #include "s3_server/s3_server_errors.h"
 
@@ -26,21 +27,6 @@ constexpr size_t kHexPerFolder = 200;  // hex digits per path component (NAME_MA
 constexpr std::string_view kObjectSuffix = ".o";
 constexpr uint64_t kMinPartSize = uint64_t{5} << 20;  // 5 MiB, every part but the last
 constexpr size_t kCopyChunk = size_t{1} << 20;
-
-// Owns a file descriptor.
-class Fd {
- public:
-  explicit Fd(int fd) : fd_(fd) {}
-  ~Fd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
 
 int64_t NowMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
@@ -363,7 +349,7 @@ std::string Store::UploadDir(const Bucket& bucket, std::string_view upload_id) c
 
 Status Store::SyncDir(const std::string& dir) const {
   if (!fsync_) return Status::Ok();
-  Fd fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  UniqueFd fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (fd.get() < 0) return ErrnoError("open " + dir, errno);
   if (::fsync(fd.get()) != 0) return ErrnoError("fsync " + dir, errno);
   return Status::Ok();
@@ -371,7 +357,7 @@ Status Store::SyncDir(const std::string& dir) const {
 
 Result<std::string> Store::WriteTemp(const Bucket& bucket, std::string_view data) const {
   const std::string path = bucket.dir + "/tmp/" + NewUlidString();
-  Fd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
+  UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
   if (fd.get() < 0) return ErrnoError("create " + path, errno);
   Status status = WriteAll(fd.get(), data, path);
   if (status.ok() && fsync_ && ::fsync(fd.get()) != 0) status = ErrnoError("fsync " + path, errno);
@@ -626,7 +612,7 @@ Result<Store::PartsToJoin> Store::OpenPartsToJoin(Bucket* bucket, const std::str
 
 Result<std::string> Store::JoinParts(const Bucket& bucket, const PartsToJoin& parts) const {
   const std::string path = bucket.dir + "/tmp/" + NewUlidString();
-  Fd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
+  UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
   if (fd.get() < 0) return ErrnoError("create " + path, errno);
   Status status;
   std::string chunk(kCopyChunk, '\0');
