@@ -60,6 +60,14 @@ struct OpenOptions {
   // found a second `If-None-Match: *` create accepted). Safe only while exactly ONE process writes
   // the graph: two writers would overwrite each other's commits. Also OMNIGRAPH_UNSAFE_SINGLE_WRITER=1.
   bool unsafe_single_writer = false;
+  // A local folder that keeps immutable objects of a remote graph (s3://, memory://) between runs
+  // and processes: fragment pages, index segments, deletion vectors, blobs and derived structures
+  // (never refs, commits, schemas or table manifests, so a reclaimed version still reads as
+  // reclaimed). Empty = no disk cache; ignored for graphs on local disk. Processes may share one
+  // folder. The CLI sets it from --cache-dir or OMNIGRAPH_CACHE_DIR.
+  std::string disk_cache_dir{};
+  // The folder's size limit; past it the least recently used entries are deleted.
+  uint64_t disk_cache_bytes = uint64_t{2} << 30;
 };
 
 // Which snapshot a read sees. A branch name converts implicitly (its head), so

@@ -29,6 +29,9 @@ void AddGlobalFlags(CLI::App& app) {
   app.add_flag("--unsafe-single-writer", g.unsafe_single_writer,
                "Write an s3:// graph although its endpoint ignores conditional writes (UNSAFE with more "
                "than one writer; also OMNIGRAPH_UNSAFE_SINGLE_WRITER=1)");
+  app.add_option("--cache-dir", g.cache_dir,
+                 "Local folder caching immutable objects of s3:// graphs between runs (default: "
+                 "$OMNIGRAPH_CACHE_DIR; none when unset)");
 }
 
 Result<const OperatorConfig*> LoadedOperatorConfig() {
@@ -126,6 +129,10 @@ Result<std::unique_ptr<Database>> OpenGraph(const GraphFlags& flags, bool writab
   o.actor = flags.Actor();
   o.read_only = !writable;
   o.unsafe_single_writer = Globals().unsafe_single_writer;
+  o.disk_cache_dir = Globals().cache_dir;
+  if (o.disk_cache_dir.empty()) {
+    if (const char* env = std::getenv("OMNIGRAPH_CACHE_DIR")) o.disk_cache_dir = env;
+  }
   return Database::Open(uri, o);
 }
 

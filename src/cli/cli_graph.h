@@ -29,6 +29,7 @@ struct GlobalFlags {
   bool yes = false;                   // --yes: skip confirmation of destructive writes to non-local scopes
   bool quiet = false;                 // --quiet: no write-target line on stderr
   bool unsafe_single_writer = false;  // --unsafe-single-writer: write s3:// without conditional writes
+  std::string cache_dir;              // --cache-dir (default $OMNIGRAPH_CACHE_DIR): disk cache of remote graphs
 };
 GlobalFlags& Globals();
 // Adds the global flags to the root app and makes every subcommand created after it pass the ones

@@ -15,6 +15,7 @@
 #include "engine/graph/graph_layout.h"
 #include "engine/load/exporter.h"
 #include "engine/mutate/mutation.h"
+#include "io/disk_cache_store.h"
 #include "io/store_uri.h"
 
 namespace omnigraph {
@@ -179,7 +180,15 @@ Result<std::unique_ptr<Database>> Database::Open(std::string_view uri, OpenOptio
     io::OpenStoreOptions so;
     so.writable = !options.read_only;
     so.unsafe_single_writer = options.unsafe_single_writer;
-    OG_ASSIGN_OR_RETURN(auto store, io::OpenStore(uri, so));
+    OG_ASSIGN_OR_RETURN(io::StoreUri parsed, io::ParseStoreUri(uri));
+    OG_ASSIGN_OR_RETURN(auto store, io::OpenStore(parsed, so));
+    if (!options.disk_cache_dir.empty() && parsed.scheme != io::StoreScheme::kFile) {
+      io::DiskCacheOptions dc;
+      dc.dir = options.disk_cache_dir;
+      dc.max_bytes = options.disk_cache_bytes;
+      dc.cacheable = engine::IsDiskCacheableKey;
+      OG_ASSIGN_OR_RETURN(store, io::DiskCacheStore::Open(std::move(store), std::move(dc)));
+    }
     auto impl = std::make_unique<Impl>(options);
     if (options.inspect) {
       OG_ASSIGN_OR_RETURN(impl->graph, engine::Graph::OpenForInspection(std::move(store), ToGraphOptions(options)));
@@ -225,8 +234,12 @@ Status Database::Export(const std::function<Status(std::string_view)>& sink, con
 namespace {
 
 // Compiles `source` against `snap`'s schema (cached per schema and source) and picks the query.
+Result<PreparedQuery> PrepareAt(Database::Impl& impl, const std::string& schema_id, const compiler::Catalog& catalog,
+                                std::string_view source, const std::optional<std::string>& name);
 Result<PreparedQuery> PrepareAt(Database::Impl& impl, const engine::Snapshot& snap, std::string_view source,
-                                const std::optional<std::string>& name);
+                                const std::optional<std::string>& name) {
+  return PrepareAt(impl, snap.commit().schema_id, snap.catalog(), source, name);
+}
 
 }  // namespace
 
@@ -240,10 +253,10 @@ Result<PreparedQuery> Database::Prepare(std::string_view source, std::optional<s
 
 namespace {
 
-Result<PreparedQuery> PrepareAt(Database::Impl& impl, const engine::Snapshot& snap, std::string_view source,
-                                const std::optional<std::string>& name) {
+Result<PreparedQuery> PrepareAt(Database::Impl& impl, const std::string& schema_id, const compiler::Catalog& catalog,
+                                std::string_view source, const std::optional<std::string>& name) {
   std::shared_ptr<const std::vector<compiler::IrQuery>> compiled;
-  Database::Impl::QueryKey key{snap.commit().schema_id, name, std::string(source)};
+  Database::Impl::QueryKey key{schema_id, name, std::string(source)};
   {
     MutexLock l(&impl.query_mu);
     auto it = impl.queries.find(key);
@@ -251,7 +264,7 @@ Result<PreparedQuery> PrepareAt(Database::Impl& impl, const engine::Snapshot& sn
   }
   if (compiled == nullptr) {
     OG_ASSIGN_OR_RETURN(compiler::IrQuery q,
-                        compiler::CompileSelectedQuery(snap.catalog(), source, name, compiler::QueryKind::kAny));
+                        compiler::CompileSelectedQuery(catalog, source, name, compiler::QueryKind::kAny));
     std::vector<compiler::IrQuery> qs;
     qs.push_back(std::move(q));
     compiled = std::make_shared<const std::vector<compiler::IrQuery>>(std::move(qs));
@@ -263,7 +276,7 @@ Result<PreparedQuery> PrepareAt(Database::Impl& impl, const engine::Snapshot& sn
   auto p = std::make_shared<PreparedQuery::Impl>();
   p->source = std::string(source);
   p->requested_name = name;
-  p->schema_id = snap.commit().schema_id;
+  p->schema_id = schema_id;
   p->compiled = compiled;
   p->query = q;
   for (const auto& d : q->params) p->params.push_back(ParamInfo{d.name, d.type, d.nullable});
@@ -367,25 +380,33 @@ MutationSummary ToSummary(const engine::MutationResult& r, const std::string& br
   return s;
 }
 
-// Runs mutation `mutation` with typed `params`, or (params null) JSON `params_json`. `head`: the
-// branch head the caller just read (null: read it here), so one call reads it once.
+// Runs mutation `mutation` with typed `params`, or (params null) JSON `params_json`. The branch
+// head is read once, inside the write: the query is rebound there when the head's schema is not
+// the one it was prepared for.
 Result<MutationSummary> ApplyBound(Database::Impl& impl, const PreparedQuery& mutation, std::string_view params_json,
-                                   const Params* params, const WriteOptions& options,
-                                   const engine::Snapshot* head = nullptr) {
-  std::optional<engine::Snapshot> read;
-  if (head == nullptr) {
-    OG_ASSIGN_OR_RETURN(read, impl.graph->Head(options.branch));
-    head = &*read;
-  }
-  OG_ASSIGN_OR_RETURN(PreparedQuery q, Rebind(impl, mutation, *head));
-  OG_RETURN_IF_ERROR(compiler::SelectQuery(*q.impl()->compiled, q.name(), compiler::QueryKind::kMutation).status());
-  const auto& decls = q.impl()->query->params;
-  OG_ASSIGN_OR_RETURN(compiler::ParamValues bound, params != nullptr ? compiler::BindParamValues(decls, *params)
-                                                                     : compiler::BindParamsJson(decls, params_json));
+                                   const Params* params, const WriteOptions& options) {
+  if (mutation.empty()) return InvalidArgumentError("the prepared query is empty (use Database::Prepare)");
+  OG_RETURN_IF_ERROR(
+      compiler::SelectQuery(*mutation.impl()->compiled, mutation.name(), compiler::QueryKind::kMutation).status());
+  auto bind = [&](const PreparedQuery& q) -> Result<compiler::ParamValues> {
+    const auto& decls = q.impl()->query->params;
+    return params != nullptr ? compiler::BindParamValues(decls, *params) : compiler::BindParamsJson(decls, params_json);
+  };
+  PreparedQuery current = mutation;
+  OG_ASSIGN_OR_RETURN(compiler::ParamValues bound, bind(current));
   engine::MutationOptions o;
   o.branch = options.branch;
   o.if_commit = options.if_commit;
-  OG_ASSIGN_OR_RETURN(engine::MutationResult r, engine::ExecuteMutation(*impl.graph, *q.impl()->query, bound, o));
+  OG_ASSIGN_OR_RETURN(engine::MutationResult r, engine::ExecuteBoundMutation(
+                                                    *impl.graph, engine::MutationWriteKind(*mutation.impl()->query),
+                                                    [&](const engine::Snapshot& snap) -> Result<engine::BoundMutation> {
+                                                      if (current.impl()->schema_id != snap.commit().schema_id) {
+                                                        OG_ASSIGN_OR_RETURN(current, Rebind(impl, mutation, snap));
+                                                        OG_ASSIGN_OR_RETURN(bound, bind(current));
+                                                      }
+                                                      return engine::BoundMutation{current.impl()->query, bound};
+                                                    },
+                                                    o));
   AutoCompactAfter(impl, options.branch, r.write);
   return ToSummary(r, options.branch);
 }
@@ -400,12 +421,21 @@ Result<MutationSummary> Database::Apply(const PreparedQuery& mutation, const Par
 Result<MutationSummary> Database::Mutate(std::string_view source, std::string_view params_json, std::string_view branch,
                                          std::optional<std::string> query_name, std::optional<std::string> if_commit) {
   return NoThrow([&]() -> Result<MutationSummary> {
-    OG_ASSIGN_OR_RETURN(engine::Snapshot head, impl_->graph->Head(branch));
-    OG_ASSIGN_OR_RETURN(PreparedQuery q, PrepareAt(*impl_, head, source, query_name));
+    // Prepared against the schema this handle last saw on the branch (no request) when the source
+    // compiles there, else against the head read now; the write rebinds it if the head moved on.
+    std::optional<PreparedQuery> q;
+    if (auto known = impl_->graph->LastKnownSchema(branch)) {
+      auto p = PrepareAt(*impl_, known->schema_id, *known->catalog, source, query_name);
+      if (p.ok()) q = std::move(*p);
+    }
+    if (!q) {
+      OG_ASSIGN_OR_RETURN(engine::Snapshot head, impl_->graph->Head(branch));
+      OG_ASSIGN_OR_RETURN(q, PrepareAt(*impl_, head, source, query_name));
+    }
     WriteOptions o;
     o.branch = std::string(branch);
     o.if_commit = std::move(if_commit);
-    return ApplyBound(*impl_, q, params_json, nullptr, o, &head);
+    return ApplyBound(*impl_, *q, params_json, nullptr, o);
   });
 }
 

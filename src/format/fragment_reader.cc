@@ -10,6 +10,7 @@
 #include "format/fragment_format.h"
 #include "format/page_checksum.h"
 #include "format/page_codec.h"
+#include "format/range_fetch.h"
 #include "format/ranged_take.h"
 
 namespace omnigraph::format {
@@ -71,17 +72,18 @@ Result<std::unique_ptr<FragmentReader>> FragmentReader::Open(io::ObjectStore& st
   covered.resize(footer_len);
   OG_ASSIGN_OR_RETURN(FragmentMetadata meta, FragmentMetadata::Parse(covered, size - need, version, key));
   return std::unique_ptr<FragmentReader>(
-      new FragmentReader(store, std::move(key), size, version, std::move(meta), options.ranged_take));
+      new FragmentReader(store, std::move(key), size, version, std::move(meta), options));
 }
 
 FragmentReader::FragmentReader(io::ObjectStore& store, std::string key, uint64_t file_size, uint16_t version,
-                               FragmentMetadata metadata, RangedTakeOptions ranged_take)
+                               FragmentMetadata metadata, const FragmentOpenOptions& options)
     : store_(store),
       key_(std::move(key)),
       file_size_(file_size),
       version_(version),
       metadata_(std::move(metadata)),
-      ranged_take_(ranged_take),
+      ranged_take_(options.ranged_take),
+      page_coalesce_gap_(options.page_coalesce_gap),
       last_page_(metadata_.columns.size()) {}
 
 Result<Column> FragmentReader::DecodePage(size_t col, size_t page, std::string_view bytes) const {
@@ -112,65 +114,52 @@ Result<Column> FragmentReader::DecodePage(size_t col, size_t page, std::string_v
   return c;
 }
 
-namespace {
-
-// Sorted, unique page indices -> decoded pages (same order); adjacent pages share one GetRange.
-// `decode` gets each page's stored bytes followed by its chunk checksums.
-Result<std::vector<Column>> FetchPages(io::ObjectStore& store, const std::string& key, const ColumnChunkInfo& chunk,
-                                       const std::vector<size_t>& pages,
-                                       const std::function<Result<Column>(size_t, std::string_view)>& decode) {
-  std::vector<Column> out;
-  out.reserve(pages.size());
-  size_t i = 0;
-  while (i < pages.size()) {
-    size_t j = i + 1;
-    while (j < pages.size() && pages[j] == pages[j - 1] + 1 &&
-           chunk.pages[pages[j]].offset == chunk.pages[pages[j - 1]].file_end()) {
-      ++j;
-    }
-    const PageInfo& a = chunk.pages[pages[i]];
-    const PageInfo& b = chunk.pages[pages[j - 1]];
-    uint64_t len = b.file_end() - a.offset;
-    auto bytes = store.GetRange(key, a.offset, len);
-    if (!bytes.ok()) return MapRangeError(bytes.status(), key);
-    if (bytes->size() != len) return CorruptError("fragment " + key + ": short page read");
-    for (size_t k = i; k < j; ++k) {
-      const PageInfo& p = chunk.pages[pages[k]];
-      OG_ASSIGN_OR_RETURN(
-          Column c, decode(pages[k], std::string_view(*bytes).substr(p.offset - a.offset, p.file_end() - p.offset)));
-      out.push_back(std::move(c));
-    }
-    i = j;
-  }
-  return out;
-}
-
-}  // namespace
-
-Result<std::vector<Column>> FragmentReader::LoadPages(size_t col, const std::vector<size_t>& pages) const {
-  std::vector<Column> out(pages.size());
-  std::vector<size_t> missing;
-  std::vector<size_t> missing_at;
+Result<std::vector<std::vector<Column>>> FragmentReader::LoadColumnPages(std::span<const ColumnPages> wanted) const {
+  std::vector<std::vector<Column>> out(wanted.size());
+  // (wanted index, position in its pages) of every page not in the last-page cache.
+  std::vector<std::pair<size_t, size_t>> missing;
   {
     MutexLock lock(&cache_mu_);
-    const CachedPage& cached = last_page_[col];
-    for (size_t i = 0; i < pages.size(); ++i) {
-      if (pages[i] == cached.page) {
-        out[i] = cached.column;
-      } else {
-        missing.push_back(pages[i]);
-        missing_at.push_back(i);
+    for (size_t w = 0; w < wanted.size(); ++w) {
+      out[w].resize(wanted[w].pages.size());
+      const CachedPage& cached = last_page_[wanted[w].col];
+      for (size_t i = 0; i < wanted[w].pages.size(); ++i) {
+        if (wanted[w].pages[i] == cached.page) {
+          out[w][i] = cached.column;
+        } else {
+          missing.emplace_back(w, i);
+        }
       }
     }
   }
   if (missing.empty()) return out;
-  OG_ASSIGN_OR_RETURN(std::vector<Column> fetched,
-                      FetchPages(store_, key_, metadata_.columns[col], missing,
-                                 [&](size_t p, std::string_view s) { return DecodePage(col, p, s); }));
-  for (size_t k = 0; k < missing.size(); ++k) out[missing_at[k]] = fetched[k];
+  auto info = [&](const std::pair<size_t, size_t>& m) -> const PageInfo& {
+    const ColumnPages& cp = wanted[m.first];
+    return metadata_.columns[cp.col].pages[cp.pages[m.second]];
+  };
+  // One round: every missing page's bytes (and chunk checksums), coalesced, in parallel.
+  std::vector<internal::Range> ranges;
+  ranges.reserve(missing.size());
+  for (const auto& m : missing) ranges.push_back({info(m).offset, info(m).file_end() - info(m).offset});
+  OG_ASSIGN_OR_RETURN(internal::Fetched fetched,
+                      internal::Fetched::Fetch(store_, key_, std::move(ranges), page_coalesce_gap_));
+  for (const auto& m : missing) {
+    const PageInfo& p = info(m);
+    OG_ASSIGN_OR_RETURN(out[m.first][m.second], DecodePage(wanted[m.first].col, wanted[m.first].pages[m.second],
+                                                           fetched.View(p.offset, p.file_end() - p.offset)));
+  }
   MutexLock lock(&cache_mu_);
-  last_page_[col] = CachedPage{missing.back(), fetched.back()};
+  for (size_t w = 0; w < wanted.size(); ++w) {
+    if (wanted[w].pages.empty()) continue;
+    last_page_[wanted[w].col] = CachedPage{wanted[w].pages.back(), out[w].back()};
+  }
   return out;
+}
+
+Result<std::vector<Column>> FragmentReader::LoadPages(size_t col, const std::vector<size_t>& pages) const {
+  ColumnPages one{col, pages};
+  OG_ASSIGN_OR_RETURN(std::vector<std::vector<Column>> got, LoadColumnPages(std::span<const ColumnPages>(&one, 1)));
+  return std::move(got.front());
 }
 
 Result<Column> FragmentReader::ReadPages(size_t col, size_t first_page, size_t end_page) const {
@@ -192,21 +181,29 @@ Result<Batch> FragmentReader::Read(std::span<const FieldId> ids, uint64_t begin_
                                 ") is outside fragment " + key_ + " of " + std::to_string(num_rows()) + " rows");
   }
   OG_ASSIGN_OR_RETURN(Schema out_schema, metadata_.schema.Select(ids));
+  if (ids.empty()) return Batch::NoColumns(end_row - begin_row);
   std::vector<Column> cols;
   cols.reserve(ids.size());
+  if (begin_row == end_row) {
+    for (FieldId id : ids) cols.emplace_back(metadata_.schema.field(*ColumnIndex(id)).type);
+    return Batch::Make(std::move(out_schema), std::move(cols));
+  }
+  // The pages of every column overlapping the rows, fetched in one round.
+  std::vector<ColumnPages> wanted;
+  wanted.reserve(ids.size());
   for (FieldId id : ids) {
-    size_t c = *ColumnIndex(id);
-    if (begin_row == end_row) {
-      cols.emplace_back(metadata_.schema.field(c).type);
-      continue;
-    }
-    size_t first = metadata_.PageForRow(c, begin_row);
-    size_t last = metadata_.PageForRow(c, end_row - 1);
-    OG_ASSIGN_OR_RETURN(Column col, ReadPages(c, first, last + 1));
-    uint64_t base = metadata_.columns[c].pages[first].first_row;
+    ColumnPages cp{*ColumnIndex(id), {}};
+    size_t first = metadata_.PageForRow(cp.col, begin_row);
+    size_t last = metadata_.PageForRow(cp.col, end_row - 1);
+    for (size_t p = first; p <= last; ++p) cp.pages.push_back(p);
+    wanted.push_back(std::move(cp));
+  }
+  OG_ASSIGN_OR_RETURN(std::vector<std::vector<Column>> pages, LoadColumnPages(wanted));
+  for (size_t i = 0; i < wanted.size(); ++i) {
+    OG_ASSIGN_OR_RETURN(Column col, Column::Concat(pages[i]));
+    uint64_t base = metadata_.columns[wanted[i].col].pages[wanted[i].pages.front()].first_row;
     cols.push_back(col.Slice(begin_row - base, end_row - begin_row));
   }
-  if (cols.empty()) return Batch::NoColumns(end_row - begin_row);
   return Batch::Make(std::move(out_schema), std::move(cols));
 }
 
@@ -251,19 +248,15 @@ FragmentReader::TakePlan FragmentReader::PlanTake(size_t col, std::span<const ui
   return plan;
 }
 
+bool FragmentReader::IsRanged(const TakePlan& plan, size_t k, std::span<const std::optional<Column>> partial) {
+  return plan.ranged_at[k] != SIZE_MAX && partial[plan.ranged_at[k]].has_value();
+}
+
 Result<Column> FragmentReader::AssembleTake(const TakePlan& plan, std::span<const uint64_t> rows,
                                             std::span<const internal::RangedPage> ranged,
-                                            std::span<const std::optional<Column>> partial) const {
-  auto is_ranged = [&](size_t k) { return plan.ranged_at[k] != SIZE_MAX && partial[plan.ranged_at[k]].has_value(); };
-  // Pages not read row-granularly (or whose ranged read fell back) are read whole.
-  std::vector<size_t> whole;
-  for (size_t k = 0; k < plan.pages.size(); ++k) {
-    if (!is_ranged(k)) whole.push_back(plan.pages[k]);
-  }
-  std::vector<Column> decoded;
-  if (!whole.empty()) {
-    OG_ASSIGN_OR_RETURN(decoded, LoadPages(plan.col, whole));
-  }
+                                            std::span<const std::optional<Column>> partial, const ColumnPages& whole,
+                                            std::span<const Column> decoded) const {
+  auto is_ranged = [&](size_t k) { return IsRanged(plan, k, partial); };
   const ColumnChunkInfo& chunk = metadata_.columns[plan.col];
   auto starts_after = [&](uint64_t row, size_t page) { return row < chunk.pages[page].first_row; };
   ColumnBuilder b(metadata_.schema.field(plan.col).type);
@@ -277,7 +270,7 @@ Result<Column> FragmentReader::AssembleTake(const TakePlan& plan, std::span<cons
       auto at = std::lower_bound(got.begin(), got.end(), in_page) - got.begin();
       OG_RETURN_IF_ERROR(b.AppendColumn(*partial[plan.ranged_at[k]], static_cast<size_t>(at), 1));
     } else {
-      auto w = std::lower_bound(whole.begin(), whole.end(), plan.pages[k]) - whole.begin();
+      auto w = std::lower_bound(whole.pages.begin(), whole.pages.end(), plan.pages[k]) - whole.pages.begin();
       OG_RETURN_IF_ERROR(b.AppendColumn(decoded[static_cast<size_t>(w)], in_page, 1));
     }
   }
@@ -302,9 +295,21 @@ Result<Batch> FragmentReader::Take(std::span<const FieldId> ids, std::span<const
   for (FieldId id : ids) plans.push_back(PlanTake(*ColumnIndex(id), sorted, &ranged));
   OG_ASSIGN_OR_RETURN(std::vector<std::optional<Column>> partial,
                       internal::ReadRanged(store_, key_, metadata_, ranged, ranged_take_));
-  std::vector<Column> cols;
+  // Pages not read row-granularly (or whose ranged read fell back) are read whole, those of all
+  // columns in one round.
+  std::vector<ColumnPages> whole;
+  whole.reserve(plans.size());
   for (const TakePlan& plan : plans) {
-    OG_ASSIGN_OR_RETURN(Column c, AssembleTake(plan, rows, ranged, partial));
+    ColumnPages cp{plan.col, {}};
+    for (size_t k = 0; k < plan.pages.size(); ++k) {
+      if (!IsRanged(plan, k, partial)) cp.pages.push_back(plan.pages[k]);
+    }
+    whole.push_back(std::move(cp));
+  }
+  OG_ASSIGN_OR_RETURN(std::vector<std::vector<Column>> decoded, LoadColumnPages(whole));
+  std::vector<Column> cols;
+  for (size_t i = 0; i < plans.size(); ++i) {
+    OG_ASSIGN_OR_RETURN(Column c, AssembleTake(plans[i], rows, ranged, partial, whole[i], decoded[i]));
     cols.push_back(std::move(c));
   }
   if (cols.empty()) return Batch::NoColumns(rows.size());

@@ -1,8 +1,9 @@
 // Reads a fragment file (.ogf, docs/format/fragment.md) through an ObjectStore: Open costs one
 // ranged read of the file tail (a second only if the footer is larger than the first guess, plus a
 // Head when the file size is not given); reads then fetch only the pages of the requested columns
-// and rows (adjacent pages of a column coalesced into one GetRange; Take of a few rows of a large
-// page fetches just their bytes). docs/architecture.md, "Tables, fragments, manifests, versions".
+// and rows (the pages of all columns of one read in one round of parallel, coalesced GetRange
+// calls; Take of a few rows of a large page fetches just their bytes). docs/architecture.md, "Tables, fragments,
+// manifests, versions".
 #pragma once
 
 #include <cstddef>
@@ -52,6 +53,10 @@ struct FragmentOpenOptions {
   // footer turns out larger, a second ranged read fetches the rest.
   uint64_t tail_size_hint = 64 * 1024;
   RangedTakeOptions ranged_take;
+  // Page reads (Read, ReadPages, the whole pages of a Take): the pages of all requested columns
+  // are fetched in one round, in parallel; pages less than this many bytes apart share one
+  // GetRange (the bytes between are read and dropped).
+  uint64_t page_coalesce_gap = 64 * 1024;
 };
 
 // Errors of every method: NotFound / Transient / Io from the store; Corrupt naming the file (and
@@ -98,12 +103,19 @@ class FragmentReader {
 
  private:
   FragmentReader(io::ObjectStore& store, std::string key, uint64_t file_size, uint16_t version,
-                 FragmentMetadata metadata, RangedTakeOptions ranged_take);
+                 FragmentMetadata metadata, const FragmentOpenOptions& options);
   // Verifies and decodes the page `page` of column `col` from its stored bytes followed by its
   // chunk checksums (none in version 1).
   Result<Column> DecodePage(size_t col, size_t page, std::string_view bytes) const;
-  // Sorted unique page indices of column `col` -> decoded pages, from the cache or the store
-  // (adjacent missing pages share one GetRange).
+  // Some pages of one column: `col` a schema position, `pages` sorted unique page indices.
+  struct ColumnPages {
+    size_t col = 0;
+    std::vector<size_t> pages;
+  };
+  // The decoded pages of each entry (same order), from the last-page cache or the store: all
+  // missing pages of all entries in one round of GetRange calls (ranges less than
+  // page_coalesce_gap_ apart share one; the others run in parallel).
+  Result<std::vector<std::vector<Column>>> LoadColumnPages(std::span<const ColumnPages> wanted) const;
   Result<std::vector<Column>> LoadPages(size_t col, const std::vector<size_t>& pages) const;
   // Whether page `page` of column `col` is the cached one.
   bool IsCached(size_t col, size_t page) const;
@@ -111,9 +123,13 @@ class FragmentReader {
   // read row-granularly (appended to *ranged); then the column of the requested rows in order.
   struct TakePlan;
   TakePlan PlanTake(size_t col, std::span<const uint64_t> sorted, std::vector<internal::RangedPage>* ranged) const;
+  // Whether page plan.pages[k] was read row-granularly (else it is among the whole pages).
+  static bool IsRanged(const TakePlan& plan, size_t k, std::span<const std::optional<Column>> partial);
+  // `whole`: the pages of plan.col read whole, decoded as `decoded`.
   Result<Column> AssembleTake(const TakePlan& plan, std::span<const uint64_t> rows,
                               std::span<const internal::RangedPage> ranged,
-                              std::span<const std::optional<Column>> partial) const;
+                              std::span<const std::optional<Column>> partial, const ColumnPages& whole,
+                              std::span<const Column> decoded) const;
 
   struct CachedPage {
     size_t page = SIZE_MAX;
@@ -126,6 +142,7 @@ class FragmentReader {
   uint16_t version_ = kFragmentFormatVersion;
   FragmentMetadata metadata_;
   RangedTakeOptions ranged_take_;
+  uint64_t page_coalesce_gap_ = 0;
   // The last decoded page of each column, so consecutive range reads that share a page (batch
   // boundaries inside pages) fetch and decode it once.
   mutable Mutex cache_mu_;

@@ -11,6 +11,7 @@
 #include "format/format_test_util.h"
 #include "format/fragment_writer.h"
 #include "io/counting_store.h"
+#include "io/latency_store.h"
 #include "io/memory_store.h"
 
 namespace omnigraph::format {
@@ -137,16 +138,61 @@ TEST_F(FragmentReaderTest, OpenIsOneRangedReadAndProjectionReadsOnlyItsColumns) 
   ASSERT_TRUE((*r)->Read(one, pages[2].first_row, pages[2].first_row + 1).ok());
   EXPECT_EQ(store_.counts().bytes_read, pages[2].stored_length + pages[2].checksums_length);
 
-  // Three columns: three requests.
+  // Three columns: one request each, issued together (one round), when they lie further apart than
+  // the coalescing gap...
   std::vector<FieldId> three = {1, 9, 13};
+  FragmentOpenOptions apart = oo;
+  apart.page_coalesce_gap = 0;
+  auto r0 = FragmentReader::Open(store_, "g.ogf", apart);
+  ASSERT_TRUE(r0.ok());
   store_.Reset();
-  auto g3 = (*r)->ReadAll(three);
+  auto g3 = (*r0)->ReadAll(three);
   ASSERT_TRUE(g3.ok());
   EXPECT_EQ(store_.counts().total(), 3u);
+  // ...and fewer when some gaps between them are smaller than the default gap.
+  store_.Reset();
+  auto g3c = (*r)->ReadAll(three);
+  ASSERT_TRUE(g3c.ok());
+  EXPECT_LT(store_.counts().total(), 3u);
+  for (size_t c = 0; c < three.size(); ++c) {
+    EXPECT_EQ(g3c->GetValue(2999, c).ToString(), g3->GetValue(2999, c).ToString());
+  }
   std::vector<FieldId> none;
   auto g0 = (*r)->ReadAll(none);
   ASSERT_TRUE(g0.ok());
   EXPECT_EQ(g0->num_rows(), 3000u);
+}
+
+// On object storage a read costs round trips, not requests: the pages of every column of one
+// Read, and the whole pages of every column of one Take, are fetched in one round.
+TEST_F(FragmentReaderTest, ColumnsOfOneReadAreFetchedInOneRound) {
+  Batch batch = testing::AllTypesBatch(3000);
+  FragmentWriterOptions o;
+  o.target_page_bytes = 2048;
+  ASSERT_TRUE(WriteFragment(*mem_, "g.ogf", batch, o).ok());
+  auto slow = std::make_shared<io::LatencyStore>(mem_, 20000);
+  io::CountingStore counted(slow);
+  FragmentOpenOptions apart;
+  apart.page_coalesce_gap = 0;
+  auto r = FragmentReader::Open(counted, "g.ogf", apart);
+  ASSERT_TRUE(r.ok());
+  std::vector<FieldId> three = {1, 9, 13};
+  counted.Reset();
+  slow->ResetRounds();
+  auto all = (*r)->ReadAll(three);
+  ASSERT_TRUE(all.ok());
+  EXPECT_GE(counted.counts().total(), 3u);
+  EXPECT_EQ(slow->sequential_rounds(), 1u) << counted.counts().ToString();
+  std::vector<uint64_t> rows = {7, 1500, 2999};
+  auto fresh = FragmentReader::Open(counted, "g.ogf", apart);
+  ASSERT_TRUE(fresh.ok());
+  counted.Reset();
+  slow->ResetRounds();
+  auto took = (*fresh)->Take(three, rows);
+  ASSERT_TRUE(took.ok());
+  EXPECT_GE(counted.counts().total(), 3u);
+  EXPECT_EQ(slow->sequential_rounds(), 1u) << counted.counts().ToString();
+  ExpectBatchEq(*took, all->Take(rows));
 }
 
 TEST_F(FragmentReaderTest, TakeReadsOnlyPagesHoldingTheRows) {
@@ -165,7 +211,9 @@ TEST_F(FragmentReaderTest, TakeReadsOnlyPagesHoldingTheRows) {
   ASSERT_EQ(pages.size(), 20u);
   std::vector<uint64_t> few = {150, 1999, 120};
   store_.Reset();
-  auto fresh = FragmentReader::Open(store_, "t/data/f.ogf");  // empty page cache
+  FragmentOpenOptions no_gap;  // pages 1 and 19 are fetched apart (one round, two requests)
+  no_gap.page_coalesce_gap = 0;
+  auto fresh = FragmentReader::Open(store_, "t/data/f.ogf", no_gap);  // empty page cache
   ASSERT_TRUE(fresh.ok());
   store_.Reset();
   ASSERT_TRUE((*fresh)->Take(one, few).ok());

@@ -44,24 +44,43 @@ void CountingStore::Reset() {
   for (auto& r : requests_) r.store(0);
   bytes_read_.store(0);
   bytes_written_.store(0);
+  MutexLock lock(&trace_mu_);
+  trace_.clear();
+}
+
+void CountingStore::set_trace(bool on) { tracing_.store(on); }
+
+std::vector<std::string> CountingStore::trace() const {
+  MutexLock lock(&trace_mu_);
+  return trace_;
+}
+
+void CountingStore::Count(StoreOp op, std::string_view key, std::string_view detail) {
+  requests_[static_cast<size_t>(op)].fetch_add(1, std::memory_order_relaxed);
+  if (!tracing_.load(std::memory_order_relaxed)) return;
+  std::string line = std::string(StoreOpName(op)) + " " + std::string(key);
+  if (!detail.empty()) line += " " + std::string(detail);
+  MutexLock lock(&trace_mu_);
+  trace_.push_back(std::move(line));
 }
 
 Result<std::string> CountingStore::Get(std::string_view key) {
-  Count(StoreOp::kGet);
+  Count(StoreOp::kGet, key);
   auto r = base_->Get(key);
   if (r.ok()) bytes_read_.fetch_add(r->size());
   return r;
 }
 
 Result<std::string> CountingStore::GetRange(std::string_view key, uint64_t offset, uint64_t length) {
-  Count(StoreOp::kGetRange);
+  Count(StoreOp::kGetRange, key,
+        tracing_.load(std::memory_order_relaxed) ? "@" + std::to_string(offset) + "+" + std::to_string(length) : "");
   auto r = base_->GetRange(key, offset, length);
   if (r.ok()) bytes_read_.fetch_add(r->size());
   return r;
 }
 
 Result<ObjectMeta> CountingStore::Head(std::string_view key) {
-  Count(StoreOp::kHead);
+  Count(StoreOp::kHead, key);
   return base_->Head(key);
 }
 
@@ -72,22 +91,23 @@ Result<std::vector<ObjectMeta>> CountingStore::List(std::string_view prefix, std
 
 Result<std::vector<ObjectMeta>> CountingStore::ListPage(std::string_view prefix, std::string_view start_after,
                                                         size_t max_keys) {
-  Count(StoreOp::kList);
+  Count(StoreOp::kList, prefix, start_after.empty() ? "" : "after " + std::string(start_after));
   return base_->ListPage(prefix, start_after, max_keys);
 }
 
 Status CountingStore::Put(std::string_view key, std::string_view data) {
-  Count(StoreOp::kPut);
+  Count(StoreOp::kPut, key);
   bytes_written_.fetch_add(data.size());
   return base_->Put(key, data);
 }
 
 class CountingWriter final : public ObjectWriter {
  public:
-  CountingWriter(CountingStore* store, std::unique_ptr<ObjectWriter> base) : store_(store), base_(std::move(base)) {}
+  CountingWriter(CountingStore* store, std::string key, std::unique_ptr<ObjectWriter> base)
+      : store_(store), key_(std::move(key)), base_(std::move(base)) {}
   Status Append(std::string_view bytes) override { return base_->Append(bytes); }
   Status Commit() override {
-    store_->Count(StoreOp::kPutIfAbsent);
+    store_->Count(StoreOp::kPutIfAbsent, key_);
     store_->bytes_written_.fetch_add(base_->size());
     return base_->Commit();
   }
@@ -95,22 +115,23 @@ class CountingWriter final : public ObjectWriter {
 
  private:
   CountingStore* store_;
+  std::string key_;
   std::unique_ptr<ObjectWriter> base_;
 };
 
 Result<std::unique_ptr<ObjectWriter>> CountingStore::NewWriter(std::string_view key) {
   OG_ASSIGN_OR_RETURN(std::unique_ptr<ObjectWriter> w, base_->NewWriter(key));
-  return std::unique_ptr<ObjectWriter>(std::make_unique<CountingWriter>(this, std::move(w)));
+  return std::unique_ptr<ObjectWriter>(std::make_unique<CountingWriter>(this, std::string(key), std::move(w)));
 }
 
 Status CountingStore::PutIfAbsent(std::string_view key, std::string_view data) {
-  Count(StoreOp::kPutIfAbsent);
+  Count(StoreOp::kPutIfAbsent, key);
   bytes_written_.fetch_add(data.size());
   return base_->PutIfAbsent(key, data);
 }
 
 Status CountingStore::Delete(std::string_view key) {
-  Count(StoreOp::kDelete);
+  Count(StoreOp::kDelete, key);
   return base_->Delete(key);
 }
 

@@ -6,7 +6,9 @@
 #include <atomic>
 #include <memory>
 #include <string>
+#include <vector>
 
+#include "common/mutex.h"
 #include "io/object_store.h"
 
 namespace omnigraph::io {
@@ -34,7 +36,12 @@ class CountingStore : public ObjectStore {
   explicit CountingStore(std::shared_ptr<ObjectStore> base) : base_(std::move(base)) {}
 
   StoreCounts counts() const;
+  // Resets the counters and the trace.
   void Reset();
+  // With tracing on, every request is also recorded as one line, "get_range <key> @<offset>+<length>"
+  // (in the order they were issued), to explain a budget.
+  void set_trace(bool on);
+  std::vector<std::string> trace() const;
 
   Result<std::string> Get(std::string_view key) override;
   Result<std::string> GetRange(std::string_view key, uint64_t offset, uint64_t length) override;
@@ -52,12 +59,15 @@ class CountingStore : public ObjectStore {
 
  private:
   friend class CountingWriter;
-  void Count(StoreOp op) { requests_[static_cast<size_t>(op)].fetch_add(1, std::memory_order_relaxed); }
+  void Count(StoreOp op, std::string_view key, std::string_view detail = {});
 
   std::shared_ptr<ObjectStore> base_;
   std::atomic<uint64_t> requests_[kStoreOpCount] = {};
   std::atomic<uint64_t> bytes_read_{0};
   std::atomic<uint64_t> bytes_written_{0};
+  std::atomic<bool> tracing_{false};
+  mutable Mutex trace_mu_;
+  std::vector<std::string> trace_ OG_GUARDED_BY(trace_mu_);
 };
 
 }  // namespace omnigraph::io

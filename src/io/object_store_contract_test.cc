@@ -14,6 +14,7 @@
 #include "common/error_codes.h"
 #include "common/ulid.h"
 #include "io/counting_store.h"
+#include "io/disk_cache_store.h"
 #include "io/fault_store.h"
 #include "io/latency_store.h"
 #include "io/local_store.h"
@@ -25,7 +26,6 @@ namespace {
 
 using contract::Backend;
 using contract::ContractTest;
-
 
 std::shared_ptr<ObjectStore> MakeLocal(const std::string& dir, bool fsync) {
   LocalStoreOptions o;
@@ -49,6 +49,16 @@ std::vector<Backend> Backends() {
          return std::make_shared<LatencyStore>(
              std::make_shared<CountingStore>(std::make_shared<FaultStore>(std::make_shared<MemoryStore>())),
              /*delay_micros=*/0, /*max_concurrency=*/4);
+       }},
+      // Every key cached: the contract holds even for keys that are replaced and deleted.
+      {"disk_cache_memory",
+       [](const std::string& d) {
+         DiskCacheOptions o;
+         o.dir = d + "/cache";
+         o.cacheable = [](std::string_view) { return true; };
+         auto s = DiskCacheStore::Open(std::make_shared<MemoryStore>(), o);
+         EXPECT_TRUE(s.ok()) << s.status().ToString();
+         return std::shared_ptr<ObjectStore>(std::move(s).value());
        }},
   };
 }

@@ -266,6 +266,21 @@ Result<Snapshot> Graph::Head(std::string_view branch) {
   return MakeSnapshot(std::move(commit), head, std::string(branch));
 }
 
+std::optional<Graph::KnownSchema> Graph::LastKnownSchema(std::string_view branch) {
+  std::string commit_id;
+  {
+    MutexLock lock(&mu_);
+    auto it = known_heads_.find(std::string(branch));
+    if (it == known_heads_.end() || it->second.op == RefOp::kDelete) return std::nullopt;
+    commit_id = it->second.commit_id;
+  }
+  auto commit = commits_.Get<Commit>(commit_id);
+  if (commit == nullptr) return std::nullopt;
+  auto catalog = catalogs_.Get<compiler::Catalog>(commit->schema_id);
+  if (catalog == nullptr) return std::nullopt;
+  return KnownSchema{commit->schema_id, std::move(catalog)};
+}
+
 Result<Snapshot> Graph::AtCommit(std::string_view commit_id) {
   OG_ASSIGN_OR_RETURN(auto commit, LoadCommit(commit_id));
   return MakeSnapshot(std::move(commit), std::nullopt, "");

@@ -113,6 +113,15 @@ class Graph {
   // The head of a branch. NotFound for an unknown or deleted branch; `corrupt` for a damaged ref
   // log or a missing commit or schema.
   Result<Snapshot> Head(std::string_view branch = "main");
+  // The schema of the last head of `branch` this handle read, from memory only (no storage
+  // request): nullopt when the branch was never read here or that commit or catalog is no longer
+  // cached. It may be stale: writers compile against it and check the schema id again inside
+  // Write's prepare (one round trip less per write than reading the head first).
+  struct KnownSchema {
+    std::string schema_id;
+    std::shared_ptr<const compiler::Catalog> catalog;
+  };
+  std::optional<KnownSchema> LastKnownSchema(std::string_view branch);
   // A snapshot of any commit (not tied to a branch head).
   Result<Snapshot> AtCommit(std::string_view commit_id);
   // The branch as it was at ref sequence `seq` (<= head). NotFound otherwise.

@@ -5,6 +5,7 @@
 
 #include "common/error_codes.h"
 #include "common/hash.h"
+#include "table/table_layout.h"
 
 namespace omnigraph::engine {
 
@@ -81,6 +82,20 @@ std::string SchemaKey(std::string_view schema_id) {
   return std::string(kSchemasPrefix) + std::string(schema_id) + ".json";
 }
 std::string TablePrefix(std::string_view table_id) { return std::string(kTablesPrefix) + std::string(table_id); }
+
+bool IsDiskCacheableKey(std::string_view key) {
+  if (key.starts_with(kDerivedPrefix)) return true;
+  if (!key.starts_with(kTablesPrefix)) return false;
+  // tables/<table id>/<folder>/...
+  std::string_view rest = key.substr(kTablesPrefix.size());
+  const size_t slash = rest.find('/');
+  if (slash == std::string_view::npos) return false;
+  rest = rest.substr(slash + 1);
+  for (std::string_view dir : {table::kDataDir, table::kDeletionDir, table::kBlobDir, table::kIndexDir}) {
+    if (rest.starts_with(dir)) return true;
+  }
+  return false;
+}
 
 std::string OrdinalsKey(std::string_view table_prefix, std::string_view version_id) {
   return std::string(kDerivedPrefix) + std::string(table_prefix) + "/ordinals/" + std::string(version_id) + ".ogord";

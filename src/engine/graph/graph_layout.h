@@ -53,4 +53,10 @@ std::string OrdinalsKey(std::string_view table_prefix, std::string_view version_
 std::string CsrKey(std::string_view edge_table_prefix, std::string_view edge_version_id,
                    std::string_view src_version_id, std::string_view dst_version_id);
 
+// Whether `key` may be kept in a local disk cache (io/disk_cache_store.h): the bytes never change
+// once written and the object is reached only through an object read from the store (a table
+// manifest names fragment files, deletion vectors, blobs and index segments; derived objects are
+// keyed by table versions). Refs, commits, schemas, manifests and the format stamp are not.
+bool IsDiskCacheableKey(std::string_view key);
+
 }  // namespace omnigraph::engine

@@ -497,3 +497,22 @@ TEST(GraphTest, WarmOneRowWriteRequestBudget) {
 
 }  // namespace
 }  // namespace omnigraph::engine
+
+namespace omnigraph::engine {
+namespace {
+
+TEST(GraphLayoutTest, DiskCacheableKeysAreImmutableAndReachedThroughManifests) {
+  for (const char* k :
+       {"tables/T1/data/01ABC.ogf", "tables/T1/del/01ABC.del", "tables/T1/blob/01ABC.blob",
+        "tables/T1/idx/01ABC/id.seg", "derived/tables/T1/ordinals/V.ogord", "derived/tables/T2/csr/E-S-D.ogcsr"}) {
+    EXPECT_TRUE(IsDiskCacheableKey(k)) << k;
+  }
+  for (const char* k : {"tables/T1/versions/01ABC", "commits/01ABC.json", "schemas/abc.json", "refs/6d61696e/HEAD",
+                        "refs/6d61696e/00000000000000000001", "_omnigraph.json", "audit/01ABC.json", "tables/T1",
+                        "tables/T1/", "tables/T1/data", "datax/tables/T1/data/x"}) {
+    EXPECT_FALSE(IsDiskCacheableKey(k)) << k;
+  }
+}
+
+}  // namespace
+}  // namespace omnigraph::engine

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <filesystem>
 #include <string>
 #include <thread>
 #include <vector>
@@ -21,6 +22,7 @@
 #include "engine/load/loader.h"
 #include "engine/maintain/check.h"
 #include "engine/merge/merge.h"
+#include "io/disk_cache_store.h"
 #include "io/fault_store.h"
 #include "io/memory_store.h"
 #include "table/scanner.h"
@@ -171,6 +173,42 @@ TEST(CleanupTest, ReclaimsOldVersionsKeepsTheHeadAndTheKeptHistoryStaysListable)
   auto g3 = std::move(Graph::Open(store)).value();
   EXPECT_EQ(std::string(ReadAll(*g3, commits[6]).code_string()),
             std::string(ErrorCodeName(ErrorCode::kHistoryReclaimed)));
+}
+
+// A disk cache (--cache-dir) keeps fragment files of versions a cleanup later reclaims, when the
+// cleanup runs in another process (its deletes never reach this folder). Those versions still read
+// as reclaimed: their manifests are never cached, so the cached bytes are never reached.
+TEST(CleanupTest, ReclaimedHistoryStaysReclaimedThroughADiskCache) {
+  FakeClock clock;
+  auto store = std::make_shared<io::MemoryStore>();
+  const std::string dir = ::testing::TempDir() + "og-cleanup-cache-" + NewUlidString();
+  auto cached = [&]() -> std::shared_ptr<io::ObjectStore> {
+    io::DiskCacheOptions o;
+    o.dir = dir;
+    o.cacheable = IsDiskCacheableKey;
+    auto c = io::DiskCacheStore::Open(store, o);
+    EXPECT_TRUE(c.ok()) << c.status().ToString();
+    return std::move(*c);
+  };
+  auto g = std::move(Graph::Init(cached(), kSchema)).value();
+  std::vector<std::string> commits;
+  for (int i = 0; i < 4; ++i) commits.push_back(Load(*g, PersonLine(i)));
+  auto reader = std::move(Graph::Open(cached())).value();  // a reading process fills the cache
+  for (const std::string& c : commits) ASSERT_TRUE(ReadAll(*reader, c).ok());
+  const auto expected = HeadNames(*g);
+  size_t entries = 0;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(dir)) entries += e.is_regular_file() ? 1 : 0;
+  ASSERT_GT(entries, 0u);
+  clock.Advance(2 * kHour);
+  auto other = std::move(Graph::Open(store)).value();  // another process, no cache
+  ASSERT_TRUE(CleanupGraph(*other, Keep(1)).ok());
+  auto g2 = std::move(Graph::Open(cached())).value();  // a new process on the same cache folder
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(std::string(ReadAll(*g2, commits[i]).code_string()), "history_reclaimed") << i;
+  }
+  EXPECT_TRUE(ReadAll(*g2, commits[3]).ok());
+  EXPECT_EQ(HeadNames(*g2), expected);
+  std::filesystem::remove_all(dir);
 }
 
 // Two cleanups in two processes may overlap: one takes a commit's data that the other, whose

@@ -578,20 +578,21 @@ WriteKind MutationWriteKind(const compiler::IrQuery& query) {
   return WriteKind::kConstructive;
 }
 
-Result<MutationResult> ExecuteMutation(Graph& graph, const compiler::IrQuery& query,
-                                       const compiler::ParamValues& params, const MutationOptions& options) {
-  if (!query.is_mutation) {
-    return InvalidArgumentError("'" + query.name + "' is a read query: run it with `omnigraph query`");
-  }
+Result<MutationResult> ExecuteBoundMutation(Graph& graph, WriteKind kind, const MutationBinder& bind,
+                                            const MutationOptions& options) {
   int64_t now_ms = options.now_ms ? *options.now_ms : NowMicros() / 1000;
   MutationResult result;
-  result.query_name = query.name;
   WriteRequest req;
   req.branch = options.branch;
   req.if_commit = options.if_commit;
-  req.kind = MutationWriteKind(query);
+  req.kind = kind;
   req.prepare = [&](const Snapshot& snap) -> Result<PreparedWrite> {
-    Executor exec(snap, query, params, now_ms, options.max_errors);
+    OG_ASSIGN_OR_RETURN(BoundMutation bound, bind(snap));
+    if (!bound.query->is_mutation) {
+      return InvalidArgumentError("'" + bound.query->name + "' is a read query: run it with `omnigraph query`");
+    }
+    result.query_name = bound.query->name;
+    Executor exec(snap, *bound.query, bound.params, now_ms, options.max_errors);
     return exec.Run(&result.changes);
   };
   OG_ASSIGN_OR_RETURN(result.write, graph.Write(req));
@@ -604,13 +605,57 @@ Result<MutationResult> ExecuteMutation(Graph& graph, const compiler::IrQuery& qu
   return result;
 }
 
+Result<MutationResult> ExecuteMutation(Graph& graph, const compiler::IrQuery& query,
+                                       const compiler::ParamValues& params, const MutationOptions& options) {
+  if (!query.is_mutation) {
+    return InvalidArgumentError("'" + query.name + "' is a read query: run it with `omnigraph query`");
+  }
+  return ExecuteBoundMutation(
+      graph, MutationWriteKind(query),
+      [&](const Snapshot&) -> Result<BoundMutation> {
+        return BoundMutation{&query, params};
+      },
+      options);
+}
+
 Result<MutationResult> RunMutation(Graph& graph, std::string_view source, std::string_view params_json,
                                    const MutationOptions& options) {
-  OG_ASSIGN_OR_RETURN(Snapshot head, graph.Head(options.branch));
-  OG_ASSIGN_OR_RETURN(compiler::IrQuery q, compiler::CompileSelectedQuery(head.catalog(), source, options.query_name,
-                                                                          compiler::QueryKind::kMutation));
-  OG_ASSIGN_OR_RETURN(compiler::ParamValues bound, compiler::BindParamsJson(q.params, params_json));
-  return ExecuteMutation(graph, q, bound, options);
+  // Compiled against the schema this handle last saw on the branch (no request), or, when none is
+  // cached or the source does not compile against it, against the head read now; Write's prepare
+  // compiles again if the head it stages against has another schema.
+  struct Compiled {
+    std::string schema_id;
+    compiler::IrQuery query;
+    compiler::ParamValues params;
+  };
+  auto compile = [&](const std::string& schema_id, const compiler::Catalog& catalog) -> Result<Compiled> {
+    OG_ASSIGN_OR_RETURN(compiler::IrQuery q, compiler::CompileSelectedQuery(catalog, source, options.query_name,
+                                                                            compiler::QueryKind::kMutation));
+    OG_ASSIGN_OR_RETURN(compiler::ParamValues bound, compiler::BindParamsJson(q.params, params_json));
+    return Compiled{schema_id, std::move(q), std::move(bound)};
+  };
+  std::optional<Compiled> compiled;
+  if (auto known = graph.LastKnownSchema(options.branch)) {
+    auto c = compile(known->schema_id, *known->catalog);
+    if (c.ok()) compiled = std::move(*c);
+  }
+  if (!compiled) {
+    OG_ASSIGN_OR_RETURN(Snapshot head, graph.Head(options.branch));
+    OG_ASSIGN_OR_RETURN(compiled, compile(head.commit().schema_id, head.catalog()));
+  }
+  if (!compiled->query.is_mutation) {
+    return InvalidArgumentError("'" + compiled->query.name + "' is a read query: run it with `omnigraph query`");
+  }
+  const WriteKind kind = MutationWriteKind(compiled->query);
+  return ExecuteBoundMutation(
+      graph, kind,
+      [&](const Snapshot& snap) -> Result<BoundMutation> {
+        if (snap.commit().schema_id != compiled->schema_id) {
+          OG_ASSIGN_OR_RETURN(compiled, compile(snap.commit().schema_id, snap.catalog()));
+        }
+        return BoundMutation{&compiled->query, compiled->params};
+      },
+      options);
 }
 
 }  // namespace omnigraph::engine

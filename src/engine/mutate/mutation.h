@@ -9,6 +9,7 @@
 // staged; a mutation that changes nothing publishes no commit.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -48,6 +49,22 @@ struct MutationResult {
 // Graph::Write).
 Result<MutationResult> ExecuteMutation(Graph& graph, const compiler::IrQuery& query,
                                        const compiler::ParamValues& params, const MutationOptions& options = {});
+
+// The query and parameters a mutation runs with at one snapshot. `query` must stay valid until
+// the binder is called again or ExecuteMutation returns.
+struct BoundMutation {
+  const compiler::IrQuery* query = nullptr;
+  compiler::ParamValues params;
+};
+using MutationBinder = std::function<Result<BoundMutation>(const Snapshot&)>;
+
+// ExecuteMutation for a query compiled against a schema that may not be the head's: Write's
+// prepare calls `bind` with the snapshot it stages against (again after a lost race), and the
+// binder compiles the source anew when the snapshot's schema is not the one it compiled for.
+// `kind` is MutationWriteKind of the query (statement kinds do not depend on the schema). The
+// branch head is read once, inside Write.
+Result<MutationResult> ExecuteBoundMutation(Graph& graph, WriteKind kind, const MutationBinder& bind,
+                                            const MutationOptions& options = {});
 
 // kConstructive for inserts-only queries, kStrict when any statement updates or deletes.
 WriteKind MutationWriteKind(const compiler::IrQuery& query);

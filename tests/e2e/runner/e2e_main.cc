@@ -1,5 +1,5 @@
 // og_e2e: runs end-to-end test files. Usage:
-//   og_e2e [--config memory|local|restart-each|fault-sweep|s3|s3-faults] [--rewrite] FILE.test...
+//   og_e2e [--config memory|local|restart-each|fault-sweep|s3|s3-faults|s3-crash-sweep] [--rewrite] FILE.test...
 // Exit 0 when every record of every file passed. Prints "N passed, M failed" at the end.
 #include <cstdio>
 #include <fstream>
@@ -27,7 +27,8 @@ int main(int argc, char** argv) {
   auto config = ParseConfig(config_name);
   if (!config.ok() || files.empty()) {
     std::fprintf(stderr,
-                 "usage: og_e2e [--config memory|local|restart-each|fault-sweep|s3|s3-faults] [--rewrite] FILE...\n");
+                 "usage: og_e2e [--config memory|local|restart-each|fault-sweep|s3|s3-faults|s3-crash-sweep] "
+                 "[--rewrite] FILE...\n");
     return 2;
   }
   int passed = 0, failed = 0;

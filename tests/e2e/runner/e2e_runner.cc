@@ -11,11 +11,13 @@
 #include "engine/diff/change_feed.h"
 #include "engine/exec/executor.h"
 #include "engine/exec/reference_eval.h"
+#include "engine/graph/graph_layout.h"
 #include "engine/load/exporter.h"
 #include "engine/load/loader.h"
 #include "engine/maintain/schema_apply.h"
 #include "engine/merge/merge.h"
 #include "engine/mutate/mutation.h"
+#include "io/disk_cache_store.h"
 #include "io/fault_store.h"
 #include "io/local_store.h"
 
@@ -160,6 +162,7 @@ Result<Config> ParseConfig(std::string_view name) {
   if (name == "fault-sweep") return Config::kFaultSweep;
   if (name == "s3") return Config::kS3;
   if (name == "s3-faults") return Config::kS3Faults;
+  if (name == "s3-crash-sweep") return Config::kS3CrashSweep;
   return InvalidArgumentError("unknown configuration '" + std::string(name) + "'");
 }
 
@@ -201,7 +204,7 @@ Status Runner::SetUp() {
     o.fsync = false;
     OG_ASSIGN_OR_RETURN(auto s, io::LocalStore::Open(local_dir_, o));
     store_ = std::shared_ptr<io::ObjectStore>(std::move(s));
-  } else if (config_ == Config::kS3 || config_ == Config::kS3Faults) {
+  } else if (config_ == Config::kS3 || config_ == Config::kS3Faults || config_ == Config::kS3CrashSweep) {
     // A real S3 server in this process; s3-faults makes it answer some requests with 503
     // SlowDown, 500, a reset connection, 409 ConditionalRequestConflict, a write whose answer is lost
     // or a body cut short, which the client must retry without changing any outcome.
@@ -216,6 +219,16 @@ Status Runner::SetUp() {
     OG_ASSIGN_OR_RETURN(auto s,
                         io::s3::S3Store::Open(config, s3server::TestS3::kBucket, s3server::TestS3::NewPrefix()));
     store_ = std::shared_ptr<io::ObjectStore>(std::move(s));
+    if (config_ == Config::kS3) {
+      // Through a disk cache, as `--cache-dir` runs: every record opens a fresh handle (a new
+      // process, cold in memory) that finds what earlier ones cached; cleanup cases check that a
+      // reclaimed version still reads as reclaimed.
+      local_dir_ = (std::filesystem::temp_directory_path() / ("og-e2e-cache-" + NewUlidString())).string();
+      io::DiskCacheOptions o;
+      o.dir = local_dir_;
+      o.cacheable = engine::IsDiskCacheableKey;
+      OG_ASSIGN_OR_RETURN(store_, io::DiskCacheStore::Open(store_, std::move(o)));
+    }
   } else {
     memory_ = std::make_shared<io::MemoryStore>();
     store_ = memory_;
@@ -352,9 +365,22 @@ Status Runner::RunWrite(const TestFile& file, const Record& r, io::ObjectStore& 
   return Status::Ok();
 }
 
+Result<std::shared_ptr<io::ObjectStore>> Runner::CloneCurrent() {
+  if (memory_ != nullptr) return std::shared_ptr<io::ObjectStore>(CloneStore(*memory_));
+  // S3: every object copied to a fresh prefix of the same bucket.
+  OG_ASSIGN_OR_RETURN(auto to,
+                      io::s3::S3Store::Open(s3_->Config(), s3server::TestS3::kBucket, s3server::TestS3::NewPrefix()));
+  OG_ASSIGN_OR_RETURN(auto all, store_->List(""));
+  for (const auto& m : all) {
+    OG_ASSIGN_OR_RETURN(std::string bytes, store_->Get(m.key));
+    OG_RETURN_IF_ERROR(to->Put(m.key, bytes));
+  }
+  return std::shared_ptr<io::ObjectStore>(std::move(to));
+}
+
 Status Runner::Sweep(const TestFile& file, const Record& r) {
-  std::string before = Fingerprint(memory_);
-  auto dry = CloneStore(*memory_);
+  std::string before = Fingerprint(store_);
+  OG_ASSIGN_OR_RETURN(auto dry, CloneCurrent());
   auto counting = std::make_shared<io::FaultStore>(dry);
   bool committed = false;
   OG_RETURN_IF_ERROR(RunWrite(file, r, *counting, &committed));
@@ -368,7 +394,7 @@ Status Runner::Sweep(const TestFile& file, const Record& r) {
   if (r.words[0] == "merge" && std::find(r.words.begin(), r.words.end(), "delete-branch") != r.words.end()) {
     Record plain = r;
     plain.words.erase(std::remove(plain.words.begin(), plain.words.end(), "delete-branch"), plain.words.end());
-    auto mid = CloneStore(*memory_);
+    OG_ASSIGN_OR_RETURN(auto mid, CloneCurrent());
     bool c = false;
     OG_RETURN_IF_ERROR(RunWrite(file, plain, *mid, &c));
     merged_only = Fingerprint(mid);
@@ -376,7 +402,7 @@ Status Runner::Sweep(const TestFile& file, const Record& r) {
   }
   for (uint64_t k = 1; k <= n; ++k) {
     for (io::FaultAction action : {io::FaultAction::kCrashBefore, io::FaultAction::kCrashAfter}) {
-      auto copy = CloneStore(*memory_);
+      OG_ASSIGN_OR_RETURN(auto copy, CloneCurrent());
       auto faulty = std::make_shared<io::FaultStore>(copy);
       faulty->FailAt(k, action);
       bool c = false;
@@ -545,7 +571,7 @@ Status Runner::RunRecord(TestFile& file, Record& r) {
   if (d == "schema" || d == "load") {
     Expectation e = ParseExpectation(r, d == "schema" ? 1 : LoadOptionsEnd(r));
     uint64_t objects_before = ObjectCount();
-    if (config_ == Config::kFaultSweep && !e.error) {
+    if (Sweeps() && !e.error) {
       Status s = Sweep(file, r);
       if (!s.ok()) return Fail(r, s.message());
     }
@@ -561,7 +587,7 @@ Status Runner::RunRecord(TestFile& file, Record& r) {
     auto spec = ParseMutate(r);
     if (!spec.ok()) return Fail(r, spec.status().message());
     uint64_t objects_before = ObjectCount();
-    if (config_ == Config::kFaultSweep && !spec->expect.error) {
+    if (Sweeps() && !spec->expect.error) {
       Status s = Sweep(file, r);
       if (!s.ok()) return Fail(r, s.message());
     }
@@ -588,7 +614,7 @@ Status Runner::RunRecord(TestFile& file, Record& r) {
       }
     }
     uint64_t objects_before = ObjectCount();
-    if (config_ == Config::kFaultSweep && !e.error) {
+    if (Sweeps() && !e.error) {
       Status s = Sweep(file, r);
       if (!s.ok()) return Fail(r, s.message());
     }

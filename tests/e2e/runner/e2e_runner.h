@@ -46,7 +46,8 @@ Result<MutateSpec> ParseMutate(const Record& r);
 // memory, local (a temp folder), restart-each (reopen after every record), fault-sweep (crash
 // every write at each of its requests), s3 (the S3 backend on an in-process S3 test server),
 // s3-faults (s3, with the server injecting retryable faults).
-enum class Config { kMemory, kLocal, kRestartEach, kFaultSweep, kS3, kS3Faults };
+// kS3CrashSweep: the fault sweep on the S3 backend (each copy a fresh prefix on the test server).
+enum class Config { kMemory, kLocal, kRestartEach, kFaultSweep, kS3, kS3Faults, kS3CrashSweep };
 Result<Config> ParseConfig(std::string_view name);
 
 struct RunReport {
@@ -68,6 +69,9 @@ class Runner {
   Status RunRecord(TestFile& file, Record& r);
   Status RunWrite(const TestFile& file, const Record& r, io::ObjectStore& store, bool* committed);
   Status Sweep(const TestFile& file, const Record& r);
+  bool Sweeps() const { return config_ == Config::kFaultSweep || config_ == Config::kS3CrashSweep; }
+  // A copy of the graph's objects in a store of the same kind (memory, or a fresh S3 prefix).
+  Result<std::shared_ptr<io::ObjectStore>> CloneCurrent();
   Result<std::vector<std::string>> Query(const Record& r);
   // `run [ordered]`: the body is a read query, run on the executor and on the reference evaluator
   // (they must agree: same error code, or same rows); rows print
