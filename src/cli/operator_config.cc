@@ -15,6 +15,8 @@
 
 #include "common/error_codes.h"
 #include "common/file_util.h"
+#include "common/utf8.h"
+#include "common/yaml_text.h"
 
 namespace omnigraph::cli {
 namespace {
@@ -278,10 +280,21 @@ Result<OperatorConfig> ParseOperatorConfig(std::string_view yaml_text, std::stri
   OperatorConfig config;
   config.path = std::string(path_for_messages);
   Parser parser(path_for_messages, &config);
+  // yaml-cpp's handling of invalid bytes is its own (a fuzzed input made it loop): refuse them.
+  if (size_t bad = FirstInvalidUtf8(yaml_text); bad != std::string_view::npos) {
+    return parser.ErrorAt(YAML::Mark::null_mark(),
+                          "is not UTF-8 text (invalid byte at offset " + std::to_string(bad) + ")");
+  }
+  // One document (yaml-cpp's LoadAll loops on some inputs; common/yaml_text.h).
+  if (size_t line = SecondYamlDocumentLine(yaml_text); line != 0) {
+    YAML::Mark at = YAML::Mark::null_mark();
+    at.line = static_cast<int>(line) - 1;
+    at.column = 0;
+    return parser.ErrorAt(at, "holds more than one YAML document");
+  }
   try {
-    std::vector<YAML::Node> docs = YAML::LoadAll(std::string(yaml_text));
-    if (docs.size() > 1) return parser.ErrorAt(docs[1].Mark(), "holds more than one YAML document");
-    if (!docs.empty()) OG_RETURN_IF_ERROR(parser.Root(docs[0]));
+    YAML::Node doc = YAML::Load(std::string(yaml_text));
+    if (!doc.IsNull()) OG_RETURN_IF_ERROR(parser.Root(doc));
   } catch (const YAML::Exception& e) {
     return parser.ErrorAt(e.mark, "could not parse: " + e.msg);
   }
