@@ -293,6 +293,10 @@ Result<OperatorConfig> ParseOperatorConfig(std::string_view yaml_text, std::stri
     return parser.ErrorAt(at, "holds more than one YAML document");
   }
   try {
+    if (ContentAfterFirstYamlDocument(yaml_text))
+      return parser.ErrorAt(
+          YAML::Mark::null_mark(),
+          "has content after the end of its first YAML node (a flow collection closed before the end of the file?)");
     YAML::Node doc = YAML::Load(std::string(yaml_text));
     if (!doc.IsNull()) OG_RETURN_IF_ERROR(parser.Root(doc));
   } catch (const YAML::Exception& e) {

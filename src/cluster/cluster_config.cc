@@ -68,6 +68,13 @@ bool HasErrors(const std::vector<Diagnostic>& d) {
   return std::any_of(d.begin(), d.end(), [](const Diagnostic& x) { return x.severity == Severity::kError; });
 }
 
+// `s` without leading and trailing whitespace.
+std::string Trim(std::string_view s) {
+  const size_t b = s.find_first_not_of(" \t\r\n\v\f");
+  if (b == std::string_view::npos) return "";
+  return std::string(s.substr(b, s.find_last_not_of(" \t\r\n\v\f") - b + 1));
+}
+
 std::string Join(const std::string& parent, const std::string& key) {
   return parent.empty() ? key : parent + "." + key;
 }
@@ -124,7 +131,10 @@ class Decoder {
       fn(key, e.second);
     }
   }
+  // A string, or nullopt: an explicit null (`key:` or `key: ~`) reads as absent, as for any
+  // optional key.
   std::optional<std::string> String(const YAML::Node& n, const std::string& path) {
+    if (n.IsNull()) return std::nullopt;
     if (!n.IsScalar()) {
       Bad(path, n, "must be a string");
       return std::nullopt;
@@ -151,6 +161,7 @@ class Decoder {
           if (k == "version") {
             has_version = true;
             try {
+              if (!v.IsScalar() || v.Tag() != "?") throw YAML::Exception(v.Mark(), "quoted");
               c.version = v.as<int64_t>();
             } catch (const YAML::Exception&) {
               Bad("version", v, "must be an integer");
@@ -164,7 +175,8 @@ class Decoder {
             Map(v, "state", {"backend", "lock"}, [&](const std::string& sk, const YAML::Node& x) {
               if (sk == "backend") {
                 c.state_backend = String(x, "state.backend");
-              } else if (!x.IsScalar() || (x.Scalar() != "true" && x.Scalar() != "false")) {
+              } else if (!x.IsNull() &&
+                         (!x.IsScalar() || x.Tag() != "?" || (x.Scalar() != "true" && x.Scalar() != "false"))) {
                 Bad("state.lock", x, "must be true or false");
               }
             });
@@ -549,6 +561,16 @@ void LoadGraphs(const std::string& config_dir, const RawConfig& raw,
   }
 }
 
+// Whether some rule of `bundle` grants an action on graphs (not a server action).
+bool GrantsGraphActions(const policy::PolicyBundle& bundle) {
+  for (const auto& rule : bundle.rules) {
+    for (policy::PolicyAction a : rule.actions) {
+      if (!policy::IsServerAction(a)) return true;
+    }
+  }
+  return false;
+}
+
 void LoadPolicies(const std::string& config_dir, const RawConfig& raw, Loaded* out, std::vector<Diagnostic>* d) {
   std::map<std::string, std::string> binding_owner;
   for (const auto& [name, policy] : raw.policies) {
@@ -608,7 +630,7 @@ void LoadPolicies(const std::string& config_dir, const RawConfig& raw, Loaded* o
     std::string problem;
     if (!bundle.ok()) {
       problem = bundle.status().message();
-    } else if (binds_cluster && !binds_graph && !bundle->server_bundle()) {
+    } else if (binds_cluster && !binds_graph && GrantsGraphActions(*bundle)) {
       problem = "a bundle bound to `cluster` may grant only server actions (graph_list)";
     } else if (binds_graph && !binds_cluster && bundle->server_bundle()) {
       problem = "a bundle bound to graphs may not grant server actions (graph_list); bind it to `cluster`";
@@ -650,6 +672,12 @@ ValidateOutput ValidateClusterConfig(const std::string& config_dir) {
   }
   YAML::Node root;
   try {
+    if (ContentAfterFirstYamlDocument(*text)) {
+      Error(d, "invalid_cluster_yaml", kClusterConfigFile,
+            "could not parse cluster.yaml: it has content after the end of its first YAML node (a flow collection "
+            "closed before the end of the file?)");
+      return out;
+    }
     root = YAML::Load(*text);
   } catch (const YAML::Exception& e) {
     Error(d, "invalid_cluster_yaml", kClusterConfigFile, std::string("could not parse cluster.yaml: ") + e.what());
@@ -683,15 +711,14 @@ ValidateOutput ValidateClusterConfig(const std::string& config_dir) {
     Error(d, "unsupported_cluster_config_version", "version",
           "unsupported cluster config version " + std::to_string(raw.version) + "; this build supports version 1");
   }
-  if (raw.metadata_name && raw.metadata_name->find_first_not_of(" \t\r\n") == std::string::npos) {
+  if (raw.metadata_name && Trim(*raw.metadata_name).empty()) {
     Error(d, "empty_metadata_name", "metadata.name", "metadata.name must not be empty when provided");
   }
   if (raw.state_backend && *raw.state_backend != "cluster") {
     Error(d, "unsupported_state_backend", "state.backend", "state.backend may only be omitted or `cluster`");
   }
   if (raw.storage) {
-    std::string s = *raw.storage;
-    s.erase(0, s.find_first_not_of(" \t"));
+    const std::string s = Trim(*raw.storage);
     if (s.empty()) {
       Error(d, "invalid_storage_root", "storage",
             "storage must be a non-empty URI (e.g. s3://bucket/prefix) when provided");

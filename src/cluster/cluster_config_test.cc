@@ -235,6 +235,18 @@ TEST_F(ClusterConfigTest, HostileYamlIsRejectedQuickly) {
   EXPECT_TRUE(Has(Run(), "invalid_cluster_yaml", "cluster.yaml"));
   Write("cluster.yaml", ",");
   EXPECT_TRUE(Has(Run(), "invalid_cluster_yaml"));
+  // yaml-cpp's Load keeps only the first root node: block content after a flow mapping would be
+  // dropped silently.
+  Write("cluster.yaml", "{version: 1}\ngraphs:\n  g: {schema: people.pg}\n");
+  EXPECT_TRUE(Has(Run(), "invalid_cluster_yaml", "cluster.yaml"));
+  // Null optional values read as absent; a quoted version is not an integer.
+  Write("cluster.yaml", "version: 1\nstorage:\nmetadata: {name: ~}\nstate: {backend: ~, lock: ~}\n");
+  ValidateOutput nulls = Run();
+  EXPECT_TRUE(nulls.ok) << ToJson(nulls).dump(2);
+  Write("cluster.yaml", "version: '1'\n");
+  EXPECT_TRUE(Has(Run(), "invalid_cluster_yaml", "version"));
+  Write("cluster.yaml", "version: 1\nstorage: \"s3:// \\n\"\n");
+  EXPECT_TRUE(Has(Run(), "invalid_storage_root", "storage"));
 }
 
 TEST_F(ClusterConfigTest, PoliciesAndTheirBindings) {
@@ -266,6 +278,9 @@ TEST_F(ClusterConfigTest, PoliciesAndTheirBindings) {
     EXPECT_FALSE(out.ok) << c.policies;
     EXPECT_TRUE(Has(out, c.code, c.path)) << c.policies << "\n" << ToJson(out).dump(2);
   }
+  // An empty bundle may be bound to `cluster` (it grants nothing).
+  Write("cluster.yaml", "version: 1\npolicies:\n  s: {file: base.policy.yaml, applies_to: [cluster]}\n");
+  EXPECT_TRUE(Run().ok);
   // A server bundle bound to `cluster` is fine.
   Write("cluster.yaml", "version: 1\npolicies:\n  s: {file: server.policy.yaml, applies_to: [cluster]}\n");
   ValidateOutput ok = Run();

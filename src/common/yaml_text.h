@@ -1,11 +1,19 @@
-// Text-level checks made before a YAML file is handed to yaml-cpp. yaml-cpp 0.7 (Debian 12) loops
-// forever in `YAML::LoadAll` on inputs as small as ",", so callers parse ONE document with
-// `YAML::Load` and find further documents here: a line starting with `---` or `...` (followed by
-// nothing or a blank) is always a document marker in YAML, even inside quoted or block scalars.
+// Loading one YAML document safely with yaml-cpp (header-only; include it only from code that links
+// yaml-cpp). yaml-cpp 0.7 (Debian 12) has two traps: `YAML::LoadAll` never returns on inputs as
+// small as ",", and `YAML::Load` silently drops whatever follows the first root node (a flow
+// mapping on line 1 and a block key on line 2: the key is lost). The functions here find a second
+// document by its marker and check that the parser has nothing left
+// after the first document. Callers check FirstInvalidUtf8 (common/utf8.h), SecondYamlDocumentLine
+// and ContentAfterFirstYamlDocument, then build the node with `YAML::Load`.
 #pragma once
 
 #include <cstddef>
+#include <sstream>
+#include <string>
 #include <string_view>
+
+#include <yaml-cpp/eventhandler.h>
+#include <yaml-cpp/yaml.h>
 
 namespace omnigraph {
 
@@ -43,6 +51,34 @@ inline size_t SecondYamlDocumentLine(std::string_view text) {
     content = true;
   }
   return 0;
+}
+
+namespace internal {
+
+// Ignores every event: the parser is only run to see where the first document ends.
+class IgnoreYamlEvents : public YAML::EventHandler {
+ public:
+  void OnDocumentStart(const YAML::Mark&) override {}
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t, const std::string&) override {}
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+  void OnMapEnd() override {}
+};
+
+}  // namespace internal
+
+// Whether yaml-cpp's parser has tokens left after the first document of `text`: `YAML::Load` would
+// silently drop them. Throws YAML::Exception on a syntax error (call it inside the same try as Load).
+inline bool ContentAfterFirstYamlDocument(std::string_view text) {
+  std::stringstream in{std::string(text)};
+  YAML::Parser parser(in);
+  internal::IgnoreYamlEvents ignore;
+  parser.HandleNextDocument(ignore);
+  return static_cast<bool>(parser);
 }
 
 }  // namespace omnigraph

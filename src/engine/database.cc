@@ -382,9 +382,11 @@ MutationSummary ToSummary(const engine::MutationResult& r, const std::string& br
 
 // Runs mutation `mutation` with typed `params`, or (params null) JSON `params_json`. The branch
 // head is read once, inside the write: the query is rebound there when the head's schema is not
-// the one it was prepared for.
+// the one it was prepared for. `user_prepared`: the caller prepared it (Database::Apply), so a
+// rebind that fails names the schema change; otherwise (Database::Mutate prepared it against the
+// schema it last saw) the compile error is reported as it is.
 Result<MutationSummary> ApplyBound(Database::Impl& impl, const PreparedQuery& mutation, std::string_view params_json,
-                                   const Params* params, const WriteOptions& options) {
+                                   const Params* params, const WriteOptions& options, bool user_prepared) {
   if (mutation.empty()) return InvalidArgumentError("the prepared query is empty (use Database::Prepare)");
   OG_RETURN_IF_ERROR(
       compiler::SelectQuery(*mutation.impl()->compiled, mutation.name(), compiler::QueryKind::kMutation).status());
@@ -397,16 +399,20 @@ Result<MutationSummary> ApplyBound(Database::Impl& impl, const PreparedQuery& mu
   engine::MutationOptions o;
   o.branch = options.branch;
   o.if_commit = options.if_commit;
-  OG_ASSIGN_OR_RETURN(engine::MutationResult r, engine::ExecuteBoundMutation(
-                                                    *impl.graph, engine::MutationWriteKind(*mutation.impl()->query),
-                                                    [&](const engine::Snapshot& snap) -> Result<engine::BoundMutation> {
-                                                      if (current.impl()->schema_id != snap.commit().schema_id) {
-                                                        OG_ASSIGN_OR_RETURN(current, Rebind(impl, mutation, snap));
-                                                        OG_ASSIGN_OR_RETURN(bound, bind(current));
-                                                      }
-                                                      return engine::BoundMutation{current.impl()->query, bound};
-                                                    },
-                                                    o));
+  OG_ASSIGN_OR_RETURN(engine::MutationResult r,
+                      engine::ExecuteBoundMutation(
+                          *impl.graph, engine::MutationWriteKind(*mutation.impl()->query),
+                          [&](const engine::Snapshot& snap) -> Result<engine::BoundMutation> {
+                            if (current.impl()->schema_id != snap.commit().schema_id) {
+                              OG_ASSIGN_OR_RETURN(current, user_prepared
+                                                               ? Rebind(impl, mutation, snap)
+                                                               : PrepareAt(impl, snap, mutation.impl()->source,
+                                                                           mutation.impl()->requested_name));
+                              OG_ASSIGN_OR_RETURN(bound, bind(current));
+                            }
+                            return engine::BoundMutation{current.impl()->query, bound};
+                          },
+                          o));
   AutoCompactAfter(impl, options.branch, r.write);
   return ToSummary(r, options.branch);
 }
@@ -415,7 +421,9 @@ Result<MutationSummary> ApplyBound(Database::Impl& impl, const PreparedQuery& mu
 
 Result<MutationSummary> Database::Apply(const PreparedQuery& mutation, const Params& params,
                                         const WriteOptions& options) {
-  return NoThrow([&]() -> Result<MutationSummary> { return ApplyBound(*impl_, mutation, {}, &params, options); });
+  return NoThrow([&]() -> Result<MutationSummary> {
+    return ApplyBound(*impl_, mutation, {}, &params, options, /*user_prepared=*/true);
+  });
 }
 
 Result<MutationSummary> Database::Mutate(std::string_view source, std::string_view params_json, std::string_view branch,
@@ -435,7 +443,7 @@ Result<MutationSummary> Database::Mutate(std::string_view source, std::string_vi
     WriteOptions o;
     o.branch = std::string(branch);
     o.if_commit = std::move(if_commit);
-    return ApplyBound(*impl_, *q, params_json, nullptr, o);
+    return ApplyBound(*impl_, *q, params_json, nullptr, o, /*user_prepared=*/false);
   });
 }
 

@@ -25,6 +25,9 @@ namespace {
 
 constexpr char kMagic[4] = {'O', 'G', 'D', 'C'};
 constexpr std::string_view kTmpDir = "tmp";
+// Everything the cache writes lives under this folder of the one the user names, so it never
+// counts, evicts or cleans up files that are not its own (the user may name ~/.cache or /tmp).
+constexpr std::string_view kCacheSubdir = "omnigraph-cache-v1";
 constexpr std::string_view kWhole = "whole";
 
 std::string Hex64(uint64_t v) {
@@ -79,25 +82,27 @@ Result<std::unique_ptr<DiskCacheStore>> DiskCacheStore::Open(std::shared_ptr<Obj
   if (!options.cacheable) return InvalidArgumentError("disk cache: no cacheable-key rule given");
   if (options.max_entry_bytes == 0) options.max_entry_bytes = options.max_bytes / 8;
   std::error_code ec;
-  fs::create_directories(fs::path(options.dir) / kTmpDir, ec);
+  const std::string root = (fs::path(options.dir) / kCacheSubdir).string();
+  fs::create_directories(fs::path(root) / kTmpDir, ec);
   if (ec) return IoError("disk cache folder '" + options.dir + "' cannot be created: " + ec.message());
   uint64_t used = 0;
   const auto stale = fs::file_time_type::clock::now() - std::chrono::hours(1);
-  for (auto it = fs::recursive_directory_iterator(options.dir, ec); !ec && it != fs::recursive_directory_iterator();
+  for (auto it = fs::recursive_directory_iterator(root, ec); !ec && it != fs::recursive_directory_iterator();
        it.increment(ec)) {
     if (!it->is_regular_file(ec)) continue;
-    if (it->path().parent_path().filename() == kTmpDir) {
+    if (it->path().parent_path() == fs::path(root) / kTmpDir) {
       // A temp file of a process that died while writing it.
       if (it->last_write_time(ec) < stale) fs::remove(it->path(), ec);
       continue;
     }
     used += it->file_size(ec);
   }
-  return std::unique_ptr<DiskCacheStore>(new DiskCacheStore(std::move(base), std::move(options), used));
+  return std::unique_ptr<DiskCacheStore>(new DiskCacheStore(std::move(base), std::move(options), root, used));
 }
 
-DiskCacheStore::DiskCacheStore(std::shared_ptr<ObjectStore> base, DiskCacheOptions options, uint64_t used)
-    : base_(std::move(base)), options_(std::move(options)), used_(used) {}
+DiskCacheStore::DiskCacheStore(std::shared_ptr<ObjectStore> base, DiskCacheOptions options, std::string root,
+                               uint64_t used)
+    : base_(std::move(base)), options_(std::move(options)), root_(std::move(root)), used_(used) {}
 
 DiskCacheStats DiskCacheStore::stats() const {
   return DiskCacheStats{hits_.load(),    misses_.load(),      bytes_served_.load(), entries_written_.load(),
@@ -106,7 +111,7 @@ DiskCacheStats DiskCacheStore::stats() const {
 
 std::string DiskCacheStore::KeyDir(std::string_view key) const {
   const std::string h = Hex64(XxHash64(key));
-  return options_.dir + "/" + h.substr(0, 2) + "/" + h;
+  return root_ + "/" + h.substr(0, 2) + "/" + h;
 }
 
 std::optional<std::string> DiskCacheStore::ReadEntry(std::string_view key, const std::string& name) {
@@ -136,7 +141,7 @@ void DiskCacheStore::WriteEntry(std::string_view key, const std::string& name, s
   const std::string dir = KeyDir(key);
   std::error_code ec;
   fs::create_directories(dir, ec);
-  const std::string tmp = options_.dir + "/" + std::string(kTmpDir) + "/" + NewUlidString();
+  const std::string tmp = root_ + "/" + std::string(kTmpDir) + "/" + NewUlidString();
   {
     UniqueFd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
     if (ec || fd.get() < 0 || !WriteAll(fd.get(), Header(key, bytes)) || !WriteAll(fd.get(), bytes)) {
@@ -182,10 +187,11 @@ void DiskCacheStore::Evict() {
   std::vector<Entry> entries;
   uint64_t total = 0;
   std::error_code ec;
-  for (auto it = fs::recursive_directory_iterator(options_.dir, ec); !ec && it != fs::recursive_directory_iterator();
+  const fs::path tmp_dir = fs::path(root_) / kTmpDir;
+  for (auto it = fs::recursive_directory_iterator(root_, ec); !ec && it != fs::recursive_directory_iterator();
        it.increment(ec)) {
     std::error_code fe;
-    if (!it->is_regular_file(fe) || it->path().parent_path().filename() == kTmpDir) continue;
+    if (!it->is_regular_file(fe) || it->path().parent_path() == tmp_dir) continue;
     Entry e{it->last_write_time(fe), it->file_size(fe), it->path()};
     if (fe) continue;
     total += e.size;
@@ -199,6 +205,7 @@ void DiskCacheStore::Evict() {
     if (fs::remove(e.path, re)) {
       total -= e.size;
       evicted_.fetch_add(1);
+      fs::remove(e.path.parent_path(), re);  // the key's folder, once its last entry is gone
     }
   }
   used_.store(total);

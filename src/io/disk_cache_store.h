@@ -11,7 +11,8 @@
 // reused, so an entry left behind for a deleted object is never reached again; Delete through this
 // store drops the key's entries at once.
 //
-// Entries: `<dir>/<aa>/<key hash>/<whole | offset-length>`, each a header (magic, the key, an
+// Entries: `<dir>/omnigraph-cache-v1/<aa>/<key hash>/<whole | offset-length>` (the cache touches
+// nothing else in `dir`, which may be a shared folder such as ~/.cache), each a header (magic, the key, an
 // xxhash64 of the bytes) followed by the bytes; a read checks the key and the hash and treats any
 // mismatch as a miss (and deletes the entry). Entries are written to a temp file and renamed into
 // place, so processes can share one folder. The folder is kept under `max_bytes`: past it, the
@@ -81,7 +82,7 @@ class DiskCacheStore : public ObjectStore {
   std::string Describe() const override { return base_->Describe(); }
 
  private:
-  DiskCacheStore(std::shared_ptr<ObjectStore> base, DiskCacheOptions options, uint64_t used);
+  DiskCacheStore(std::shared_ptr<ObjectStore> base, DiskCacheOptions options, std::string root, uint64_t used);
   // The folder of `key`'s entries.
   std::string KeyDir(std::string_view key) const;
   // The bytes of entry `name` of `key`, or nullopt (missing, unreadable or not matching).
@@ -93,6 +94,7 @@ class DiskCacheStore : public ObjectStore {
 
   std::shared_ptr<ObjectStore> base_;
   const DiskCacheOptions options_;
+  const std::string root_;  // <dir>/omnigraph-cache-v1: everything the cache owns
   std::atomic<uint64_t> used_{0};
   std::atomic<uint64_t> hits_{0}, misses_{0}, bytes_served_{0}, entries_written_{0}, evicted_{0}, bad_entries_{0},
       errors_{0};

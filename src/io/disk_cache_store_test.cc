@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -152,6 +153,29 @@ TEST_F(DiskCacheStoreTest, FolderStaysUnderItsBudget) {
   ASSERT_TRUE(mem_->Put("data/big.ogf", std::string(budget / 4, 'z')).ok());
   for (int i = 0; i < 2; ++i) ASSERT_TRUE(c->Get("data/big.ogf").ok());
   EXPECT_EQ(counted_->counts().of(StoreOp::kGet), 2u);
+}
+
+// The folder a user names may hold other files (~/.cache, /tmp): the cache counts, evicts and
+// cleans up only what it wrote, under its own subfolder.
+TEST_F(DiskCacheStoreTest, OtherFilesInTheFolderAreNeverTouched) {
+  fs::create_directories(fs::path(dir_) / "tmp");
+  {
+    std::ofstream(fs::path(dir_) / "theirs.bin") << std::string(50000, 'x');
+    std::ofstream(fs::path(dir_) / "tmp" / "old.txt") << "keep me";
+  }
+  const auto old = fs::file_time_type::clock::now() - std::chrono::hours(48);
+  fs::last_write_time(fs::path(dir_) / "theirs.bin", old);
+  fs::last_write_time(fs::path(dir_) / "tmp" / "old.txt", old);
+  auto c = Open(/*max_bytes=*/20000);
+  EXPECT_EQ(c->used_bytes(), 0u);
+  for (int i = 0; i < 40; ++i) {
+    std::string key = "data/g" + std::to_string(i) + ".ogf";
+    ASSERT_TRUE(mem_->Put(key, std::string(1000, 'y')).ok());
+    ASSERT_TRUE(c->Get(key).ok());
+  }
+  EXPECT_GT(c->stats().evicted, 0u);
+  EXPECT_TRUE(fs::exists(fs::path(dir_) / "theirs.bin"));
+  EXPECT_TRUE(fs::exists(fs::path(dir_) / "tmp" / "old.txt"));
 }
 
 TEST_F(DiskCacheStoreTest, ConcurrentReadersAgree) {

@@ -112,6 +112,10 @@ class StrictReader {
       return Fail("", "holds more than one YAML document (a second one starts on line " + std::to_string(line) + ")");
     }
     try {
+      if (ContentAfterFirstYamlDocument(text))
+        return Fail(
+            "",
+            "has content after the end of its first YAML node (a flow collection closed before the end of the file?)");
       return YAML::Load(std::string(text));
     } catch (const YAML::Exception& e) {
       return FailAt(e.mark, "", "is not valid YAML: " + e.msg);

@@ -661,5 +661,20 @@ cases:
   EXPECT_TRUE(RunPolicyTests(*bundle, {}).empty());
 }
 
+// A flow mapping on line 1 ends the root node; yaml-cpp's Load would drop line 2 (here: the
+// protected branches, so `unprotected` would match main). It must be an error instead.
+TEST(PolicyYamlTest, ContentAfterTheRootNodeIsAnError) {
+  const std::string text =
+      "{version: 1, groups: {devs: [bob]}, rules: [{id: r, allow: {actors: {group: devs}, actions: [change], "
+      "branch_scope: unprotected}}]}\nprotected_branches: [main]\n";
+  auto bundle = ParsePolicyBundle(text, "p.yaml");
+  ASSERT_FALSE(bundle.ok());
+  EXPECT_NE(bundle.status().message().find("content after"), std::string::npos) << bundle.status().ToString();
+  EXPECT_FALSE(ParsePolicyBundle("version: 1\n---\nversion: 1\n", "p.yaml").ok());
+  EXPECT_FALSE(ParsePolicyBundle(",", "p.yaml").ok());
+  EXPECT_FALSE(ParsePolicyBundle("version: 1\ngroups: {g: [\"\xff\"]}\n", "p.yaml").ok());
+  EXPECT_TRUE(ParsePolicyBundle("version: 1\n# trailing comment\n...\n", "p.yaml").ok());
+}
+
 }  // namespace
 }  // namespace omnigraph::policy

@@ -24,7 +24,7 @@ plain=$("$og" query --store "$g" --json -e "$q" | jq -c '.rows')
 [ "$plain" = '[{"b.n":"p8","b.v":8}]' ] || fail "unexpected answer $plain"
 first=$("$og" query --store "$g" --cache-dir "$cache" --json -e "$q" | jq -c '.rows')
 [ "$first" = "$plain" ] || fail "answer through an empty cache: $first"
-entries=$(find "$cache" -type f -not -path "$cache/tmp/*" | wc -l)
+entries=$(find "$cache" -type f -not -path "$cache/omnigraph-cache-v1/tmp/*" | wc -l)
 [ "$entries" -gt 0 ] || fail "the cache folder has no entries"
 again=$(OMNIGRAPH_CACHE_DIR="$cache" "$og" query --store "$g" --json -e "$q" | jq -c '.rows')
 [ "$again" = "$plain" ] || fail "answer through the filled cache (env): $again"
