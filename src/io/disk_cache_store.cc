@@ -157,9 +157,9 @@ void DiskCacheStore::WriteEntry(std::string_view key, const std::string& name, s
     return;
   }
   entries_written_.fetch_add(1);
-  if (used_.fetch_add(16 + key.size() + bytes.size()) + 16 + key.size() + bytes.size() > options_.max_bytes) {
-    Evict();
-  }
+  const uint64_t size = 16 + key.size() + bytes.size();
+  const uint64_t now_used = used_.fetch_add(size) + size;
+  if (now_used > options_.max_bytes && now_used > rescan_above_.load()) Evict();
 }
 
 void DiskCacheStore::DropKey(std::string_view key) {
@@ -178,7 +178,8 @@ void DiskCacheStore::DropKey(std::string_view key) {
 
 void DiskCacheStore::Evict() {
   MutexLock lock(&evict_mu_);
-  if (used_.load() <= options_.max_bytes) return;  // another thread evicted already
+  const uint64_t used = used_.load();
+  if (used <= options_.max_bytes || used <= rescan_above_.load()) return;  // another thread evicted already
   struct Entry {
     fs::file_time_type when;
     uint64_t size;
@@ -209,6 +210,10 @@ void DiskCacheStore::Evict() {
     }
   }
   used_.store(total);
+  // Entries that could not be deleted (another user's, in a shared folder) keep the folder over
+  // its target: scan again only after another tenth of the limit has been written, not on every
+  // write.
+  rescan_above_.store(total > target ? total + options_.max_bytes / 10 : 0);
 }
 
 Result<std::string> DiskCacheStore::Get(std::string_view key) {

@@ -98,7 +98,8 @@ class DiskCacheStore : public ObjectStore {
   std::atomic<uint64_t> used_{0};
   std::atomic<uint64_t> hits_{0}, misses_{0}, bytes_served_{0}, entries_written_{0}, evicted_{0}, bad_entries_{0},
       errors_{0};
-  Mutex evict_mu_;  // one eviction scan at a time
+  Mutex evict_mu_;                         // one eviction scan at a time
+  std::atomic<uint64_t> rescan_above_{0};  // after a scan that could not reach its target
 };
 
 }  // namespace omnigraph::io
