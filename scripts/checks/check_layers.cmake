@@ -7,11 +7,12 @@ set(allowed_table common io format)
 set(allowed_compiler common)
 set(allowed_engine common io format table compiler)
 set(allowed_policy common)
-set(allowed_server common io format table compiler engine policy)
-set(allowed_cluster common io format table compiler engine policy server)
+set(allowed_cluster common io format table compiler engine policy)
+# The server boots from a cluster's applied state (its serving snapshot).
+set(allowed_server common io format table compiler engine policy cluster)
 # The CLI is a client of the public embedded API (include/omnigraph/): never of engine internals.
-set(allowed_cli common io format table compiler policy server cluster)
-set(layers common io format table compiler engine policy server cluster cli)
+set(allowed_cli common io format table compiler policy cluster server)
+set(layers common io format table compiler engine policy cluster server cli)
 
 set(violations 0)
 foreach(layer IN LISTS layers)

@@ -62,7 +62,7 @@ void AddBranchCommands(CLI::App& app, CommandAction* run);   // branch create/li
 void AddChangesCommands(CLI::App& app, CommandAction* run);  // changes poll/baseline, diff
 void AddOptimizeCommand(CLI::App& app, CommandAction* run);
 void AddCleanupCommand(CLI::App& app, CommandAction* run);
-void AddClusterCommands(CLI::App& app, CommandAction* run);          // cluster validate (plan/apply/... unimplemented)
+void AddClusterCommands(CLI::App& app, CommandAction* run);          // cluster validate/import/plan/apply/approve/status/refresh/force-unlock
 void AddCheckCommand(CLI::App& app, CommandAction* run);             // the integrity check
 void AddBlobCommands(CLI::App& app, CommandAction* run);             // blob get/stat
 void AddSchemaCommands(CLI::App& app, CommandAction* run);           // schema show (alias get), plan, apply

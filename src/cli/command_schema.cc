@@ -11,6 +11,7 @@
 #include "cli/cli_util.h"
 #include "common/error_codes.h"
 #include "common/json.h"
+#include "common/output_json.h"
 
 namespace omnigraph::cli {
 namespace {
@@ -69,29 +70,6 @@ std::string RenderStep(const SchemaPlan::Step& s) {
   return out;
 }
 
-OrderedJson StepsJson(const SchemaPlan& plan) {
-  OrderedJson steps = OrderedJson::array();
-  for (const auto& s : plan.steps) {
-    OrderedJson j;
-    j["kind"] = s.kind;
-    j["type_kind"] = s.type_kind;
-    j["type_name"] = s.type_name;
-    auto opt = [&](const char* k, const std::string& v) {
-      if (!v.empty()) j[k] = v;
-    };
-    opt("property", s.property);
-    opt("old_name", s.old_name);
-    opt("constraint", s.constraint);
-    if (!s.added_values.empty()) j["added_values"] = s.added_values;
-    opt("mode", s.mode);
-    opt("code", s.code);
-    opt("entity", s.entity);
-    opt("reason", s.reason);
-    steps.push_back(std::move(j));
-  }
-  return steps;
-}
-
 int RunSchemaPlan(const GraphFlags& flags, const std::string& path, bool allow_data_loss, const std::string& branch) {
   auto source = ReadFile(path, "schema");
   if (!source.ok()) return ReportError(source.status(), flags.json);
@@ -104,7 +82,7 @@ int RunSchemaPlan(const GraphFlags& flags, const std::string& path, bool allow_d
     j["uri"] = (*g)->uri();
     j["supported"] = plan->supported;
     j["step_count"] = plan->steps.size();
-    j["steps"] = StepsJson(*plan);
+    j["steps"] = SchemaPlanStepsJson(*plan);
     j["branch"] = plan->branch;
     j["from_schema_id"] = plan->from_schema_id;
     j["to_schema_id"] = plan->to_schema_id;
@@ -135,7 +113,7 @@ int RunSchemaApply(const GraphFlags& flags, const std::string& path, bool allow_
     j["applied"] = r->applied;
     j["step_count"] = r->plan.steps.size();
     j["graph_manifest_version"] = r->version;
-    j["steps"] = StepsJson(r->plan);
+    j["steps"] = SchemaPlanStepsJson(r->plan);
     j["branch"] = r->plan.branch;
     j["graph_commit_id"] = r->commit_id;
     j["schema_id"] = r->plan.to_schema_id;

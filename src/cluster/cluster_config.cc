@@ -323,8 +323,8 @@ void ValidateProfile(const EmbeddingProfile& p, const std::string& path, std::ve
   }
 }
 
-std::string ProfileDigest(const EmbeddingProfile& p) {
-  // Compact JSON with the fields in declaration order and absent ones left out.
+// Compact JSON with the fields in declaration order and absent ones left out.
+std::string ProfileJson(const EmbeddingProfile& p) {
   std::string json = "{";
   auto field = [&](const char* name, const std::optional<std::string>& v) {
     if (!v) return;
@@ -336,32 +336,11 @@ std::string ProfileDigest(const EmbeddingProfile& p) {
   field("model", p.model);
   field("api_key", p.api_key);
   json += "}";
-  return Sha256Hex(std::string("embedding-provider") + '\0' + json);
+  return json;
 }
 
-std::string GraphDigest(const std::string& id, const std::string& schema_digest,
-                        const std::map<std::string, std::string>& query_digests, const std::string* provider,
-                        const std::string* provider_digest) {
-  std::string in;
-  auto part = [&](std::string_view s) {
-    in.append(s);
-    in.push_back('\0');
-  };
-  part("graph");
-  part(id);
-  part("schema");
-  part(schema_digest);
-  for (const auto& [name, digest] : query_digests) {
-    part("query");
-    part(name);
-    part(digest);
-  }
-  if (provider != nullptr) {
-    part("embedding_provider");
-    part(*provider);
-    part(provider_digest != nullptr ? *provider_digest : "");
-  }
-  return Sha256Hex(in);
+std::string ProfileDigest(const EmbeddingProfile& p) {
+  return Sha256Hex(std::string("embedding-provider") + '\0' + ProfileJson(p));
 }
 
 std::string Resolve(const std::string& config_dir, const std::string& path) {
@@ -461,6 +440,7 @@ void CheckQuery(const std::string& graph_id, const std::string& name, const std:
 struct Loaded {
   std::map<std::string, ResourceSummary> resources;
   std::set<Dependency> dependencies;
+  std::map<std::string, std::string> graph_providers;
 };
 
 void LoadProviders(const RawConfig& raw, Loaded* out, std::map<std::string, std::string>* digests,
@@ -471,7 +451,8 @@ void LoadProviders(const RawConfig& raw, Loaded* out, std::map<std::string, std:
     ValidateProfile(profile, path, d);
     const std::string address = "provider.embedding." + name;
     (*digests)[address] = ProfileDigest(profile);
-    out->resources[address] = ResourceSummary{address, "embedding_provider", (*digests)[address], std::nullopt};
+    out->resources[address] =
+        ResourceSummary{address, "embedding_provider", (*digests)[address], std::nullopt, ProfileJson(profile), {}};
   }
 }
 
@@ -504,6 +485,7 @@ void LoadGraphs(const std::string& config_dir, const RawConfig& raw,
       } else {
         provider_address = "provider.embedding." + name;
         out->dependencies.insert({graph_address, *provider_address});
+        out->graph_providers[id] = *provider_address;
       }
     }
     // The schema: its digest, then its catalog (for type-checking the graph's queries).
@@ -513,7 +495,8 @@ void LoadGraphs(const std::string& config_dir, const RawConfig& raw,
     std::string schema_digest;
     if (auto source = ReadText(schema_path, &error)) {
       schema_digest = Sha256Hex(*source);
-      out->resources[schema_address] = ResourceSummary{schema_address, "schema", schema_digest, schema_path};
+      out->resources[schema_address] =
+          ResourceSummary{schema_address, "schema", schema_digest, schema_path, *source, {}};
       auto ast = compiler::ParseSchema(*source);
       if (!ast.ok()) {
         Error(d, "schema_parse_error", gpath + ".schema", ast.status().ToString());
@@ -546,8 +529,9 @@ void LoadGraphs(const std::string& config_dir, const RawConfig& raw,
         continue;
       }
       query_digests[name] = Sha256Hex(*source);
-      out->resources[address] = ResourceSummary{address, "query", query_digests[name], query_path};
       CheckQuery(id, name, *source, catalog ? &*catalog : nullptr, d);
+      out->resources[address] =
+          ResourceSummary{address, "query", query_digests[name], query_path, std::move(*source), {}};
     }
     const std::string* provider_digest = nullptr;
     if (provider_address) {
@@ -555,9 +539,12 @@ void LoadGraphs(const std::string& config_dir, const RawConfig& raw,
       if (it != providers.end()) provider_digest = &it->second;
     }
     out->resources[graph_address] = ResourceSummary{
-        graph_address, "graph",
+        graph_address,
+        "graph",
         GraphDigest(id, schema_digest, query_digests, provider_address ? &*provider_address : nullptr, provider_digest),
-        std::nullopt};
+        std::nullopt,
+        "",
+        {}};
   }
 }
 
@@ -625,7 +612,9 @@ void LoadPolicies(const std::string& config_dir, const RawConfig& raw, Loaded* o
       Error(d, "policy_file_missing", ppath + ".file", "could not read policy file '" + file + "': " + error);
       continue;
     }
-    out->resources[address] = ResourceSummary{address, "policy", Sha256Hex(*source), file};
+    out->resources[address] =
+        ResourceSummary{address, "policy", Sha256Hex(*source),
+                        file,    *source,  std::vector<std::string>(bindings.begin(), bindings.end())};
     auto bundle = policy::ParsePolicyBundle(*source, file);
     std::string problem;
     if (!bundle.ok()) {
@@ -642,6 +631,52 @@ void LoadPolicies(const std::string& config_dir, const RawConfig& raw, Loaded* o
 }
 
 }  // namespace
+
+std::string GraphDigest(const std::string& id, const std::string& schema_digest,
+                        const std::map<std::string, std::string>& query_digests, const std::string* provider,
+                        const std::string* provider_digest) {
+  std::string in;
+  auto part = [&](std::string_view s) {
+    in.append(s);
+    in.push_back('\0');
+  };
+  part("graph");
+  part(id);
+  part("schema");
+  part(schema_digest);
+  for (const auto& [name, digest] : query_digests) {
+    part("query");
+    part(name);
+    part(digest);
+  }
+  if (provider != nullptr) {
+    part("embedding_provider");
+    part(*provider);
+    part(provider_digest != nullptr ? *provider_digest : "");
+  }
+  return Sha256Hex(in);
+}
+
+std::string ConfigDigest(const ValidateOutput& out) {
+  std::string in = "cluster-config";
+  auto part = [&](std::string_view s) {
+    in.push_back('\0');
+    in.append(s);
+  };
+  part("name");
+  part(out.metadata_name.value_or(""));
+  part("storage");
+  part(out.storage.value_or(""));
+  for (const auto& r : out.resources) {
+    part(r.address);
+    part(r.digest);
+    for (const auto& b : r.applies_to) {
+      part("applies_to");
+      part(b);
+    }
+  }
+  return Sha256Hex(in);
+}
 
 ValidateOutput ValidateClusterConfig(const std::string& config_dir) {
   ValidateOutput out;
@@ -717,8 +752,10 @@ ValidateOutput ValidateClusterConfig(const std::string& config_dir) {
   if (raw.state_backend && *raw.state_backend != "cluster") {
     Error(d, "unsupported_state_backend", "state.backend", "state.backend may only be omitted or `cluster`");
   }
+  out.metadata_name = raw.metadata_name;
   if (raw.storage) {
     const std::string s = Trim(*raw.storage);
+    out.storage = s;
     if (s.empty()) {
       Error(d, "invalid_storage_root", "storage",
             "storage must be a non-empty URI (e.g. s3://bucket/prefix) when provided");
@@ -737,7 +774,9 @@ ValidateOutput ValidateClusterConfig(const std::string& config_dir) {
     out.resources.push_back(std::move(r));
   }
   out.dependencies.assign(loaded.dependencies.begin(), loaded.dependencies.end());
+  out.graph_providers = std::move(loaded.graph_providers);
   out.ok = !HasErrors(*d);
+  if (out.ok) out.config_digest = ConfigDigest(out);
   return out;
 }
 

@@ -37,6 +37,10 @@ struct ResourceSummary {
   std::string kind;     // graph | schema | query | policy | embedding_provider
   std::string digest;
   std::optional<std::string> path;  // the file it was read from
+  // What apply stores for it (not part of the JSON): the file's bytes for a schema, query or policy,
+  // the profile's compact JSON for an embedding provider; empty for a graph.
+  std::string content;
+  std::vector<std::string> applies_to;  // a policy's bindings: "cluster" or "graph.<id>", sorted
 };
 
 struct Dependency {
@@ -48,10 +52,17 @@ struct ValidateOutput {
   bool ok = false;  // no error diagnostics
   std::string config_dir;
   std::string config_file;
+  std::optional<std::string> storage;  // `storage:` as written (trimmed), when given
+  std::optional<std::string> metadata_name;
+  std::map<std::string, std::string> graph_providers;   // graph id -> "provider.embedding.<name>"
   std::map<std::string, std::string> resource_digests;  // address -> digest
   std::vector<ResourceSummary> resources;               // by address
   std::vector<Dependency> dependencies;                 // sorted
   std::vector<Diagnostic> diagnostics;                  // in the order found
+  // The digest of the desired state when ok: every resource's address and digest, policy bindings,
+  // storage and metadata.name. Formatting and comments do not change it; any edit to a file a
+  // resource reads does. Delete approvals are bound to it.
+  std::string config_digest;
 };
 
 // Reads and checks the cluster folder `config_dir`: YAML syntax, duplicate and unknown keys,
@@ -59,6 +70,14 @@ struct ValidateOutput {
 // checking against the graph's declared schema, policy files and their bindings, embedding
 // provider profiles. Never fails: every problem is a diagnostic.
 ValidateOutput ValidateClusterConfig(const std::string& config_dir);
+
+// The composite digest of graph `id` (the existing implementation's): its schema digest, each
+// query digest by name, and the embedding provider address and digest when it binds one.
+std::string GraphDigest(const std::string& id, const std::string& schema_digest,
+                        const std::map<std::string, std::string>& query_digests, const std::string* provider,
+                        const std::string* provider_digest);
+// See ValidateOutput::config_digest.
+std::string ConfigDigest(const ValidateOutput& out);
 
 // {ok, config_dir, config_file, resource_digests, resources[{address, kind, digest, path?}],
 //  dependencies[{from, to}], diagnostics[{code, severity, path, message}]}.

@@ -122,4 +122,27 @@ Json MergeConflictJson(const MergeConflict& c) {
   return j;
 }
 
+OrderedJson SchemaPlanStepsJson(const SchemaPlan& plan) {
+  OrderedJson steps = OrderedJson::array();
+  for (const auto& s : plan.steps) {
+    OrderedJson j;
+    j["kind"] = s.kind;
+    j["type_kind"] = s.type_kind;
+    j["type_name"] = s.type_name;
+    auto opt = [&](const char* k, const std::string& v) {
+      if (!v.empty()) j[k] = v;
+    };
+    opt("property", s.property);
+    opt("old_name", s.old_name);
+    opt("constraint", s.constraint);
+    if (!s.added_values.empty()) j["added_values"] = s.added_values;
+    opt("mode", s.mode);
+    opt("code", s.code);
+    opt("entity", s.entity);
+    opt("reason", s.reason);
+    steps.push_back(std::move(j));
+  }
+  return steps;
+}
+
 }  // namespace omnigraph

@@ -45,4 +45,9 @@ OrderedJson CommitOutputJson(const CommitInfo& commit);
 // `merge_conflict` error's details; MergeConflict::property is API-only).
 Json MergeConflictJson(const MergeConflict& conflict);
 
+// The steps of a schema migration plan as `schema plan --json` prints them (and cluster plan embeds
+// them): [{kind, type_kind, type_name, property?, old_name?, constraint?, added_values?, mode?,
+// code?, entity?, reason?}] (empty strings and lists left out).
+OrderedJson SchemaPlanStepsJson(const SchemaPlan& plan);
+
 }  // namespace omnigraph
