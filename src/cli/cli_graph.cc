@@ -5,6 +5,7 @@
 
 #include "cli/cli_util.h"
 #include "cli/operator_config.h"
+#include "cluster/serving.h"
 #include "common/error_codes.h"
 #include "common/file_util.h"
 
@@ -73,9 +74,11 @@ Result<std::string> GraphFlags::Uri() const {
                   "storage with --store or a URI");
   }
   if (!g.cluster.empty()) {
-    return Status(ErrorCode::kUnimplemented,
-                  "--cluster: cluster-managed graphs are not implemented yet; address the graph's storage with "
-                  "--store or a URI");
+    for (const std::string* given : {&g.store, &uri_flag, &positional_uri}) {
+      if (!given->empty()) return UsageError("--cluster names the graph's cluster; give no store URI with it");
+    }
+    OG_ASSIGN_OR_RETURN(std::string root, ClusterRoot());
+    return ClusterGraphUri(root, g.graph);
   }
   std::string uri;
   for (const std::string* given : {&g.store, &uri_flag, &positional_uri}) {
@@ -97,15 +100,32 @@ Result<std::string> GraphFlags::Uri() const {
       return Status(ErrorCode::kUnimplemented, "the scope of " + settings.scope_source + " is server '" +
                                                    settings.target +
                                                    "': remote graphs (the HTTP client) are not implemented yet");
-    case ScopeKind::kCluster:
-      return Status(ErrorCode::kUnimplemented, "the scope of " + settings.scope_source + " is cluster '" +
-                                                   settings.target +
-                                                   "': cluster-managed graphs are not implemented yet");
+    case ScopeKind::kCluster: return ClusterGraphUri(settings.target, settings.graph.value_or(""));
     case ScopeKind::kNone: break;
   }
   return UsageError(
       "no graph addressed — pass a positional URI, --store <uri>, --profile <name>, or set a default scope in "
       "~/.omnigraph/config.yaml");
+}
+
+Result<std::string> ClusterRoot() {
+  const GlobalFlags& g = Globals();
+  if (!g.cluster.empty()) {
+    OG_ASSIGN_OR_RETURN(const OperatorConfig* config, LoadedOperatorConfig());
+    auto it = config->clusters.find(g.cluster);
+    return it != config->clusters.end() ? it->second.root : g.cluster;
+  }
+  OG_ASSIGN_OR_RETURN(OperatorSettings settings, GraphFlags{}.Settings(std::nullopt));
+  if (settings.scope == ScopeKind::kCluster) return settings.target;
+  return UsageError(
+      "this command needs a cluster: pass --cluster DIR|URI (or a name from `clusters:` in "
+      "~/.omnigraph/config.yaml), or select a cluster profile");
+}
+
+Result<std::string> ClusterGraphUri(const std::string& cluster, const std::string& graph) {
+  OG_ASSIGN_OR_RETURN(cluster::ServingSnapshot snapshot, cluster::ReadServingSnapshot(cluster));
+  OG_ASSIGN_OR_RETURN(cluster::ServingGraph selected, cluster::SelectServingGraph(snapshot, graph));
+  return selected.uri;
 }
 
 std::optional<std::string> GraphFlags::Actor() const {

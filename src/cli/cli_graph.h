@@ -59,6 +59,14 @@ void AddGraphFlags(CLI::App* cmd, GraphFlags* flags, bool positional, bool uri_f
 // stderr the first time.
 Result<const OperatorConfig*> LoadedOperatorConfig();
 
+// The cluster of `policy`, `queries` and `--cluster` graph addressing: --cluster (a `clusters:`
+// name resolved to its root, else the folder or URI as given), else a cluster profile. A usage
+// error when there is none.
+Result<std::string> ClusterRoot();
+// The root of applied graph `graph` (empty: the only one) of `cluster` (a cluster folder or storage
+// root), from its applied state.
+Result<std::string> ClusterGraphUri(const std::string& cluster, const std::string& graph);
+
 // Opens the graph through the public API (the CLI is a client of include/omnigraph/ only).
 Result<std::unique_ptr<Database>> OpenGraph(const GraphFlags& flags, bool writable);
 // The Rust CLI's write-target line on stderr before a write (`omnigraph load → /g (direct, local)`),

@@ -110,6 +110,7 @@ int main(int argc, char** argv) {
   AddCleanupCommand(app, &run);
   AddCheckCommand(app, &run);
   AddClusterCommands(app, &run);
+  AddPolicyCommands(app, &run);
   std::vector<std::string> args = RewriteDeprecated(argc, argv);
   std::vector<char*> arg_ptrs;
   for (std::string& a : args) arg_ptrs.push_back(a.data());

@@ -6,10 +6,7 @@
 
 namespace omnigraph::cluster {
 
-namespace {
-
-// The diagnostics of cluster.yaml itself (not of the files it names): status needs only these.
-bool IsHeaderCode(const std::string& code) {
+bool IsConfigHeaderCode(const std::string& code) {
   static const std::set<std::string> kHeader = {"config_dir_not_found",
                                                 "cluster_config_read_error",
                                                 "invalid_cluster_yaml",
@@ -23,8 +20,6 @@ bool IsHeaderCode(const std::string& code) {
   return kHeader.count(code) != 0;
 }
 
-}  // namespace
-
 Session::~Session() {
   if (acquired_ && ledger_) ledger_->ReleaseLock(acquired_->lock_id);
 }
@@ -32,7 +27,7 @@ Session::~Session() {
 bool Session::LoadDesired(bool full) {
   desired_ = ValidateClusterConfig(config_dir_);
   for (auto& d : desired_.diagnostics) {
-    if (full || IsHeaderCode(d.code)) diagnostics_.push_back(d);
+    if (full || IsConfigHeaderCode(d.code)) diagnostics_.push_back(d);
   }
   if (!full) {
     // Resource problems do not stop status; a header problem leaves nothing to read.

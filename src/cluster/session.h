@@ -16,6 +16,10 @@
 
 namespace omnigraph::cluster {
 
+// The diagnostics of cluster.yaml itself, not of the files it names (status and serving need only
+// its storage root).
+bool IsConfigHeaderCode(const std::string& code);
+
 class Session {
  public:
   explicit Session(std::string config_dir) : config_dir_(std::move(config_dir)) {}
