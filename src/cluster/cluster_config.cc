@@ -178,6 +178,10 @@ class Decoder {
               } else if (!x.IsNull() &&
                          (!x.IsScalar() || x.Tag() != "?" || (x.Scalar() != "true" && x.Scalar() != "false"))) {
                 Bad("state.lock", x, "must be true or false");
+              } else if (!x.IsNull() && x.Scalar() == "false") {
+                Warning(d_, "state_lock_disabled", "state.lock",
+                        "state.lock: false is not honoured: every command that writes the ledger takes the lock, "
+                        "which is what keeps two concurrent applies apart");
               }
             });
           } else if (k == "providers") {
