@@ -2,6 +2,7 @@
 // next state revision (the one commit point). Phases, in order: graph creates, schema migrations,
 // catalog writes, approved deletes. Every step checks the live graph or object first, so a run
 // interrupted anywhere (kill -9 included) is finished by the next one; nothing records intent.
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -214,6 +215,15 @@ CommandResult RunApply(const std::string& config_dir, const std::optional<std::s
                                            {"deleted_at", now},
                                            {"approval_id", a.approval_id},
                                            {"actor", actor ? Json(*actor) : Json(nullptr)}};
+  }
+  // A resource that no change touches is what the config declares; a block recorded by an earlier
+  // run (a failed migration since reverted in the config) no longer holds.
+  for (const auto& r : desired.resources) {
+    auto st = next.statuses.find(r.address);
+    const bool changed =
+        std::any_of(changes.begin(), changes.end(), [&](const Change& c) { return c.resource == r.address; });
+    if (!changed && st != next.statuses.end() && st->second.status == "blocked")
+      st->second = {"applied", {}, std::nullopt};
   }
   for (const std::string& g : created) next.observations.erase("graph." + g);  // refresh observes again
   for (const auto& r : desired.resources) {

@@ -33,17 +33,9 @@ using Codes = std::vector<std::string>;
 constexpr const char* kPeople =
     "node Person {\n  name: String @key\n  age: I32?\n}\nnode Company {\n  name: String @key\n}\n"
     "edge WorksAt: Person -> Company\n";
-constexpr const char* kPeopleEmail =
-    "node Person {\n  name: String @key\n  age: I32?\n  email: String?\n}\nnode Company {\n  name: String @key\n}\n"
-    "edge WorksAt: Person -> Company\n";
 constexpr const char* kDocs = "node Doc {\n  slug: String @key\n}\n";
 constexpr const char* kFindPerson =
     "query find_person($name: String) {\n  match { $p: Person { name: $name } }\n  return { $p.name, $p.age }\n}\n";
-constexpr const char* kFindPersonV2 =
-    "query find_person($name: String) {\n  match { $p: Person { name: $name } }\n  return { $p.name }\n}\n";
-// Set by the parent around EXPECT_EXIT: the "threadsafe" death-test child re-runs the test from the
-// start in a fresh process and must work in the parent's folder without preparing it again.
-constexpr const char* kChildDirEnv = "OG_CLUSTER_CRASH_TEST_DIR";
 
 std::string ReadFile(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
@@ -58,16 +50,6 @@ Codes CodesOf(const OrderedJson& j, const std::string& severity = "error") {
     if (d.at("severity") == severity) out.push_back(d.at("code").get<std::string>());
   }
   return out;
-}
-
-Map Dispositions(const OrderedJson& j) {
-  Map m;
-  for (const auto& c : j.at("changes")) {
-    std::string d = c.value("disposition", std::string());
-    if (c.contains("reason")) d += ":" + c.at("reason").get<std::string>();
-    m[c.at("resource").get<std::string>()] = d;
-  }
-  return m;
 }
 
 uint64_t Revision(const OrderedJson& j) { return j.at("state_observations").at("state_revision").get<uint64_t>(); }
@@ -131,6 +113,25 @@ class ControlFixture : public ::testing::Test {
 };
 
 #if defined(OG_FAILPOINTS_ENABLED)
+
+constexpr const char* kPeopleEmail =
+    "node Person {\n  name: String @key\n  age: I32?\n  email: String?\n}\nnode Company {\n  name: String @key\n}\n"
+    "edge WorksAt: Person -> Company\n";
+constexpr const char* kFindPersonV2 =
+    "query find_person($name: String) {\n  match { $p: Person { name: $name } }\n  return { $p.name }\n}\n";
+// Set by the parent around EXPECT_EXIT: the "threadsafe" death-test child re-runs the test from the
+// start in a fresh process and must work in the parent's folder without preparing it again.
+constexpr const char* kChildDirEnv = "OG_CLUSTER_CRASH_TEST_DIR";
+
+Map Dispositions(const OrderedJson& j) {
+  Map m;
+  for (const auto& c : j.at("changes")) {
+    std::string d = c.value("disposition", std::string());
+    if (c.contains("reason")) d += ":" + c.at("reason").get<std::string>();
+    m[c.at("resource").get<std::string>()] = d;
+  }
+  return m;
+}
 
 // What an apply killed at a point has done (every point comes before the state is published).
 struct Progress {
@@ -200,7 +201,9 @@ class ControlCrashTest : public ControlFixture {
   }
 
   void KillAtAndRecover(const char* point, Progress expected) {
-    if (!in_child_) ASSERT_NO_FATAL_FAILURE(Prepare());
+    if (!in_child_) {
+      ASSERT_NO_FATAL_FAILURE(Prepare());
+    }
     ::setenv(kChildDirEnv, dir_.c_str(), 1);
     EXPECT_EXIT(
         {
@@ -396,7 +399,9 @@ TEST_F(ControlConcurrencyTest, PublishingARevisionTwiceLosesTheCas) {
     for (auto& t : writers) t.join();
     EXPECT_NE(results[0].ok(), results[1].ok()) << results[0].ToString() << " / " << results[1].ToString();
     for (const Status& s : results) {
-      if (!s.ok()) EXPECT_EQ(s.category(), StatusCode::kAlreadyExists) << s.ToString();
+      if (!s.ok()) {
+        EXPECT_EQ(s.category(), StatusCode::kAlreadyExists) << s.ToString();
+      }
     }
     auto latest = ledger.ReadState();
     ASSERT_TRUE(latest.ok() && latest->state);

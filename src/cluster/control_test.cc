@@ -49,9 +49,13 @@ constexpr const char* kFindPerson =
 constexpr const char* kFindPersonV2 =
     "query find_person($name: String) {\n  match { $p: Person { name: $name } }\n  return { $p.name, $p.title }\n}\n";
 constexpr const char* kEmptyPolicy = "version: 1\nrules: []\n";
+// tests/cluster/company-brain/base.policy.yaml
 constexpr const char* kEngineersPolicy =
-    "version: 1\ngroups:\n  engineers: [act-alice, act-bob]\nrules:\n  - id: engineers-read\n    allow:\n"
-    "      actors: { group: engineers }\n      actions: [read, export]\n      branch_scope: any\n";
+    "version: 1\ngroups:\n  engineers: [act-alice, act-bob]\n  admins: [act-andrew]\nprotected_branches: [main]\n"
+    "rules:\n  - id: engineers-read\n    allow:\n      actors: { group: engineers }\n      actions: [read, export]\n"
+    "      branch_scope: any\n  - id: engineers-write-unprotected\n    allow:\n      actors: { group: engineers }\n"
+    "      actions: [change]\n      branch_scope: unprotected\n  - id: admins-merge-into-main\n    allow:\n"
+    "      actors: { group: admins }\n      actions: [branch_merge]\n      target_branch_scope: protected\n";
 
 std::string ReadFile(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
@@ -675,7 +679,9 @@ TEST_F(ControlTest, S3StorageRoot) {
   EXPECT_EQ(apply.json.at("converged"), true);
   auto gone = Database::Open(storage + "/graphs/extra.omni");
   EXPECT_FALSE(gone.ok());
-  if (!gone.ok()) EXPECT_EQ(gone.status().category(), StatusCode::kNotFound) << gone.status().ToString();
+  if (!gone.ok()) {
+    EXPECT_EQ(gone.status().category(), StatusCode::kNotFound) << gone.status().ToString();
+  }
   EXPECT_EQ(LiveSchemaAt(storage + "/graphs/knowledge.omni"), kPeople);
   CommandResult again = Apply();
   EXPECT_EQ(again.json.at("state_written"), false) << again.json.dump(2);
