@@ -169,7 +169,10 @@ CommandResult RunApply(const std::string& config_dir, const std::optional<std::s
   for (const auto& c : changes) {
     if (c.disposition == "blocked") {
       s.Warn("apply_dependency_blocked", c.resource,
-             "blocked by an unapplied or missing dependency (" + c.reason + ")");
+             c.reason == "approval_required"
+                 ? "blocked until approved (approval_required): run `omnigraph cluster approve graph." +
+                       GraphOf(c.resource) + " --as ACTOR`, then apply again"
+                 : "blocked by an unapplied or missing dependency (" + c.reason + ")");
     } else if (c.disposition == "deferred") {
       s.Warn("apply_unsupported_change", c.resource,
              "this change is not applied by `cluster apply` (" + c.reason + ")");
@@ -194,7 +197,10 @@ CommandResult RunApply(const std::string& config_dir, const std::optional<std::s
     } else if (c.disposition == "derived") {
       next.statuses[c.resource] = {"applied", {}, std::nullopt};
     } else if (c.disposition == "blocked") {
-      next.statuses[c.resource] = {"blocked", {c.reason}, "waiting on an unapplied or missing dependency"};
+      next.statuses[c.resource] = {"blocked",
+                                   {c.reason},
+                                   c.reason == "approval_required" ? "waiting for `cluster approve`"
+                                                                   : "waiting on an unapplied or missing dependency"};
     }
   }
   for (const std::string& g : deleted) {
