@@ -11,6 +11,7 @@
 #include "cluster/cluster_config.h"
 #include "cluster/control.h"
 #include "common/error_codes.h"
+#include "common/utf8.h"
 
 namespace omnigraph::cli {
 namespace {
@@ -174,6 +175,7 @@ int Run(const std::string& command, const ClusterFlags& f) {
   if (command == "force-unlock") r = cluster::RunForceUnlock(dir, f.operand);
   if (command == "apply" || command == "approve") {
     const std::optional<std::string> actor = GraphFlags{}.Actor();
+    if (actor && !IsValidUtf8(*actor)) return ReportError(UsageError("--as: the actor must be UTF-8 text"), f.json);
     if (command == "apply") {
       r = cluster::RunApply(dir, actor);
     } else {

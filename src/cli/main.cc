@@ -150,5 +150,8 @@ int main(int argc, char** argv) {
     return CheckStdout(run());
   } catch (const std::bad_alloc&) {
     return ReportError(omnigraph::Status(omnigraph::ErrorCode::kResourceExhausted, "out of memory"), false);
+  } catch (const std::exception& e) {
+    return ReportError(omnigraph::Status(omnigraph::ErrorCode::kInternal, std::string("unexpected error: ") + e.what()),
+                       false);
   }
 }

@@ -136,7 +136,7 @@ CommandResult RunApply(const std::string& config_dir, const std::optional<std::s
   for (const auto& c : changes) {
     if (c.disposition != "applied" || c.operation == "delete" || !c.after) continue;
     const std::string key = Ledger::PayloadKey(c.resource, *c.after);
-    if (key.empty() || c.binding_change) continue;
+    if (key.empty()) continue;
     const ResourceSummary* r = s.Desired(c.resource);
     if (Sha256Hex(r->content) != *c.after) {
       s.Error("resource_content_changed", c.resource,
@@ -145,7 +145,12 @@ CommandResult RunApply(const std::string& config_dir, const std::optional<std::s
       continue;
     }
     Status st = s.ledger().store().PutIfAbsent(key, r->content);
-    if (!st.ok() && st.category() != StatusCode::kAlreadyExists) {
+    if (st.category() == StatusCode::kAlreadyExists) {
+      // Content-addressed: an object that does not hold its digest was damaged; write it again.
+      auto there = s.ledger().store().Get(key);
+      st = there.ok() && Sha256Hex(*there) == *c.after ? Status::Ok() : s.ledger().store().Put(key, r->content);
+    }
+    if (!st.ok()) {
       s.Error("resource_payload_write_error", c.resource, "could not write " + key + ": " + st.ToString());
       payload_failed = true;
     }
@@ -230,6 +235,10 @@ CommandResult RunApply(const std::string& config_dir, const std::optional<std::s
         std::any_of(changes.begin(), changes.end(), [&](const Change& c) { return c.resource == r.address; });
     if (!changed && st != next.statuses.end() && st->second.status == "blocked")
       st->second = {"applied", {}, std::nullopt};
+  }
+  for (auto it = next.statuses.begin(); it != next.statuses.end();) {  // nothing declared or recorded
+    const bool orphan = desired.resource_digests.count(it->first) == 0 && next.resources.count(it->first) == 0;
+    it = orphan ? next.statuses.erase(it) : std::next(it);
   }
   for (const std::string& g : created) next.observations.erase("graph." + g);  // refresh observes again
   for (const auto& r : desired.resources) {

@@ -76,7 +76,7 @@ void ObserveGraphs(Session& s, ClusterState* state) {
     const std::string uri = s.ledger().root().GraphUri(g);
     const ResourceSummary* schema = s.Desired("schema." + g);
     const std::string desired_schema = schema ? schema->digest : "";
-    LiveGraph live = ObserveGraph(uri);
+    LiveGraph live = ObserveGraph(uri, schema ? schema->content : "");
     OrderedJson o = OrderedJson::object();
     o["address"] = r.address;
     o["kind"] = "graph";
@@ -86,8 +86,7 @@ void ObserveGraphs(Session& s, ClusterState* state) {
     o["desired_schema_digest"] = desired_schema;
     o["schema_digest"] = live.schema_digest ? OrderedJson(*live.schema_digest) : OrderedJson(nullptr);
     o["graph_manifest_version"] = live.version ? OrderedJson(*live.version) : OrderedJson(nullptr);
-    o["schema_matches_desired"] =
-        live.schema_digest ? OrderedJson(*live.schema_digest == desired_schema) : OrderedJson(nullptr);
+    o["schema_matches_desired"] = live.schema_digest ? OrderedJson(live.matches_desired) : OrderedJson(nullptr);
     o["error"] = live.error.empty() ? OrderedJson(nullptr) : OrderedJson(live.error);
     if (!live.exists) {
       o["schema_matches_desired"] = false;
@@ -101,10 +100,11 @@ void ObserveGraphs(Session& s, ClusterState* state) {
         state->statuses[a + g] = {"error", {"graph_observation_error"}, live.error};
       }
     } else {
-      state->resources["schema." + g].digest = *live.schema_digest;
+      // A live schema with the desired schema id is the desired one, whatever its bytes.
+      state->resources["schema." + g].digest = live.matches_desired ? desired_schema : *live.schema_digest;
       state->resources[r.address];  // an imported graph is recorded with its live schema
       RecomputeGraphDigest(g, state);
-      const bool match = *live.schema_digest == desired_schema;
+      const bool match = live.matches_desired;
       for (const char* a : {"graph.", "schema."}) {
         state->statuses[a + g] = match ? ResourceStatus{"applied", {}, std::nullopt}
                                        : ResourceStatus{"drifted", {"schema_mismatch"}, std::nullopt};

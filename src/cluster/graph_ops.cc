@@ -22,7 +22,7 @@ OpenOptions ReadOnly() {
 
 }  // namespace
 
-LiveGraph ObserveGraph(const std::string& uri) {
+LiveGraph ObserveGraph(const std::string& uri, const std::string& desired_source) {
   LiveGraph live;
   auto db = Database::Open(uri, ReadOnly());
   if (!db.ok()) {
@@ -40,6 +40,11 @@ LiveGraph ObserveGraph(const std::string& uri) {
   }
   live.schema_digest = Sha256Hex(*source);
   live.version = snap->version;
+  live.matches_desired = *source == desired_source;
+  if (!live.matches_desired) {
+    auto plan = (*db)->PlanSchema(desired_source);
+    live.matches_desired = plan.ok() && plan->from_schema_id == plan->to_schema_id;
+  }
   return live;
 }
 
@@ -64,6 +69,9 @@ Result<ConvergeResult> ConvergeGraph(const std::string& uri, const std::string& 
   OG_ASSIGN_OR_RETURN(std::string live, (*db)->SchemaSource());
   if (live == schema_source) return result;
   OG_ASSIGN_OR_RETURN(SchemaPlan plan, (*db)->PlanSchema(schema_source));
+  // The same catalog in other bytes (comments, layout): the engine keeps one source per schema id,
+  // so there is nothing to apply and the graph already holds the declared schema.
+  if (plan.from_schema_id == plan.to_schema_id) return result;
   if (!plan.supported) {
     std::string why;
     for (const auto& step : plan.steps) {

@@ -18,10 +18,12 @@ struct LiveGraph {
   std::optional<std::string> schema_digest;  // sha256 of its schema source at main's head
   std::optional<uint64_t> version;           // main's ref version
   std::string error;                         // why it exists but did not open
+  bool matches_desired = false;              // its schema is the desired one (same schema id)
 };
 
-// Opens `uri` read-only and reports what is there.
-LiveGraph ObserveGraph(const std::string& uri);
+// Opens `uri` read-only and reports what is there, compared with `desired_source` (schemas that
+// compile to the same schema id match, whatever their comments and layout).
+LiveGraph ObserveGraph(const std::string& uri, const std::string& desired_source);
 
 // The migration from the live graph's schema to `schema_source` (read-only).
 Result<SchemaPlan> PreviewMigration(const std::string& uri, const std::string& schema_source);

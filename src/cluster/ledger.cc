@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <cctype>
 #include <cinttypes>
 #include <cstdio>
 #include <filesystem>
@@ -120,6 +121,25 @@ Result<Approval> ParseApproval(std::string_view text, const std::string& source)
   return a;
 }
 
+bool ValidId(std::string_view id) {
+  if (id.empty() || !(std::isalpha(static_cast<unsigned char>(id[0])) || id[0] == '_')) return false;
+  for (char c : id) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-') return false;
+  }
+  return true;
+}
+
+// A resource address whose ids follow the id rule (so no address reaches outside its folder).
+bool ValidAddress(std::string_view a) {
+  for (std::string_view prefix : {"graph.", "schema.", "policy.", "provider.embedding."}) {
+    if (a.starts_with(prefix)) return ValidId(a.substr(prefix.size()));
+  }
+  if (!a.starts_with("query.")) return false;
+  a.remove_prefix(6);
+  const size_t dot = a.find('.');
+  return dot != std::string_view::npos && ValidId(a.substr(0, dot)) && ValidId(a.substr(dot + 1));
+}
+
 std::string HostName() {
   char buf[256] = {0};
   if (gethostname(buf, sizeof(buf) - 1) != 0) return "";
@@ -202,7 +222,7 @@ std::string SerializeState(const ClusterState& s) {
             {"resource_statuses", statuses},
             {"approval_records", approvals},
             {"observations", observations}};
-  return j.dump(2) + "\n";
+  return j.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
 }
 
 Result<ClusterState> ParseState(std::string_view text, std::string_view source) {
@@ -242,6 +262,10 @@ Result<ClusterState> ParseState(std::string_view text, std::string_view source) 
       if (!(*it)["embedding_profile"].is_object()) return r.Bad(where + ".embedding_profile", "must be an object");
       res.embedding_profile = (*it)["embedding_profile"].dump();
     }
+    if (!ValidAddress(it.key()))
+      return r.Bad(where,
+                   "is not a resource address (graph.<id>, schema.<id>, query.<id>.<name>, policy.<name>, "
+                   "provider.embedding.<name>)");
     s.resources[it.key()] = std::move(res);
   }
   const Json& statuses = j.value("resource_statuses", Json::object());
@@ -355,7 +379,7 @@ Result<LockInfo> Ledger::AcquireLock(const std::string& operation) {
   l.created_at = FormatMicrosIso(NowMicros());
   l.pid = static_cast<uint32_t>(getpid());
   l.host = HostName();
-  Status st = store_->PutIfAbsent(kLockKey, ToJson(l).dump(2));
+  Status st = store_->PutIfAbsent(kLockKey, ToJson(l).dump(2, ' ', false, Json::error_handler_t::replace));
   if (st.ok()) return l;
   if (st.category() != StatusCode::kAlreadyExists) return st;
   auto held = ReadLock();
@@ -417,13 +441,15 @@ Result<std::vector<Approval>> Ledger::ListApprovals(std::vector<std::string>* ba
 }
 
 Status Ledger::WriteApproval(const Approval& a) {
-  return store_->PutIfAbsent(std::string(kApprovalsPrefix) + a.approval_id + ".json", ApprovalJson(a).dump(2) + "\n");
+  return store_->PutIfAbsent(std::string(kApprovalsPrefix) + a.approval_id + ".json",
+                             ApprovalJson(a).dump(2, ' ', false, Json::error_handler_t::replace) + "\n");
 }
 
 Status Ledger::MarkApprovalConsumed(const Approval& approval, const std::string& consumed_at) {
   Approval a = approval;
   a.consumed_at = consumed_at;
-  return store_->Put(std::string(kApprovalsPrefix) + a.approval_id + ".json", ApprovalJson(a).dump(2) + "\n");
+  return store_->Put(std::string(kApprovalsPrefix) + a.approval_id + ".json",
+                     ApprovalJson(a).dump(2, ' ', false, Json::error_handler_t::replace) + "\n");
 }
 
 }  // namespace omnigraph::cluster
