@@ -206,6 +206,18 @@ struct MergeOptions {
   bool delete_source = false;  // delete the source branch after a successful merge
 };
 
+// Names the actor of the writes THIS thread makes while the object lives: their commits, ref log
+// entries, branch creates/deletes and cleanup records record `actor` instead of the handle's
+// OpenOptions::actor (the innermost of nested scopes wins). A server acting for many callers on one
+// shared Database sets it per request. Not movable; destroy it on the thread that made it.
+class ScopedActor {
+ public:
+  explicit ScopedActor(std::string actor);
+  ~ScopedActor();
+  ScopedActor(const ScopedActor&) = delete;
+  ScopedActor& operator=(const ScopedActor&) = delete;
+};
+
 class Database {
  public:
   // Creates a graph at `uri` (a path, file://, or memory://) from .pg schema source. Errors:

@@ -68,15 +68,7 @@ struct MergeFlags {
 
 // A merge with conflicts published nothing: exit as `merge_conflict`, listing every conflict.
 int ReportConflicts(const MergeFlags& m, const MergeResult& r, bool json) {
-  const MergeConflict& first = r.conflicts.front();
-  Json list = Json::array();
-  for (const auto& c : r.conflicts) list.push_back(MergeConflictJson(c));
-  Status s =
-      Status(ErrorCode::kMergeConflict, "merge of '" + m.source + "' into '" + m.options.target + "' has " +
-                                            std::to_string(r.conflicts.size()) +
-                                            " conflict(s), nothing was published; first: " + first.kind + " on " +
-                                            first.type_name + " '" + first.entity_id + "': " + first.message)
-          .WithDetails(CanonicalJson(Json{{"merge_conflicts", list}}));
+  Status s = MergeConflictStatus(m.source, m.options.target, r.conflicts);
   if (json) return ReportError(s, json);
   std::fprintf(stderr, "error[merge_conflict]: %s\n", s.message().c_str());
   for (const auto& c : r.conflicts) {

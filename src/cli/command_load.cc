@@ -17,6 +17,7 @@
 
 #include "cli/cli_graph.h"
 #include "cli/cli_util.h"
+#include "common/api_json.h"
 #include "common/check.h"
 #include "common/clock.h"
 #include "common/error_codes.h"
@@ -105,49 +106,18 @@ struct LoadFlags {
   bool ingest = false;  // the Rust CLI's deprecated `ingest`: --mode merge, --from main by default
 };
 
-// The Rust CLI's LoadOutput / IngestOutput, then ours: per-type insert/update/delete counts,
-// whether a commit was published, its version, and the actor.
+// The Rust CLI's LoadOutput / IngestOutput, then ours (common/api_json.h).
 OrderedJson LoadJson(const LoadFlags& f, Database& db, const LoadSummary& r) {
-  OrderedJson nodes = OrderedJson::array(), edges = OrderedJson::array();
-  for (const auto& [name, st] : r.types) {
-    OrderedJson t = OrderedJson::object();
-    t["name"] = name;
-    t["entities_loaded"] = st.loaded;
-    t["inserted"] = st.changes.inserted;
-    t["updated"] = st.changes.updated;
-    t["deleted"] = st.changes.deleted;
-    (st.kind == EntityKind::kNode ? nodes : edges).push_back(std::move(t));
-  }
-  OrderedJson commit = nullptr;
+  std::optional<CommitInfo> commit;
   if (r.committed) {
     auto c = db.GetCommit(r.commit_id);
     if (c.ok()) {
-      CommitInfo info = *c;
-      info.version = r.version;  // the ref version the load published (a commit read by id has none)
-      commit = CommitOutputJson(info);
+      commit = *c;
+      commit->version = r.version;  // the ref version the load published (a commit read by id has none)
     }
   }
-  OrderedJson j = OrderedJson::object();
-  j["uri"] = db.uri();
-  j["branch"] = f.branch;
-  if (f.ingest) {
-    j["base_branch"] = f.from;
-    j["branch_created"] = r.branch_created;
-    j["mode"] = f.mode;
-  } else {
-    j["mode"] = f.mode;
-    if (!f.from.empty()) j["base_branch"] = f.from;
-    j["branch_created"] = r.branch_created;
-  }
-  j["nodes"] = std::move(nodes);
-  j["edges"] = std::move(edges);
-  j["total_entities"] = r.records;
-  if (f.ingest) j["actor_id"] = OrderedJson(ActorJson(db));
-  j["commit"] = std::move(commit);
-  j["committed"] = r.committed;
-  j["version"] = r.version;
-  if (!f.ingest) j["actor_id"] = OrderedJson(ActorJson(db));
-  return j;
+  LoadRequestText request{db.uri(), f.branch, f.from, f.mode, f.ingest, db.actor()};
+  return LoadOutputJson(request, r, commit);
 }
 
 void PrintLoadHuman(const LoadFlags& f, Database& db, const LoadSummary& r) {

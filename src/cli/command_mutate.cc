@@ -6,6 +6,7 @@
 
 #include "cli/cli_graph.h"
 #include "cli/cli_util.h"
+#include "common/api_json.h"
 #include "common/error_codes.h"
 #include "common/json.h"
 #include "common/output_json.h"
@@ -76,14 +77,7 @@ int RunMutate(MutateFlags f) {
   auto r = (*g)->Mutate(source, params, f.branch, query_name, if_commit);
   if (!r.ok()) return PrintMutationError(r.status(), json, source, f.file);
   if (json) {  // the Rust CLI's ChangeOutput
-    OrderedJson j = OrderedJson::object();
-    j["branch"] = f.branch;
-    j["query_name"] = r->query_name;
-    j["affected_nodes"] = r->affected_nodes;
-    j["affected_edges"] = r->affected_edges;
-    j["actor_id"] = OrderedJson(ActorJson(**g));
-    j["commit"] = r->commit ? CommitOutputJson(*r->commit) : OrderedJson(nullptr);
-    PrintJson(j);
+    PrintJson(ChangeOutputJson(f.branch, *r, (*g)->actor()));
     return kExitOk;
   }
   // The Rust CLI's lines, then what we add: the commit, or that nothing was published.

@@ -8,6 +8,7 @@
 
 #include "cli/cli_graph.h"
 #include "cli/cli_util.h"
+#include "common/api_json.h"
 #include "common/clock.h"
 #include "common/error_codes.h"
 #include "common/json.h"
@@ -93,34 +94,7 @@ int RunSnapshot(const GraphFlags& flags, const std::string& branch) {
   auto snap = (*g)->Snapshot(ReadTarget::Head(branch));
   if (!snap.ok()) return ReportError(snap.status(), flags.json);
   if (flags.json) {
-    // The Rust CLI's SnapshotOutput (datasets sorted edges first, then nodes, by name), then ours:
-    // the commit, schema and snapshot ids; a dataset's path is its table's folder.
-    std::vector<const TypeInfo*> sorted;
-    for (const auto& t : snap->types) sorted.push_back(&t);
-    std::sort(sorted.begin(), sorted.end(), [](const TypeInfo* a, const TypeInfo* b) {
-      return std::make_pair(!a->is_edge, a->name) < std::make_pair(!b->is_edge, b->name);
-    });
-    OrderedJson types = OrderedJson::array();
-    for (const TypeInfo* t : sorted) {
-      OrderedJson d = OrderedJson::object();
-      d["entity_kind"] = t->is_edge ? "edge" : "node";
-      d["type_name"] = t->name;
-      d["dataset_path"] = "tables/" + t->table_id;
-      d["published_dataset_version"] = t->table_version;
-      d["native_dataset_branch"] = nullptr;
-      d["entity_count"] = t->rows;
-      d["table_id"] = t->table_id;
-      types.push_back(std::move(d));
-    }
-    OrderedJson j = OrderedJson::object();
-    j["graph_branch"] = branch;
-    j["graph_manifest_version"] = snap->version;
-    j["internal_schema_version"] = OG_STORAGE_FORMAT_VERSION;
-    j["datasets"] = std::move(types);
-    j["graph_commit_id"] = snap->commit_id;
-    j["schema_id"] = snap->schema_id;
-    j["snapshot_id"] = snap->snapshot_id;
-    PrintJson(j);
+    PrintJson(SnapshotOutputJson(branch, *snap));
   } else {
     std::printf("branch %s, version %llu, commit %s\nsnapshot %s\nschema %s\n", branch.c_str(),
                 static_cast<unsigned long long>(snap->version), snap->commit_id.c_str(), snap->snapshot_id.c_str(),

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "common/api_json.h"
 #include "common/output_json.h"
 
 namespace omnigraph::cli {
@@ -20,19 +21,6 @@ std::vector<std::string_view> CodePoints(std::string_view s) {
     }
   }
   return out;
-}
-
-OrderedJson TargetJson(const ReadTargetText& t) {
-  OrderedJson j = OrderedJson::object();
-  j["branch"] = t.snapshot.empty() ? OrderedJson(t.branch) : OrderedJson(nullptr);
-  j["snapshot"] = t.snapshot.empty() ? OrderedJson(nullptr) : OrderedJson(t.snapshot);
-  return j;
-}
-
-OrderedJson RowJson(const QueryRows& r, size_t i) {
-  OrderedJson o = OrderedJson::object();
-  for (size_t c = 0; c < r.columns.size(); ++c) o[r.columns[c]] = OrderedJson(ValueToJson(r.rows[i][c]));
-  return o;
 }
 
 std::string CellText(const Value& v) {
@@ -128,19 +116,6 @@ size_t DisplayWidth(std::string_view s) {
   size_t n = 0;
   for (char c : s) n += IsContinuation(c) ? 0 : 1;
   return n;
-}
-
-OrderedJson ReadOutputJson(const QueryRows& r, const ReadTargetText& target) {
-  OrderedJson j = OrderedJson::object();
-  j["query_name"] = r.query_name;
-  j["target"] = TargetJson(target);
-  j["row_count"] = r.rows.size();
-  if (!r.columns.empty()) j["columns"] = r.columns;
-  OrderedJson rows = OrderedJson::array();
-  for (size_t i = 0; i < r.rows.size(); ++i) rows.push_back(RowJson(r, i));
-  j["rows"] = std::move(rows);
-  j["graph_commit_id"] = r.commit_id;
-  return j;
 }
 
 std::string RenderRead(const QueryRows& r, const ReadTargetText& target, std::string_view format,

@@ -17,6 +17,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/api_json.h"
 #include "common/json.h"
 
 #include "omnigraph/omnigraph.h"
@@ -29,15 +30,6 @@ struct ReadRenderOptions {
   size_t max_column_width = 80;  // defaults.table_max_column_width of the operator config
   CellLayout cell_layout = CellLayout::kTruncate;
 };
-
-// What was read: `snapshot` set for `--snapshot` reads, else `branch`.
-struct ReadTargetText {
-  std::string branch;
-  std::string snapshot;
-};
-
-// The json shape's object (also the API shape a server returns).
-OrderedJson ReadOutputJson(const QueryRows& rows, const ReadTargetText& target);
 
 // The whole output of `format` (one of table, kv, csv, jsonl, json), ending in a newline.
 std::string RenderRead(const QueryRows& rows, const ReadTargetText& target, std::string_view format,

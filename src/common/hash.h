@@ -33,6 +33,8 @@ std::array<uint8_t, 32> Sha256(std::string_view data);
 std::string Sha256Hex(std::string_view data);
 
 std::string HexEncode(std::string_view bytes);
+// The value of one hex digit (either case), or -1.
+int HexDigitValue(char c);
 // Returns false on odd length or non-hex characters.
 bool HexDecode(std::string_view hex, std::string* out);
 

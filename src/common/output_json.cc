@@ -1,5 +1,7 @@
 #include "common/output_json.h"
 
+#include "common/error_codes.h"
+
 #include <charconv>
 #include <cmath>
 #include <string>
@@ -143,6 +145,18 @@ OrderedJson SchemaPlanStepsJson(const SchemaPlan& plan) {
     steps.push_back(std::move(j));
   }
   return steps;
+}
+
+Status MergeConflictStatus(const std::string& source, const std::string& target,
+                           const std::vector<MergeConflict>& conflicts) {
+  const MergeConflict& first = conflicts.front();
+  Json list = Json::array();
+  for (const auto& c : conflicts) list.push_back(MergeConflictJson(c));
+  return Status(ErrorCode::kMergeConflict, "merge of '" + source + "' into '" + target + "' has " +
+                                               std::to_string(conflicts.size()) +
+                                               " conflict(s), nothing was published; first: " + first.kind + " on " +
+                                               first.type_name + " '" + first.entity_id + "': " + first.message)
+      .WithDetails(CanonicalJson(Json{{"merge_conflicts", list}}));
 }
 
 }  // namespace omnigraph

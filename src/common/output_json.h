@@ -45,6 +45,11 @@ OrderedJson CommitOutputJson(const CommitInfo& commit);
 // `merge_conflict` error's details; MergeConflict::property is API-only).
 Json MergeConflictJson(const MergeConflict& conflict);
 
+// The `merge_conflict` error of a merge of `source` into `target` that found `conflicts` (not
+// empty): its message names the count and the first, its details list all as merge_conflicts.
+Status MergeConflictStatus(const std::string& source, const std::string& target,
+                           const std::vector<MergeConflict>& conflicts);
+
 // The steps of a schema migration plan as `schema plan --json` prints them (and cluster plan embeds
 // them): [{kind, type_kind, type_name, property?, old_name?, constraint?, added_values?, mode?,
 // code?, entity?, reason?}] (empty strings and lists left out).

@@ -20,7 +20,9 @@ namespace {
 
 constexpr std::string_view kL202Message = "mutation declares no params; hardcoded mutations are easy to miss";
 
-std::string ScalarKind(TypeKind k) {
+}  // namespace
+
+std::string ParamKindName(TypeKind k) {
   switch (k) {
     case TypeKind::kString: return "string";
     case TypeKind::kBool: return "bool";
@@ -38,6 +40,8 @@ std::string ScalarKind(TypeKind k) {
   }
   return "string";
 }
+
+namespace {
 
 std::string ErrorText(const Status& st) {
   std::string out = std::string(st.code_string()) + ": " + st.message();
@@ -85,8 +89,8 @@ OperationDescriptor DescribeOperation(const IrQuery& query) {
     if (t.kind != IrType::Kind::kValue) {
       c.kind = "object";
     } else {
-      c.kind = ScalarKind(t.data.kind);
-      if (t.data.kind == TypeKind::kList) c.item_kind = ScalarKind(t.data.element);
+      c.kind = ParamKindName(t.data.kind);
+      if (t.data.kind == TypeKind::kList) c.item_kind = ParamKindName(t.data.element);
       if (t.data.kind == TypeKind::kVector) c.vector_dim = t.data.dimension;
     }
     d.result.push_back(std::move(c));

@@ -78,6 +78,10 @@ LintReport LintSources(std::string_view schema_source, std::string_view query_so
 // The result columns and read/write sets of a checked query.
 OperationDescriptor DescribeOperation(const IrQuery& query);
 
+// The parameter kind an operation descriptor and the server's stored-query catalog name a type
+// by: string, bool, int (I32/U32), bigint (I64/U64), float, date, datetime, blob, vector, list.
+std::string ParamKindName(TypeKind kind);
+
 // JSON shaped like the reference's `lint --json`: {status, schema_source{kind,path},
 // query_path, queries_processed, errors, warnings, infos, results[{name, kind, status,
 // warnings?, error?, error_code?, operation?{result[{name,kind,item_kind?,vector_dim?,nullable}],

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "common/error_codes.h"
+#include "common/hash.h"
 #include "io/memory_store.h"
 #include "io/s3/s3_store.h"
 
@@ -43,12 +44,6 @@ Result<std::string> AbsolutePath(std::string_view uri, std::string_view path) {
 // Decodes the percent escapes of a file:// URI's path (RFC 3986: "%20" is a space). A '%' not
 // followed by two hex digits, and an escaped NUL, are bad_uri.
 Result<std::string> PercentDecode(std::string_view uri, std::string_view text) {
-  auto hex = [](char c) -> int {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-  };
   std::string out;
   out.reserve(text.size());
   for (size_t i = 0; i < text.size(); ++i) {
@@ -56,8 +51,8 @@ Result<std::string> PercentDecode(std::string_view uri, std::string_view text) {
       out.push_back(text[i]);
       continue;
     }
-    const int hi = i + 1 < text.size() ? hex(text[i + 1]) : -1;
-    const int lo = i + 2 < text.size() ? hex(text[i + 2]) : -1;
+    const int hi = i + 1 < text.size() ? HexDigitValue(text[i + 1]) : -1;
+    const int lo = i + 2 < text.size() ? HexDigitValue(text[i + 2]) : -1;
     if (hi < 0 || lo < 0) {
       return BadUri(uri, "'%' at offset " + std::to_string(i) +
                              " is not followed by two hex digits (write %25 for a literal '%')");
@@ -165,7 +160,8 @@ Result<std::shared_ptr<ObjectStore>> OpenStore(const StoreUri& uri, OpenStoreOpt
       s3::S3StoreOptions so;
       so.writable = options.writable;
       so.unsafe_single_writer = options.unsafe_single_writer || s3::EnvTruthy(EnvOr("OMNIGRAPH_UNSAFE_SINGLE_WRITER"));
-      OG_ASSIGN_OR_RETURN(std::unique_ptr<s3::S3Store> s, s3::S3Store::Open(std::move(config), uri.bucket, uri.prefix, so));
+      OG_ASSIGN_OR_RETURN(std::unique_ptr<s3::S3Store> s,
+                          s3::S3Store::Open(std::move(config), uri.bucket, uri.prefix, so));
       return std::shared_ptr<ObjectStore>(std::move(s));
     }
   }

@@ -56,7 +56,7 @@ Result<RefEntry> Graph::PublishCreate(std::string_view name, const std::string& 
   entry.op = RefOp::kCreate;
   entry.commit_id = commit_id;
   entry.incarnation = NewUlidString();
-  entry.actor = options_.actor;
+  entry.actor = actor();
   entry.time_us = NowMicros();
   // Fast path: a name never used before is entry 1 (one request). Otherwise find the delete entry
   // of the previous incarnation and continue after it.
@@ -91,7 +91,7 @@ Result<RefEntry> Graph::DeleteBranch(std::string_view name) {
   entry.seq = head->seq + 1;
   entry.op = RefOp::kDelete;
   entry.incarnation = head->incarnation;
-  entry.actor = options_.actor;
+  entry.actor = actor();
   entry.time_us = NowMicros();
   OG_RETURN_IF_ERROR(refs_.Publish(name, &*head, &entry));
   MutexLock lock(&mu_);
@@ -107,7 +107,7 @@ Result<RefEntry> Graph::DeleteBranchIf(std::string_view name, const RefEntry& ex
   entry.seq = expected.seq + 1;
   entry.op = RefOp::kDelete;
   entry.incarnation = expected.incarnation;
-  entry.actor = options_.actor;
+  entry.actor = actor();
   entry.time_us = NowMicros();
   // put_if_absent of the entry after `expected` is the condition: it fails if anything (a write,
   // a delete, a delete and re-create) moved the branch since.
@@ -224,7 +224,7 @@ Result<RefEntry> Graph::AdvanceBranch(std::string_view branch, const RefEntry& e
   entry.op = RefOp::kAdvance;
   entry.commit_id = std::move(commit_id);
   entry.incarnation = expected.incarnation;
-  entry.actor = options_.actor;
+  entry.actor = actor();
   entry.time_us = NowMicros();
   OG_RETURN_IF_ERROR(refs_.Publish(branch, &expected, &entry));
   MutexLock lock(&mu_);

@@ -16,8 +16,26 @@
 #include "engine/graph/root_check.h"
 #include "engine/graph/schema_store.h"
 #include "io/staging_store.h"
+#include "omnigraph/omnigraph.h"
+
+namespace omnigraph {
+namespace {
+// The actors of the calling thread's live ScopedActor objects, innermost last.
+thread_local std::vector<std::string> scoped_actors;
+}  // namespace
+
+ScopedActor::ScopedActor(std::string actor) { scoped_actors.push_back(std::move(actor)); }
+ScopedActor::~ScopedActor() { scoped_actors.pop_back(); }
+
+}  // namespace omnigraph
 
 namespace omnigraph::engine {
+
+std::optional<std::string> Graph::actor() const {
+  if (!scoped_actors.empty()) return scoped_actors.back();
+  return options_.actor;
+}
+
 namespace {
 
 Status CheckRootForInit(io::ObjectStore& store) {
@@ -394,7 +412,7 @@ Result<WriteResult> Graph::Write(const WriteRequest& req) {
       c.parents = {snap.commit().id};
       if (prepared->merged_parent) c.parents.push_back(*prepared->merged_parent);
       c.branch = req.branch;
-      c.actor = options_.actor;
+      c.actor = actor();
       c.timestamp_us = NowMicros();
       c.operation = prepared->operation;
       c.message = prepared->message;
@@ -418,7 +436,7 @@ Result<WriteResult> Graph::Write(const WriteRequest& req) {
     entry.op = cap.create ? RefOp::kCreate : RefOp::kAdvance;
     entry.commit_id = c.id;
     entry.incarnation = cap.create ? NewUlidString() : cap.after->incarnation;
-    entry.actor = options_.actor;
+    entry.actor = actor();
     entry.time_us = changes ? c.timestamp_us : NowMicros();
     Status s = refs_.Publish(req.branch, cap.after ? &*cap.after : nullptr, &entry, /*update_hint=*/!cap.create);
     if (s.ok()) {

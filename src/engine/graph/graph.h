@@ -109,6 +109,9 @@ class Graph {
 
   io::ObjectStore& store() const { return *store_; }
   const GraphOptions& options() const { return options_; }
+  // The actor recorded on what this thread writes now: the innermost omnigraph::ScopedActor of the
+  // calling thread, else options().actor.
+  std::optional<std::string> actor() const;
 
   // The head of a branch. NotFound for an unknown or deleted branch; `corrupt` for a damaged ref
   // log or a missing commit or schema.

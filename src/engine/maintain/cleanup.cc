@@ -382,7 +382,7 @@ Result<GraphCleanup> CleanupGraph(Graph& graph, const CleanupPolicy& policy) {
   record.grace_us = policy.grace_us;
   record.keep = policy.keep;
   record.older_than_us = policy.older_than_us;
-  record.actor = graph.options().actor;
+  record.actor = graph.actor();
   record.kept_commits = kept;
   record.grafts = std::move(grafts);
   OG_RETURN_IF_ERROR(WriteCleanupRecord(store, record));

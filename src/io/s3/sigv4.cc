@@ -10,6 +10,7 @@
 #include <map>
 
 #include "common/error_codes.h"
+#include "common/hash.h"
 
 namespace omnigraph::io::s3 {
 namespace {
@@ -100,12 +101,6 @@ std::string UriEncode(std::string_view text, bool encode_slash) {
 }
 
 Result<std::string> UriDecode(std::string_view text) {
-  auto hex = [](char c) -> int {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-  };
   std::string out;
   out.reserve(text.size());
   for (size_t i = 0; i < text.size(); ++i) {
@@ -113,8 +108,8 @@ Result<std::string> UriDecode(std::string_view text) {
       out.push_back(text[i]);
       continue;
     }
-    const int hi = i + 1 < text.size() ? hex(text[i + 1]) : -1;
-    const int lo = i + 2 < text.size() ? hex(text[i + 2]) : -1;
+    const int hi = i + 1 < text.size() ? HexDigitValue(text[i + 1]) : -1;
+    const int lo = i + 2 < text.size() ? HexDigitValue(text[i + 2]) : -1;
     if (hi < 0 || lo < 0) return InvalidArgumentError("malformed percent escape in '" + std::string(text) + "'");
     out.push_back(static_cast<char>(hi * 16 + lo));
     i += 2;

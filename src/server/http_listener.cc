@@ -1,0 +1,130 @@
+#include "server/http_listener.h"
+
+#include <httplib.h>
+
+#include <atomic>
+#include <chrono>
+#include <thread>
+#include <utility>
+
+#include "common/error_codes.h"
+
+namespace omnigraph::server {
+
+struct HttpListener::Impl {
+  ListenerOptions options;
+  Precheck precheck;
+  Dispatch dispatch;
+  httplib::Server server;
+  int port = 0;
+  std::atomic<bool> stop_requested{false};
+  std::atomic<bool> running{false};  // inside Run
+};
+
+namespace {
+
+HttpRequest FromLibrary(const httplib::Request& req) {
+  HttpRequest r;
+  r.method = req.method;
+  std::string target = req.target.empty() ? req.path : req.target;
+  r.path = target.substr(0, target.find('?'));
+  for (const auto& [k, v] : req.params) r.query.emplace(k, v);
+  for (const auto& [k, v] : req.headers) {
+    // httplib adds these for its own bookkeeping; they are not the client's.
+    if (k == "REMOTE_ADDR" || k == "REMOTE_PORT" || k == "LOCAL_ADDR" || k == "LOCAL_PORT") continue;
+    r.headers.emplace_back(k, v);
+  }
+  r.remote = req.remote_addr;
+  return r;
+}
+
+void ToLibrary(HttpResponse response, httplib::Response& res) {
+  res.status = response.status;
+  for (auto& [k, v] : response.headers) res.set_header(k, v);
+  if (response.stream) {
+    auto stream = std::move(response.stream);
+    res.set_chunked_content_provider(response.content_type, [stream](size_t, httplib::DataSink& sink) {
+      Status s =
+          stream([&sink](std::string_view chunk) { return chunk.empty() || sink.write(chunk.data(), chunk.size()); });
+      if (!s.ok()) return false;  // cut the body: the client sees an incomplete chunked stream
+      sink.done();
+      return true;
+    });
+    return;
+  }
+  if (response.head_content_length) {
+    // HEAD: httplib sends the length and never calls the provider.
+    res.set_content_provider(static_cast<size_t>(*response.head_content_length), response.content_type,
+                             [](size_t, size_t, httplib::DataSink&) { return false; });
+    return;
+  }
+  res.set_content(std::move(response.body), response.content_type);
+}
+
+}  // namespace
+
+Result<std::unique_ptr<HttpListener>> HttpListener::Bind(const ListenerOptions& options, Precheck precheck,
+                                                         Dispatch dispatch) {
+  auto impl = std::make_unique<Impl>();
+  impl->options = options;
+  impl->precheck = std::move(precheck);
+  impl->dispatch = std::move(dispatch);
+  Impl* raw = impl.get();
+  httplib::Server& svr = impl->server;
+  const size_t threads = options.threads == 0 ? 1 : options.threads;
+  svr.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+  svr.set_payload_max_length(options.max_body_bytes);
+  svr.set_read_timeout(options.read_timeout_s, 0);
+  svr.set_write_timeout(options.write_timeout_s, 0);
+  svr.set_keep_alive_timeout(options.keep_alive_timeout_s);
+  svr.set_keep_alive_max_count(options.keep_alive_max_requests);
+  svr.set_pre_routing_handler([raw](const httplib::Request& req, httplib::Response& res) {
+    // Byte ranges are the Blob route's business (it answers 206 itself); left here, httplib would
+    // cut every 200 body again by the client's Range header.
+    const_cast<httplib::Request&>(req).ranges.clear();
+    std::optional<HttpResponse> early = raw->precheck(FromLibrary(req));
+    if (!early) return httplib::Server::HandlerResponse::Unhandled;
+    ToLibrary(std::move(*early), res);
+    return httplib::Server::HandlerResponse::Handled;
+  });
+  auto handler = [raw](const httplib::Request& req, httplib::Response& res) {
+    HttpRequest r = FromLibrary(req);
+    r.body = req.body;
+    ToLibrary(raw->dispatch(r), res);
+  };
+  svr.Get(".*", handler);  // GET and HEAD (httplib sends no body for HEAD)
+  svr.Post(".*", handler);
+  svr.Put(".*", handler);
+  svr.Patch(".*", handler);
+  svr.Delete(".*", handler);
+  svr.Options(".*", handler);
+  int port = options.port == 0 ? svr.bind_to_any_port(options.host)
+                               : (svr.bind_to_port(options.host, options.port) ? options.port : -1);
+  if (port <= 0) {
+    return Status(ErrorCode::kIo, "cannot listen on " + options.host + ":" + std::to_string(options.port) +
+                                      " (address in use, not local, or not permitted)");
+  }
+  impl->port = port;
+  return std::unique_ptr<HttpListener>(new HttpListener(std::move(impl)));
+}
+
+HttpListener::HttpListener(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+HttpListener::~HttpListener() { Stop(); }
+
+int HttpListener::port() const { return impl_->port; }
+const std::string& HttpListener::host() const { return impl_->options.host; }
+void HttpListener::Run() {
+  impl_->running = true;
+  if (!impl_->stop_requested) impl_->server.listen_after_bind();
+  impl_->running = false;
+}
+
+void HttpListener::Stop() {
+  impl_->stop_requested = true;
+  // httplib ignores a stop before its accept loop started: wait for the loop (Run checks the flag
+  // first, so a Stop before Run needs no wait).
+  while (impl_->running && !impl_->server.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  impl_->server.stop();
+}
+
+}  // namespace omnigraph::server

@@ -1,0 +1,57 @@
+// The HTTP listener: binds a socket, runs a bounded pool of connection threads, turns each request
+// into an HttpRequest for the server's callbacks and writes their HttpResponse back. The only file
+// that knows cpp-httplib (docs/decisions.md, "The HTTP library").
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "omnigraph/result.h"
+#include "server/http.h"
+
+namespace omnigraph::server {
+
+struct ListenerOptions {
+  std::string host = "127.0.0.1";
+  int port = 8080;      // 0 = the system picks
+  size_t threads = 32;  // connection threads: at most this many requests run at once
+  // The largest body any route takes; a longer Content-Length is refused by `precheck` first.
+  size_t max_body_bytes = size_t{32} << 20;
+  int read_timeout_s = 10;       // a client silent this long while sending is cut off
+  int write_timeout_s = 30;      // a client that reads nothing this long is cut off
+  int keep_alive_timeout_s = 5;  // an idle kept-alive connection is closed after this
+  size_t keep_alive_max_requests = 1000;
+};
+
+class HttpListener {
+ public:
+  // Answers a request from its line and headers alone, before its body is read (a refusal: 401,
+  // 404, 405, 413, 415), or nullopt to read the body and dispatch it.
+  using Precheck = std::function<std::optional<HttpResponse>(const HttpRequest& head)>;
+  using Dispatch = std::function<HttpResponse(HttpRequest& request)>;
+
+  // Binds host:port. `io_error` when the address cannot be bound.
+  static Result<std::unique_ptr<HttpListener>> Bind(const ListenerOptions& options, Precheck precheck,
+                                                    Dispatch dispatch);
+  ~HttpListener();
+  HttpListener(const HttpListener&) = delete;
+  HttpListener& operator=(const HttpListener&) = delete;
+
+  int port() const;                 // the bound port
+  const std::string& host() const;  // the bound host
+  // Serves until Stop; returns when the listener has stopped and in-flight requests finished.
+  void Run();
+  // Stops accepting; requests in flight finish (their connections close after them). Thread-safe;
+  // may be called before Run, from a signal-waiting thread.
+  void Stop();
+
+ private:
+  struct Impl;
+  explicit HttpListener(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace omnigraph::server
