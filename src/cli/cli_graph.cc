@@ -69,9 +69,9 @@ Result<OperatorSettings> GraphFlags::Settings(std::optional<std::string> format)
 Result<std::string> GraphFlags::Uri() const {
   const GlobalFlags& g = Globals();
   if (!g.server.empty()) {
-    return Status(ErrorCode::kUnimplemented,
-                  "--server: remote graphs (the HTTP client) are not implemented yet; address the graph's "
-                  "storage with --store or a URI");
+    return UsageError(
+        "this command needs direct storage access; --server addresses a served graph. Pass the "
+        "graph's storage with --store <uri> (or --cluster <dir> --graph <id>)");
   }
   if (!g.cluster.empty()) {
     for (const std::string* given : {&g.store, &uri_flag, &positional_uri}) {
@@ -97,9 +97,9 @@ Result<std::string> GraphFlags::Uri() const {
   switch (settings.scope) {
     case ScopeKind::kStore: return settings.target;
     case ScopeKind::kServer:
-      return Status(ErrorCode::kUnimplemented, "the scope of " + settings.scope_source + " is server '" +
-                                                   settings.target +
-                                                   "': remote graphs (the HTTP client) are not implemented yet");
+      return UsageError("this command needs direct storage access, but " + settings.scope_source +
+                        " resolves a server scope ('" + settings.target +
+                        "'); name storage explicitly with --store <uri> (or --cluster <dir> --graph <id>)");
     case ScopeKind::kCluster: return ClusterGraphUri(settings.target, settings.graph.value_or(""));
     case ScopeKind::kNone: break;
   }

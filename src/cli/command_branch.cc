@@ -3,6 +3,7 @@
 
 #include "cli/cli_graph.h"
 #include "cli/cli_util.h"
+#include "cli/remote_commands.h"
 #include "common/error_codes.h"
 #include "common/json.h"
 #include "common/output_json.h"
@@ -11,6 +12,7 @@ namespace omnigraph::cli {
 namespace {
 
 int RunCreate(const GraphFlags& flags, const std::string& name, const std::string& from) {
+  if (auto rc = RemoteBranchCreate(flags, name, from)) return *rc;
   auto g = OpenGraph(flags, /*writable=*/true);
   if (!g.ok()) return ReportError(g.status(), flags.json);
   EchoWriteTarget("branch create", flags);
@@ -31,6 +33,7 @@ int RunCreate(const GraphFlags& flags, const std::string& name, const std::strin
 }
 
 int RunList(const GraphFlags& flags) {
+  if (auto rc = RemoteBranchList(flags)) return *rc;
   auto g = OpenGraph(flags, /*writable=*/false);
   if (!g.ok()) return ReportError(g.status(), flags.json);
   auto names = (*g)->Branches();
@@ -44,6 +47,7 @@ int RunList(const GraphFlags& flags) {
 }
 
 int RunDelete(const GraphFlags& flags, const std::string& name) {
+  if (auto rc = RemoteBranchDelete(flags, name)) return *rc;
   auto g = OpenGraph(flags, /*writable=*/true);
   if (!g.ok()) return ReportError(g.status(), flags.json);
   EchoWriteTarget("branch delete", flags);
@@ -79,6 +83,7 @@ int ReportConflicts(const MergeFlags& m, const MergeResult& r, bool json) {
 }
 
 int RunMerge(const GraphFlags& flags, const MergeFlags& m) {
+  if (auto rc = RemoteBranchMerge(flags, m.source, m.options.target, m.options.delete_source)) return *rc;
   auto g = OpenGraph(flags, /*writable=*/true);
   if (!g.ok()) return ReportError(g.status(), flags.json);
   EchoWriteTarget("branch merge", flags);

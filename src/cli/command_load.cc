@@ -17,6 +17,7 @@
 
 #include "cli/cli_graph.h"
 #include "cli/cli_util.h"
+#include "cli/remote_commands.h"
 #include "common/api_json.h"
 #include "common/check.h"
 #include "common/clock.h"
@@ -155,6 +156,7 @@ int RunLoad(const LoadFlags& f) {
   }
   auto m = ParseLoadMode(f.mode);
   if (!m.ok()) return ReportError(AsUsageError(m.status()), json);
+  if (auto rc = RemoteLoad(f.graph, f.data, f.mode, f.branch, f.from, f.ingest)) return *rc;
   auto g = OpenGraph(f.graph, /*writable=*/true);
   if (!g.ok()) return ReportError(g.status(), json);
   LoadOptions o = f.limits;

@@ -6,6 +6,7 @@
 
 #include "cli/cli_graph.h"
 #include "cli/cli_util.h"
+#include "cli/remote_commands.h"
 #include "common/api_json.h"
 #include "common/error_codes.h"
 #include "common/json.h"
@@ -49,7 +50,7 @@ int RunMutate(MutateFlags f) {
     name = f.positional[0];
     f.graph.positional_uri = f.positional[1];
   } else if (f.positional.size() == 1) {
-    (Globals().store.empty() ? f.graph.positional_uri : name) = f.positional[0];
+    (Globals().store.empty() && Globals().server.empty() ? f.graph.positional_uri : name) = f.positional[0];
   }
   if (f.file.empty() == f.source.empty()) {
     return ReportError(UsageError("give the mutation as --query FILE or -e SOURCE (exactly one)"), json);
@@ -69,6 +70,7 @@ int RunMutate(MutateFlags f) {
     if (!p.ok()) return ReportError(p.status(), json);
     params = *p;
   }
+  if (auto rc = RemoteMutate(f.graph, source, name, params, f.branch, f.if_commit)) return *rc;
   auto g = OpenGraph(f.graph, /*writable=*/true);
   if (!g.ok()) return ReportError(g.status(), json);
   std::optional<std::string> query_name, if_commit;

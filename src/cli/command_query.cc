@@ -6,6 +6,7 @@
 #include "cli/cli_graph.h"
 #include "cli/cli_util.h"
 #include "cli/read_format.h"
+#include "cli/remote_commands.h"
 #include "common/clock.h"
 #include "common/error_codes.h"
 #include "common/json.h"
@@ -58,9 +59,10 @@ int RunQuery(const QueryFlags& f) {
     if (!p.ok()) return ReportError(p.status(), json_errors);
     params = *p;
   }
+  std::string branch = f.branch.empty() ? "main" : f.branch;
+  if (auto rc = RemoteQuery(f.graph, {source, f.name, params, branch, f.snapshot, format, render})) return *rc;
   auto g = OpenGraph(f.graph, /*writable=*/false);
   if (!g.ok()) return ReportError(g.status(), json_errors);
-  std::string branch = f.branch.empty() ? "main" : f.branch;
   ReadTarget at = f.snapshot.empty() ? ReadTarget::Head(branch) : ReadTarget::SnapshotId(f.snapshot);
   std::optional<std::string> name;
   if (!f.name.empty()) name = f.name;

@@ -8,6 +8,7 @@
 
 #include "cli/cli_graph.h"
 #include "cli/cli_util.h"
+#include "cli/remote_commands.h"
 #include "common/api_json.h"
 #include "common/clock.h"
 #include "common/error_codes.h"
@@ -82,6 +83,7 @@ Status ExportToStdout(Database& db, const ReadTarget& at, const std::vector<std:
 
 int RunExport(const GraphFlags& flags, const std::string& branch, const std::vector<std::string>& types,
               const std::string& out) {
+  if (auto rc = RemoteExport(flags, branch, types, out)) return *rc;
   auto g = OpenGraph(flags, /*writable=*/false);
   if (!g.ok()) return ReportError(g.status(), false);
   const ReadTarget at = ReadTarget::Head(branch);  // resolved once per export: one commit
@@ -89,6 +91,7 @@ int RunExport(const GraphFlags& flags, const std::string& branch, const std::vec
 }
 
 int RunSnapshot(const GraphFlags& flags, const std::string& branch) {
+  if (auto rc = RemoteSnapshot(flags, branch)) return *rc;
   auto g = OpenGraph(flags, /*writable=*/false);
   if (!g.ok()) return ReportError(g.status(), flags.json);
   auto snap = (*g)->Snapshot(ReadTarget::Head(branch));
@@ -108,6 +111,7 @@ int RunSnapshot(const GraphFlags& flags, const std::string& branch) {
 }
 
 int RunCommitList(const GraphFlags& flags, const std::string& branch) {
+  if (auto rc = RemoteCommitList(flags, branch)) return *rc;
   auto g = OpenGraph(flags, /*writable=*/false);
   if (!g.ok()) return ReportError(g.status(), flags.json);
   // The branch's ref moves (fast-forwards included), then inherited commits (docs/decisions.md).
@@ -128,6 +132,7 @@ int RunCommitList(const GraphFlags& flags, const std::string& branch) {
 }
 
 int RunCommitShow(const GraphFlags& flags, const std::string& id) {
+  if (auto rc = RemoteCommitShow(flags, id)) return *rc;
   auto g = OpenGraph(flags, /*writable=*/false);
   if (!g.ok()) return ReportError(g.status(), flags.json);
   auto c = (*g)->GetCommit(id);

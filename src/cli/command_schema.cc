@@ -9,6 +9,7 @@
 
 #include "cli/cli_graph.h"
 #include "cli/cli_util.h"
+#include "cli/remote_commands.h"
 #include "common/error_codes.h"
 #include "common/json.h"
 #include "common/output_json.h"
@@ -24,6 +25,7 @@ int RunSchemaShow(const GraphFlags& flags) {
                                             "command and does not apply."),
                        flags.json);
   }
+  if (auto rc = RemoteSchemaShow(flags)) return *rc;
   auto g = OpenGraph(flags, /*writable=*/false);
   if (!g.ok()) return ReportError(g.status(), flags.json);
   auto source = (*g)->SchemaSource(ReadTarget::Head("main"));

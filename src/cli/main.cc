@@ -9,6 +9,7 @@
 
 #include "cli/cli_graph.h"
 #include "cli/cli_util.h"
+#include "cli/remote_commands.h"
 #include "common/error_codes.h"
 
 namespace {
@@ -102,6 +103,7 @@ int main(int argc, char** argv) {
   AddBlobCommands(app, &run);
   AddLintCommand(app, &run);
   AddQueryCommand(app, &run);
+  AddRemoteCommands(app, &run);
   AddMutateCommand(app, &run);
   AddBranchCommands(app, &run);
   AddChangesCommands(app, &run);
