@@ -135,6 +135,7 @@ RemoteGraph::RemoteGraph(std::string base_url, std::string graph, std::optional<
   impl_->client->set_read_timeout(600, 0);
   impl_->client->set_write_timeout(600, 0);
   impl_->client->set_keep_alive(true);
+  impl_->client->set_tcp_nodelay(true);
   if (token) impl_->headers.emplace("Authorization", "Bearer " + *token);
   impl_->headers.emplace("User-Agent", std::string("omnigraph-cli/") + OG_VERSION);
 }

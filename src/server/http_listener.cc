@@ -1,6 +1,7 @@
 #include "server/http_listener.h"
 
 #include <httplib.h>
+#include <sys/socket.h>
 
 #include <atomic>
 #include <chrono>
@@ -78,6 +79,7 @@ Result<std::unique_ptr<HttpListener>> HttpListener::Bind(const ListenerOptions& 
   svr.set_write_timeout(options.write_timeout_s, 0);
   svr.set_keep_alive_timeout(options.keep_alive_timeout_s);
   svr.set_keep_alive_max_count(options.keep_alive_max_requests);
+  svr.set_tcp_nodelay(true);  // small JSON answers must not wait for a delayed ACK (Nagle)
   svr.set_pre_routing_handler([raw](const httplib::Request& req, httplib::Response& res) {
     // Byte ranges are the Blob route's business (it answers 206 itself); left here, httplib would
     // cut every 200 body again by the client's Range header.
@@ -98,12 +100,21 @@ Result<std::unique_ptr<HttpListener>> HttpListener::Bind(const ListenerOptions& 
   svr.Patch(".*", handler);
   svr.Delete(".*", handler);
   svr.Options(".*", handler);
+  // httplib 0.11 listens with a backlog of 5 (compiled into the library): a burst of clients
+  // connecting at once would overflow it. The socket is caught here and listened on again below
+  // with the system's limit (Linux updates the backlog of a listening socket).
+  int listen_fd = -1;
+  svr.set_socket_options([&listen_fd](int sock) {
+    httplib::default_socket_options(sock);
+    listen_fd = sock;
+  });
   int port = options.port == 0 ? svr.bind_to_any_port(options.host)
                                : (svr.bind_to_port(options.host, options.port) ? options.port : -1);
   if (port <= 0) {
     return Status(ErrorCode::kIo, "cannot listen on " + options.host + ":" + std::to_string(options.port) +
                                       " (address in use, not local, or not permitted)");
   }
+  if (listen_fd >= 0) ::listen(listen_fd, SOMAXCONN);
   impl->port = port;
   return std::unique_ptr<HttpListener>(new HttpListener(std::move(impl)));
 }
