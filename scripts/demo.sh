@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh
 cmake --preset release >/dev/null
-cmake --build build/release -j"$(nproc)" --target omnigraph
+cmake --build build/release -j"$(nproc)" --target omnigraph omnigraph-server
 og=build/release/src/cli/omnigraph
 graph=./demo.omni
 rm -rf "$graph"
@@ -43,4 +43,18 @@ step "an ad-hoc query: idle people per team (negation + aggregate)" "$og" query 
   'query idle() { match { $p: Person $p memberOf $t not { $p worksOn $_ } } return { $t.name, count($p) as idle } order { idle desc } limit 5 }'
 printf '\n== export (first 3 of %s lines)\n' "$("$og" export "$graph" | wc -l)"
 "$og" export "$graph" --type Team | head -3
+printf '\n== serve the graph over HTTP (omnigraph-server, bearer token) and query it remotely\n'
+addr=$(mktemp)
+OMNIGRAPH_SERVER_BEARER_TOKENS_JSON='{"demo":"demo-token"}' build/release/src/server/omnigraph-server \
+  --store "$graph" --bind 127.0.0.1:0 --quiet > "$addr" &
+server_pid=$!
+trap 'kill $server_pid 2> /dev/null || true; rm -f "$addr"' EXIT
+for _ in $(seq 100); do grep -q OMNIGRAPH_LISTEN_ADDR "$addr" && break; sleep 0.05; done
+url="http://$(sed -n 's/^OMNIGRAPH_LISTEN_ADDR=//p' "$addr")"
+echo "listening on $url (graph id: default)"
+step "the same query through the server" env OMNIGRAPH_BEARER_TOKEN=demo-token "$og" query team_members \
+  --query examples/org.gq --params '{"team":"storage"}' --server "$url" --graph default
+step "the HTTP API directly" curl -s -H "Authorization: Bearer demo-token" "$url/graphs/default/branches"
+echo
+kill -TERM $server_pid && wait $server_pid
 printf '\nDone. The graph is in %s. What works and what comes next: docs/status.md.\n' "$graph"

@@ -9,7 +9,7 @@ PACKAGES=(
   clang libclang-rt-14-dev
   libzstd-dev liblz4-dev libroaring-dev libxxhash-dev
   libsimdjson-dev nlohmann-json3-dev libyaml-cpp-dev libcli11-dev
-  libfmt-dev libspdlog-dev libre2-dev jq
+  libfmt-dev libspdlog-dev libre2-dev jq curl
   libcpp-httplib-dev libcurl4-openssl-dev libssl-dev libtinyxml2-dev
   libhnswlib-dev libutf8proc-dev libstemmer-dev
   libgtest-dev libgmock-dev libbenchmark-dev
