@@ -59,6 +59,7 @@ int main(int argc, char** argv) {
   options.per_actor_bytes_max = EnvNumber<uint64_t>("OMNIGRAPH_PER_ACTOR_BYTES_MAX", uint64_t{4} << 30);
   std::string cache_dir = Env("OMNIGRAPH_CACHE_DIR").value_or("");
   bool quiet = false;
+  bool print_openapi = false;
   app.add_option("--cluster", options.boot.cluster, "Cluster folder or storage root (s3://bucket/prefix) to serve");
   app.add_option("--store", options.boot.store, "Serve one graph at this URI instead of a cluster");
   app.add_option("--graph-id", options.boot.graph_id, "The id a --store graph is served under (default: default)");
@@ -70,10 +71,15 @@ int main(int argc, char** argv) {
   app.add_option("--threads", options.listen.threads, "Connection threads (requests served at once; default 32)");
   app.add_option("--cache-dir", cache_dir, "Local disk cache for graphs on object storage");
   app.add_flag("--quiet", quiet, "No access log on stderr");
+  app.add_flag("--openapi", print_openapi, "Print the OpenAPI document (docs/openapi.json) and exit");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
+  }
+  if (print_openapi) {
+    std::fputs(OpenApiJson(/*with_security=*/true).c_str(), stdout);
+    return 0;
   }
   if (quiet) options.access_log = nullptr;
   options.boot.open.disk_cache_dir = cache_dir;
