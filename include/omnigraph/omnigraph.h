@@ -33,6 +33,18 @@
 
 namespace omnigraph {
 
+// What a write is about to do, for OpenOptions::authorize_write. `action` is the policy action
+// (docs/cluster.md, "Policies"): "change" (mutations, loads), "branch_create", "branch_delete",
+// "branch_merge", "schema_apply"; `branch` the branch acted on, `target_branch` the branch the
+// operation lands on (as the server's policy check names them); `actor` the writer (ScopedActor,
+// else OpenOptions::actor).
+struct WriteIntent {
+  std::string_view action;
+  std::optional<std::string> branch;
+  std::optional<std::string> target_branch;
+  std::optional<std::string> actor;
+};
+
 struct OpenOptions {
   std::optional<std::string> actor{};  // recorded on every commit this handle makes
   bool read_only = false;              // refuse writes (an open never writes in any case)
@@ -68,6 +80,11 @@ struct OpenOptions {
   std::string disk_cache_dir{};
   // The folder's size limit; past it the least recently used entries are deleted.
   uint64_t disk_cache_bytes = uint64_t{2} << 30;
+  // Called before every write of this handle (mutations, loads, branch create/delete/merge, schema
+  // apply) with what it will do; a non-ok status (its code and message as returned) refuses the
+  // write, changing nothing. omnigraph-server sets it from the graph's policy, a second check behind
+  // the one at its HTTP boundary. Empty: no check. Must be thread-safe.
+  std::function<Status(const WriteIntent&)> authorize_write{};
 };
 
 // Which snapshot a read sees. A branch name converts implicitly (its head), so

@@ -20,6 +20,7 @@
 
 namespace omnigraph {
 
+using database_internal::AuthorizeWrite;
 using database_internal::AutoCompactAfter;
 using database_internal::NoThrow;
 using database_internal::Resolve;
@@ -388,6 +389,7 @@ MutationSummary ToSummary(const engine::MutationResult& r, const std::string& br
 Result<MutationSummary> ApplyBound(Database::Impl& impl, const PreparedQuery& mutation, std::string_view params_json,
                                    const Params* params, const WriteOptions& options, bool user_prepared) {
   if (mutation.empty()) return InvalidArgumentError("the prepared query is empty (use Database::Prepare)");
+  OG_RETURN_IF_ERROR(AuthorizeWrite(impl, "change", options.branch, std::nullopt));
   OG_RETURN_IF_ERROR(
       compiler::SelectQuery(*mutation.impl()->compiled, mutation.name(), compiler::QueryKind::kMutation).status());
   auto bind = [&](const PreparedQuery& q) -> Result<compiler::ParamValues> {

@@ -154,6 +154,7 @@ Result<Database::SchemaApplyResult> Database::ApplySchema(std::string_view schem
                                                           std::optional<std::string> if_commit) {
   return NoThrow([&]() -> Result<SchemaApplyResult> {
     if (impl_->options.read_only) return PermissionDeniedError("the database was opened read-only");
+    OG_RETURN_IF_ERROR(database_internal::AuthorizeWrite(*impl_, "schema_apply", std::nullopt, std::string(branch)));
     SchemaApplyResult out;
     OG_ASSIGN_OR_RETURN(out.plan, PlanSchema(schema_source, allow_data_loss, branch));
     engine::SchemaApplyOptions o;

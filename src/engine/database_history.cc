@@ -113,8 +113,26 @@ ChangeBlock ToPublic(const compiler::Catalog& catalog, const engine::ChangeBlock
 
 // ---- Loads --------------------------------------------------------------------------------------
 
+namespace {
+
+// A load writes `options.branch`, and creates it from create_branch_from when it is missing.
+Status AuthorizeLoad(Database::Impl& impl, const LoadOptions& options) {
+  if (!impl.options.authorize_write) return Status::Ok();
+  if (options.create_branch_from) {
+    OG_ASSIGN_OR_RETURN(std::vector<std::string> live, impl.graph->Branches());
+    if (std::find(live.begin(), live.end(), options.branch) == live.end()) {
+      OG_RETURN_IF_ERROR(
+          database_internal::AuthorizeWrite(impl, "branch_create", *options.create_branch_from, options.branch));
+    }
+  }
+  return database_internal::AuthorizeWrite(impl, "change", options.branch, std::nullopt);
+}
+
+}  // namespace
+
 Result<LoadSummary> Database::Load(std::string_view ndjson, const LoadOptions& options) {
   return NoThrow([&]() -> Result<LoadSummary> {
+    OG_RETURN_IF_ERROR(AuthorizeLoad(*impl_, options));
     OG_ASSIGN_OR_RETURN(engine::LoadResult r, engine::LoadNdjson(*impl_->graph, ndjson, ToEngine(options)));
     database_internal::AutoCompactAfter(*impl_, options.branch, r.write);
     return ToSummary(r);
@@ -130,6 +148,7 @@ Result<LoadSummary> Database::Load(std::string_view ndjson, LoadMode mode, std::
 
 Result<LoadSummary> Database::LoadFile(const std::string& path, const LoadOptions& options) {
   return NoThrow([&]() -> Result<LoadSummary> {
+    OG_RETURN_IF_ERROR(AuthorizeLoad(*impl_, options));
     OG_ASSIGN_OR_RETURN(auto source, engine::OpenLoadFile(path, "data file"));
     OG_ASSIGN_OR_RETURN(engine::LoadResult r, engine::LoadNdjson(*impl_->graph, *source, ToEngine(options)));
     database_internal::AutoCompactAfter(*impl_, options.branch, r.write);
@@ -141,6 +160,8 @@ Result<LoadSummary> Database::LoadFile(const std::string& path, const LoadOption
 
 Result<BranchInfo> Database::CreateBranch(std::string_view name, std::string_view from) {
   return NoThrow([&]() -> Result<BranchInfo> {
+    OG_RETURN_IF_ERROR(
+        database_internal::AuthorizeWrite(*impl_, "branch_create", std::string(from), std::string(name)));
     OG_ASSIGN_OR_RETURN(engine::RefEntry e, impl_->graph->CreateBranch(name, from));
     return ToBranchInfo(name, e);
   });
@@ -148,6 +169,7 @@ Result<BranchInfo> Database::CreateBranch(std::string_view name, std::string_vie
 
 Result<BranchInfo> Database::CreateBranchAtCommit(std::string_view name, std::string_view commit_id) {
   return NoThrow([&]() -> Result<BranchInfo> {
+    OG_RETURN_IF_ERROR(database_internal::AuthorizeWrite(*impl_, "branch_create", std::nullopt, std::string(name)));
     OG_ASSIGN_OR_RETURN(engine::RefEntry e, impl_->graph->CreateBranchAtCommit(name, commit_id));
     return ToBranchInfo(name, e);
   });
@@ -159,6 +181,7 @@ Result<std::vector<std::string>> Database::Branches() {
 
 Result<BranchInfo> Database::DeleteBranch(std::string_view name) {
   return NoThrow([&]() -> Result<BranchInfo> {
+    OG_RETURN_IF_ERROR(database_internal::AuthorizeWrite(*impl_, "branch_delete", std::nullopt, std::string(name)));
     OG_ASSIGN_OR_RETURN(engine::RefEntry e, impl_->graph->DeleteBranch(name));
     return ToBranchInfo(name, e);
   });
@@ -166,6 +189,10 @@ Result<BranchInfo> Database::DeleteBranch(std::string_view name) {
 
 Result<MergeResult> Database::Merge(std::string_view source, const MergeOptions& options) {
   return NoThrow([&]() -> Result<MergeResult> {
+    OG_RETURN_IF_ERROR(database_internal::AuthorizeWrite(*impl_, "branch_merge", std::string(source), options.target));
+    if (options.delete_source) {
+      OG_RETURN_IF_ERROR(database_internal::AuthorizeWrite(*impl_, "branch_delete", std::nullopt, std::string(source)));
+    }
     engine::MergeOptions o;
     o.source = std::string(source);
     o.target = options.target;
@@ -392,6 +419,13 @@ Result<CheckReport> Database::Check(bool verify_data) {
 }
 
 namespace database_internal {
+
+Status AuthorizeWrite(Database::Impl& impl, std::string_view action, std::optional<std::string> branch,
+                      std::optional<std::string> target_branch) {
+  if (!impl.options.authorize_write) return Status::Ok();
+  return impl.options.authorize_write(
+      WriteIntent{action, std::move(branch), std::move(target_branch), impl.graph->actor()});
+}
 
 void AutoCompactAfter(Database::Impl& impl, const std::string& branch, const engine::WriteResult& write) {
   if (!write.committed || impl.auto_compact_fanout == 0 || impl.options.read_only) return;

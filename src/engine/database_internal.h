@@ -60,5 +60,9 @@ Result<engine::Snapshot> Resolve(engine::Graph& graph, const ReadTarget& at);
 // failure is logged as a warning and left for the next write or `optimize`.
 void AutoCompactAfter(Database::Impl& impl, const std::string& branch, const engine::WriteResult& write);
 
+// OpenOptions::authorize_write for a write of `action` (ok when none is set).
+Status AuthorizeWrite(Database::Impl& impl, std::string_view action, std::optional<std::string> branch,
+                      std::optional<std::string> target_branch);
+
 }  // namespace database_internal
 }  // namespace omnigraph

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <mutex>
 
 #include "common/error_codes.h"
 #include "omnigraph/omnigraph.h"
@@ -337,6 +338,49 @@ TEST(DatabaseInitTest, FailedInitRemovesTheFolderItCreated) {
   ASSERT_TRUE(good.ok()) << good.status().ToString();
   EXPECT_EQ((*good)->uri().rfind("file://", 0), 0u);
   std::filesystem::remove_all(root);
+}
+
+// OpenOptions::authorize_write sees every write with its action, branches and actor (the
+// thread's ScopedActor first) and can refuse it, changing nothing.
+TEST(DatabaseWriteGuardTest, EveryWriteIsAskedAndARefusalChangesNothing) {
+  std::vector<std::string> seen;
+  std::mutex mu;
+  OpenOptions o;
+  o.actor = "handle-actor";
+  o.authorize_write = [&](const WriteIntent& w) -> Status {
+    std::lock_guard<std::mutex> lock(mu);
+    seen.push_back(std::string(w.action) + " " + w.branch.value_or("-") + " " + w.target_branch.value_or("-") + " " +
+                   w.actor.value_or("-"));
+    if (w.action == "branch_delete" || w.branch == std::optional<std::string>("frozen")) {
+      return PermissionDeniedError("refused by the test");
+    }
+    return Status::Ok();
+  };
+  auto db = Database::Init("memory://write-guard", kSchema, o);
+  ASSERT_TRUE(db.ok()) << db.status().ToString();
+  ASSERT_TRUE((*db)->Load(kPeople, LoadMode::kAppend).ok());
+  {
+    ScopedActor as("alice");
+    ASSERT_TRUE((*db)->CreateBranch("feature", "main").ok());
+    ASSERT_TRUE((*db)->Mutate("query m() { insert Person { name: \"dee\" } }", "", "feature").ok());
+  }
+  EXPECT_EQ((*db)->DeleteBranch("feature").status().code_string(), "permission_denied");
+  auto branches = (*db)->Branches();
+  ASSERT_TRUE(branches.ok());
+  EXPECT_EQ(*branches, (std::vector<std::string>{"feature", "main"}));  // the refused delete did nothing
+  ASSERT_TRUE((*db)->CreateBranch("frozen", "main").ok());
+  auto refused = (*db)->Mutate("query m() { insert Person { name: \"eve\" } }", "", "frozen");
+  EXPECT_EQ(refused.status().code_string(), "permission_denied");
+  auto merged = (*db)->Merge("feature", MergeOptions{.target = "main", .delete_source = true});
+  EXPECT_EQ(merged.status().code_string(), "permission_denied");  // the source delete is refused up front
+  auto people = (*db)->Query("query c() { match { $p: Person } return { count($p) as n } }");
+  ASSERT_TRUE(people.ok());
+  EXPECT_EQ(people->rows[0][0].int_value(), 3);  // main unchanged by the refused merge
+  std::lock_guard<std::mutex> lock(mu);
+  EXPECT_EQ(seen[0], "change main - handle-actor");
+  EXPECT_EQ(seen[1], "branch_create main feature alice");
+  EXPECT_EQ(seen[2], "change feature - alice");
+  EXPECT_EQ(seen[3], "branch_delete - feature handle-actor");
 }
 
 }  // namespace

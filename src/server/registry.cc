@@ -34,11 +34,29 @@ Result<std::optional<policy::PolicyBundle>> BundleFor(const cluster::ServingSnap
   return std::optional<policy::PolicyBundle>(std::move(bundle));
 }
 
-Result<std::unique_ptr<ServedGraph>> OpenServed(const std::string& id, const std::string& uri, const OpenOptions& open,
+// The engine's own check of every write, behind the server's at its HTTP boundary: the graph's
+// bundle decides; without one, a write by an authenticated actor is refused (default-deny) and a
+// write without an actor (open mode) passes.
+Status CheckWrite(const ServedGraph& g, const WriteIntent& w) {
+  auto action = policy::ParsePolicyAction(w.action);
+  if (!action) return InternalError("unknown write action '" + std::string(w.action) + "'");
+  if (!g.policy) {
+    if (w.actor) return PermissionDeniedError("write refused by the engine's policy check: default-deny mode");
+    return Status::Ok();
+  }
+  if (!w.actor) return PermissionDeniedError("write refused by the engine's policy check: no actor");
+  policy::PolicyDecision d = policy::Decide(*g.policy, {*w.actor, *action, w.branch, w.target_branch});
+  if (d.allowed) return Status::Ok();
+  return PermissionDeniedError("write refused by the engine's policy check: " + d.message);
+}
+
+Result<std::unique_ptr<ServedGraph>> OpenServed(const std::string& id, const std::string& uri, OpenOptions open,
                                                 const std::vector<cluster::ServingQuery>& queries) {
   auto g = std::make_unique<ServedGraph>();
   g->id = id;
   g->uri = uri;
+  const ServedGraph* self = g.get();  // stable: the registry keeps it by unique_ptr
+  open.authorize_write = [self](const WriteIntent& w) { return CheckWrite(*self, w); };
   OG_ASSIGN_OR_RETURN(g->db, Database::Open(uri, open));
   for (const auto& q : queries) {
     if (q.graph != id) continue;

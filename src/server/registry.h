@@ -25,9 +25,10 @@ struct StoredQuery {
 struct ServedGraph {
   std::string id;
   std::string uri;
-  std::unique_ptr<Database> db;
   std::optional<policy::PolicyBundle> policy;  // the bundle bound to it (graph.<id>, else cluster)
   std::map<std::string, StoredQuery> queries;  // by name
+  // Last, so it is destroyed first: its write check reads `policy`.
+  std::unique_ptr<Database> db;
 };
 
 struct BootOptions {

@@ -256,5 +256,26 @@ TEST_F(AuthTest, DenialComesBeforeAdmission) {
   EXPECT_EQ(branch.status, 403) << branch;
 }
 
+// The engine checks every write of a served graph again (OpenOptions::authorize_write): a write
+// that reached the Database without the HTTP boundary's check is still decided by the policy.
+TEST_F(AuthTest, TheEngineRefusesWritesThePolicyDenies) {
+  ASSERT_NO_FATAL_FAILURE(StartTokens(kPolicy));
+  ServedGraph* g = server_->registry().Find("default");
+  ASSERT_NE(g, nullptr);
+  const std::string add = "query add() { insert Person { name: \"zed\" } }";
+  {
+    ScopedActor as("alice");
+    EXPECT_EQ(g->db->Mutate(add, "", "main").status().code_string(), "permission_denied");  // main is protected
+    ASSERT_TRUE(g->db->CreateBranch("scratch", "main").ok());
+    EXPECT_TRUE(g->db->Mutate(add, "", "scratch").ok());
+    EXPECT_EQ(g->db->DeleteBranch("scratch").status().code_string(), "permission_denied");  // no rule grants it
+  }
+  {
+    ScopedActor as("mallory");
+    EXPECT_EQ(g->db->Mutate(add, "", "scratch").status().code_string(), "permission_denied");
+  }
+  EXPECT_EQ(CountPeople("main"), kSeedPeople);
+}
+
 }  // namespace
 }  // namespace omnigraph::server::http_test
