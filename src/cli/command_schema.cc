@@ -10,6 +10,7 @@
 #include "cli/cli_graph.h"
 #include "cli/cli_util.h"
 #include "cli/remote_commands.h"
+#include "common/api_json.h"
 #include "common/error_codes.h"
 #include "common/json.h"
 #include "common/output_json.h"
@@ -102,6 +103,7 @@ int RunSchemaApply(const GraphFlags& flags, const std::string& path, bool allow_
                    const std::string& if_commit) {
   auto source = ReadFile(path, "schema");
   if (!source.ok()) return ReportError(source.status(), flags.json);
+  if (auto rc = RemoteSchemaApply(flags, *source, allow_data_loss, branch, if_commit)) return *rc;
   EchoWriteTarget("schema apply", flags);
   auto g = OpenGraph(flags, /*writable=*/true);
   if (!g.ok()) return ReportError(g.status(), flags.json);
@@ -109,17 +111,7 @@ int RunSchemaApply(const GraphFlags& flags, const std::string& path, bool allow_
                              if_commit.empty() ? std::nullopt : std::optional<std::string>(if_commit));
   if (!r.ok()) return ReportError(r.status(), flags.json);
   if (flags.json) {
-    OrderedJson j;
-    j["uri"] = (*g)->uri();
-    j["supported"] = r->plan.supported;
-    j["applied"] = r->applied;
-    j["step_count"] = r->plan.steps.size();
-    j["graph_manifest_version"] = r->version;
-    j["steps"] = SchemaPlanStepsJson(r->plan);
-    j["branch"] = r->plan.branch;
-    j["graph_commit_id"] = r->commit_id;
-    j["schema_id"] = r->plan.to_schema_id;
-    PrintJson(j);
+    PrintJson(SchemaApplyOutputJson((*g)->uri(), *r));
     return kExitOk;
   }
   std::printf("schema apply for %s\n", (*g)->uri().c_str());

@@ -296,6 +296,33 @@ std::optional<int> RemoteWrite(const GraphFlags& flags, std::string_view label,
 
 }  // namespace
 
+std::optional<int> RemoteSchemaApply(const GraphFlags& flags, const std::string& schema_source, bool allow_data_loss,
+                                     const std::string& branch, const std::string& if_commit) {
+  if (branch != "main" || !if_commit.empty()) {
+    auto remote = ResolveRemote(flags);
+    if (remote.ok() && !remote->has_value()) return std::nullopt;
+    return ReportError(UsageError("over a server, `schema apply` migrates main: --branch and --if-commit do not apply"),
+                       flags.json);
+  }
+  return RemoteWrite(
+      flags, "schema apply",
+      [&](RemoteGraph& g) {
+        return g.Post("/schema/apply",
+                      OrderedJson{{"schema_source", schema_source}, {"allow_data_loss", allow_data_loss}});
+      },
+      [](const OrderedJson& r) {
+        std::printf("schema apply for %s\nsupported: %s\napplied: %s\ngraph_manifest_version: %llu\n",
+                    r.value("uri", "").c_str(), r.value("supported", false) ? "yes" : "no",
+                    r.value("applied", false) ? "yes" : "no",
+                    static_cast<unsigned long long>(r.value("graph_manifest_version", 0)));
+        if (r["steps"].empty()) std::printf("no schema changes\n");
+        for (const auto& s : r["steps"]) {
+          std::printf("- %s %s%s\n", s.value("kind", "").c_str(), s.value("type_name", "").c_str(),
+                      s.contains("property") ? ("." + s.value("property", "")).c_str() : "");
+        }
+      });
+}
+
 std::optional<int> RemoteBranchCreate(const GraphFlags& flags, const std::string& name, const std::string& from) {
   return RemoteWrite(
       flags, "branch create",

@@ -35,6 +35,9 @@ std::optional<int> RemoteBranchMerge(const GraphFlags& flags, const std::string&
 std::optional<int> RemoteCommitList(const GraphFlags& flags, const std::string& branch);
 std::optional<int> RemoteCommitShow(const GraphFlags& flags, const std::string& id);
 std::optional<int> RemoteSchemaShow(const GraphFlags& flags);
+// Over a server, schema apply migrates main (no other branch, no --if-commit).
+std::optional<int> RemoteSchemaApply(const GraphFlags& flags, const std::string& schema_source, bool allow_data_loss,
+                                     const std::string& branch, const std::string& if_commit);
 
 // `graphs list`, `login NAME`, `logout NAME` (always remote / local to the operator's files).
 void AddRemoteCommands(CLI::App& app, CommandAction* run);

@@ -115,4 +115,18 @@ OrderedJson ChangeOutputJson(const std::string& branch, const MutationSummary& r
   return j;
 }
 
+OrderedJson SchemaApplyOutputJson(const std::string& uri, const Database::SchemaApplyResult& r) {
+  OrderedJson j = OrderedJson::object();
+  j["uri"] = uri;
+  j["supported"] = r.plan.supported;
+  j["applied"] = r.applied;
+  j["step_count"] = r.plan.steps.size();
+  j["graph_manifest_version"] = r.version;
+  j["steps"] = SchemaPlanStepsJson(r.plan);
+  j["branch"] = r.plan.branch;
+  j["graph_commit_id"] = r.commit_id;
+  j["schema_id"] = r.plan.to_schema_id;
+  return j;
+}
+
 }  // namespace omnigraph

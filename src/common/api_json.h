@@ -54,4 +54,8 @@ OrderedJson LoadOutputJson(const LoadRequestText& request, const LoadSummary& su
 OrderedJson ChangeOutputJson(const std::string& branch, const MutationSummary& summary,
                              const std::optional<std::string>& actor);
 
+// The answer of a schema apply: {uri, supported, applied, step_count, graph_manifest_version, steps,
+// branch, graph_commit_id, schema_id}.
+OrderedJson SchemaApplyOutputJson(const std::string& uri, const Database::SchemaApplyResult& result);
+
 }  // namespace omnigraph

@@ -57,17 +57,7 @@ Result<HttpResponse> HandleApplySchema(RouteContext& ctx) {
   if (ctx.actor()) as.emplace(*ctx.actor());
   OG_ASSIGN_OR_RETURN(Database::SchemaApplyResult r, ctx.db().ApplySchema(source, allow_data_loss, "main"));
   ctx.committed = r.applied;
-  OrderedJson j = OrderedJson::object();
-  j["uri"] = ctx.db().uri();
-  j["supported"] = r.plan.supported;
-  j["applied"] = r.applied;
-  j["step_count"] = r.plan.steps.size();
-  j["graph_manifest_version"] = r.version;
-  j["steps"] = SchemaPlanStepsJson(r.plan);
-  j["branch"] = r.plan.branch;
-  j["graph_commit_id"] = r.commit_id;
-  j["schema_id"] = r.plan.to_schema_id;
-  return JsonResponse(j);
+  return JsonResponse(SchemaApplyOutputJson(ctx.db().uri(), r));
 }
 
 namespace {

@@ -58,6 +58,12 @@ out="$("$og" load "${S[@]}" --data "$dir/e.ndjson" --mode merge --branch feat --
 [[ "$("$og" query --store "$g" -e 'query c() { match { $p: P } return { count($p) as n } }' --format json | jq .rows[0].n)" == 4 ]] ||
   fail "the served writes are not in the graph"
 
+# Schema apply over HTTP (a --store server allows it; cluster-served graphs refuse it).
+printf 'node P { n: String @key, v: I64?, w: String? }\nedge K: P -> P\n' > "$dir/s2.pg"
+out="$("$og" schema apply "${S[@]}" --schema "$dir/s2.pg" --json --quiet)"
+[[ "$(jq -r .applied <<< "$out")" == true ]] || fail "schema apply: $out"
+"$og" schema show "${S[@]}" | grep -q "w: String?" || fail "schema show after apply"
+
 # Errors keep their codes: a stale --if-commit is exit 4 with precondition_failure.
 set +e
 out="$("$og" mutate "${S[@]}" -e 'query m() { insert P { n: "x" } }' --if-commit "$head" --json 2> /dev/null)"; rc=$?
