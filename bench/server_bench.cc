@@ -276,7 +276,7 @@ int main(int argc, char** argv) {
   options.per_actor_inflight_max = std::max<size_t>(16, max_clients);  // every write is "anonymous"
   auto tokens = Take(omnigraph::server::TokenTable::FromPairs({}), "token table");
   std::unique_ptr<Server> server = Take(Server::Start(std::move(options), std::move(tokens)), "server start");
-  std::thread serving([srv = server.get()] { srv->Run(); });
+  std::thread serving([srv = server.get()] { srv->Run().IgnoreError(); });
   g_cleanup.server = server.get();
   g_cleanup.serving = &serving;
   const int port = server->port();

@@ -20,6 +20,7 @@ struct HttpListener::Impl {
   int port = 0;
   std::atomic<bool> stop_requested{false};
   std::atomic<bool> running{false};  // inside Run
+  int listen_fd = -1;                // the listening socket, once bound
 };
 
 namespace {
@@ -103,10 +104,12 @@ Result<std::unique_ptr<HttpListener>> HttpListener::Bind(const ListenerOptions& 
   // httplib 0.11 listens with a backlog of 5 (compiled into the library): a burst of clients
   // connecting at once would overflow it. The socket is caught here and listened on again below
   // with the system's limit (Linux updates the backlog of a listening socket).
-  int listen_fd = -1;
-  svr.set_socket_options([&listen_fd](int sock) {
-    httplib::default_socket_options(sock);
-    listen_fd = sock;
+  // SO_REUSEADDR only: httplib's default also sets SO_REUSEPORT, which lets a second server bind
+  // the same port and silently share its connections.
+  svr.set_socket_options([raw](int sock) {
+    int yes = 1;
+    ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
+    raw->listen_fd = sock;
   });
   int port = options.port == 0 ? svr.bind_to_any_port(options.host)
                                : (svr.bind_to_port(options.host, options.port) ? options.port : -1);
@@ -114,7 +117,7 @@ Result<std::unique_ptr<HttpListener>> HttpListener::Bind(const ListenerOptions& 
     return Status(ErrorCode::kIo, "cannot listen on " + options.host + ":" + std::to_string(options.port) +
                                       " (address in use, not local, or not permitted)");
   }
-  if (listen_fd >= 0) ::listen(listen_fd, SOMAXCONN);
+  if (impl->listen_fd >= 0) ::listen(impl->listen_fd, SOMAXCONN);
   impl->port = port;
   return std::unique_ptr<HttpListener>(new HttpListener(std::move(impl)));
 }
@@ -124,10 +127,15 @@ HttpListener::~HttpListener() { Stop(); }
 
 int HttpListener::port() const { return impl_->port; }
 const std::string& HttpListener::host() const { return impl_->options.host; }
-void HttpListener::Run() {
+Status HttpListener::Run() {
   impl_->running = true;
-  if (!impl_->stop_requested) impl_->server.listen_after_bind();
+  const bool clean = impl_->stop_requested || impl_->server.listen_after_bind();
   impl_->running = false;
+  if (!clean && !impl_->stop_requested) {
+    return Status(ErrorCode::kIo, "the listener on " + impl_->options.host + ":" + std::to_string(impl_->port) +
+                                      " stopped accepting connections");
+  }
+  return Status::Ok();
 }
 
 void HttpListener::Stop() {

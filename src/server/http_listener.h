@@ -42,8 +42,9 @@ class HttpListener {
 
   int port() const;                 // the bound port
   const std::string& host() const;  // the bound host
-  // Serves until Stop; returns when the listener has stopped and in-flight requests finished.
-  void Run();
+  // Serves until Stop; returns when the listener has stopped and in-flight requests finished:
+  // ok after Stop, `io_error` when the accept loop failed on its own.
+  [[nodiscard]] Status Run();
   // Stops accepting; requests in flight finish (their connections close after them). Thread-safe;
   // may be called before Run, from a signal-waiting thread.
   void Stop();

@@ -105,6 +105,10 @@ int main(int argc, char** argv) {
 
   auto tokens = TokenTable::FromEnvironment([](const char* name) { return Env(name); });
   if (!tokens.ok()) return Fail(tokens.status());
+  if (options.unauthenticated && !tokens->empty()) {
+    std::fprintf(stderr, "omnigraph-server: warning: --unauthenticated is ignored: bearer tokens are configured (%s)\n",
+                 tokens->source().c_str());
+  }
   auto server = Server::Start(std::move(options), std::move(*tokens));
   if (!server.ok()) return Fail(server.status());
   for (const auto& q : (*server)->registry().quarantined) {
@@ -118,9 +122,10 @@ int main(int argc, char** argv) {
     sigwait(&signals, &sig);
     raw->Stop();
   });
-  raw->Run();
+  Status served = raw->Run();
   // Run returned: stopped by a signal (the waiter is done) or the listener failed.
   pthread_kill(waiter.native_handle(), SIGTERM);
   waiter.join();
+  if (!served.ok()) return Fail(served);
   return 0;
 }

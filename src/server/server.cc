@@ -271,7 +271,7 @@ int Server::port() const { return impl_->listener->port(); }
 std::string Server::listen_address() const {
   return impl_->listener->host() + ":" + std::to_string(impl_->listener->port());
 }
-void Server::Run() { impl_->listener->Run(); }
+Status Server::Run() { return impl_->listener->Run(); }
 void Server::Stop() { impl_->listener->Stop(); }
 const Registry& Server::registry() const { return impl_->state.registry; }
 

@@ -40,7 +40,7 @@ class Server {
 
   int port() const;
   std::string listen_address() const;  // host:port
-  void Run();                          // serves until Stop
+  [[nodiscard]] Status Run();          // serves until Stop (ok), or until the listener fails (io_error)
   void Stop();                         // stops accepting; in-flight requests finish
 
   // One request through routing, auth, policy, admission and its handler (what the listener

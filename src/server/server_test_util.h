@@ -172,7 +172,7 @@ class ServerFixture : public ::testing::Test {
     auto s = Server::Start(std::move(o), std::move(*table));
     ASSERT_TRUE(s.ok()) << s.status().ToString();
     server_ = std::move(*s);
-    thread_ = std::thread([srv = server_.get()] { srv->Run(); });
+    thread_ = std::thread([srv = server_.get()] { EXPECT_TRUE(srv->Run().ok()); });
   }
   // Open mode (--unauthenticated, no tokens).
   void StartOpen(const Tweak& tweak = {}) {

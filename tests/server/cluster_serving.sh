@@ -1,0 +1,321 @@
+#!/usr/bin/env bash
+# omnigraph-server over an applied cluster (docs/server.md), through the real binaries: a cluster of
+# two graphs (one with stored queries and a graph policy) and a cluster-level policy granting
+# graph_list, applied with `omnigraph cluster apply`, then served with bearer tokens.
+#  - /healthz, /graphs (admin only, sorted), the stored-query catalog and its invocation, an unknown
+#    stored query (404), a cluster-served schema apply (409), policy allow/deny on mutations, the
+#    token's actor on the commit (an X-Actor-Id header changes nothing), default-deny on the graph
+#    with no policy;
+#  - graceful stop: a request in flight when SIGTERM arrives still finishes, new connections are
+#    refused, exit 0 (SIGTERM and SIGINT);
+#  - quarantine: a graph whose folder is gone is left out of /graphs and its routes answer 404;
+#    --require-all-graphs (or no healthy graph at all) refuses to start;
+#  - boot refusals: no tokens without --unauthenticated, a cluster never applied.
+# Usage: cluster_serving.sh <omnigraph binary> <omnigraph-server binary>
+set -euo pipefail
+og="$1"
+srv="$2"
+# shellcheck source=common.sh
+source "$(dirname "$0")/common.sh"
+# Nothing from the caller's environment may change how the server boots.
+unset OMNIGRAPH_SERVER_BEARER_TOKENS_FILE OMNIGRAPH_SERVER_BEARER_TOKENS_JSON OMNIGRAPH_SERVER_BEARER_TOKEN \
+  OMNIGRAPH_SERVER_BEARER_TOKENS_AWS_SECRET OMNIGRAPH_CLUSTER OMNIGRAPH_BIND OMNIGRAPH_UNAUTHENTICATED \
+  OMNIGRAPH_REQUIRE_ALL_GRAPHS OMNIGRAPH_CACHE_DIR OMNIGRAPH_CONFIG
+export OMNIGRAPH_FSYNC=0
+tokens='{"alice":"tok-a","bob":"tok-b"}'
+
+# --- helpers -------------------------------------------------------------------------------------
+start_server() {  # start_server ARGS... (env from the caller); sets $pid and $base
+  : > "$dir/out"
+  : > "$dir/err"
+  "$srv" "$@" > "$dir/out" 2> "$dir/err" &
+  pid=$!
+  local addr="" i
+  for i in $(seq 100); do
+    addr=$(sed -n 's/^OMNIGRAPH_LISTEN_ADDR=//p' "$dir/out")
+    [ -n "$addr" ] && break
+    if [ ! -e "/proc/$pid" ] || [ "$(state_of "$pid")" = Z ]; then
+      set +e; wait "$pid"; local rc=$?; set -e
+      pid=""
+      fail "server exited ($rc) before listening: $(cat "$dir/err")"
+    fi
+    sleep 0.1
+  done
+  [ -n "$addr" ] || fail "no OMNIGRAPH_LISTEN_ADDR line within 10 s"
+  base="http://$addr"
+}
+state_of() { sed 's/.*) //' "/proc/$1/stat" 2> /dev/null | cut -d' ' -f1; }
+stop_server() {  # stop_server SIGNAL: the server must exit 0 within 5 s
+  kill "-$1" "$pid"
+  await_exit "$1"
+}
+await_exit() {  # await_exit SIGNAL: the signalled server must exit 0 within 5 s
+  local sig="$1" i rc
+  for i in $(seq 50); do
+    if [ ! -e "/proc/$pid" ] || [ "$(state_of "$pid")" = Z ]; then break; fi
+    sleep 0.1
+  done
+  if [ -e "/proc/$pid" ] && [ "$(state_of "$pid")" != Z ]; then fail "SIG$sig: server still running after 5 s"; fi
+  set +e; wait "$pid"; rc=$?; set -e
+  pid=""
+  [ "$rc" -eq 0 ] || fail "SIG$sig: server exited $rc, not 0"
+}
+refused_boot() {  # refused_boot WHAT GREP ARGS...: the server must exit non-zero with GREP on stderr
+  local what="$1" pattern="$2" rc
+  shift 2
+  set +e
+  timeout 20 "$srv" --bind 127.0.0.1:0 "$@" > "$dir/rout" 2> "$dir/rerr"
+  rc=$?
+  set -e
+  [ "$rc" -ne 124 ] || fail "$what: the server started (and was killed after 20 s): $(cat "$dir/rout")"
+  [ "$rc" -ne 0 ] || fail "$what: exit 0"
+  grep -q "$pattern" "$dir/rerr" || fail "$what: exit $rc, stderr lacks '$pattern': $(cat "$dir/rerr")"
+  ! grep -q OMNIGRAPH_LISTEN_ADDR "$dir/rout" || fail "$what: printed a listen address"
+}
+req() {  # req TOKEN METHOD PATH [JSON BODY]; sets $code and $body (token "" sends no header)
+  local args=(-s -o "$dir/body" -w '%{http_code}' -X "$2")
+  [ -z "$1" ] || args+=(-H "Authorization: Bearer $1")
+  [ $# -lt 4 ] || args+=(-H 'Content-Type: application/json' --data-binary "$4")
+  : > "$dir/body"
+  code=$(curl "${args[@]}" "$base$3") || code=000
+  body=$(cat "$dir/body")
+}
+expect() {  # expect STATUS WHAT [PYTHON EXPRESSION over the body d]
+  [ "$code" = "$1" ] || fail "$2: expected HTTP $1, got $code: $body"
+  if [ $# -ge 3 ]; then
+    python3 -c 'import json, sys
+d = json.loads(sys.argv[2])
+sys.exit(0 if eval("(" + sys.argv[1] + ")") else 1)' "$3" "$body" || fail "$2: not ($3): $body"
+  fi
+}
+field() { python3 -c 'import json, sys; print(eval(sys.argv[1], {"d": json.loads(sys.argv[2])}))' "$1" "$body"; }
+
+# --- the cluster -----------------------------------------------------------------------------------
+c="$dir/cl"
+mkdir -p "$c/queries"
+cat > "$c/people.pg" << 'EOF'
+node Person {
+  name: String @key
+  age: I32?
+}
+node Company {
+  name: String @key
+}
+edge WorksAt: Person -> Company
+EOF
+cat > "$c/queries/people.gq" << 'EOF'
+query find_person($name: String) {
+  match { $p: Person { name: $name } }
+  return { $p.name, $p.age }
+}
+
+query add_person($name: String, $age: I32) {
+  insert Person { name: $name, age: $age }
+}
+EOF
+cat > "$c/base.policy.yaml" << 'EOF'
+version: 1
+groups:
+  readers: [alice, bob]
+  writers: [alice]
+protected_branches: [main]
+rules:
+  - id: readers-read
+    allow:
+      actors: { group: readers }
+      actions: [read]
+      branch_scope: any
+  - id: readers-invoke
+    allow:
+      actors: { group: readers }
+      actions: [invoke_query]
+  - id: writers-change
+    allow:
+      actors: { group: writers }
+      actions: [change]
+      branch_scope: any
+  - id: writers-schema
+    allow:
+      actors: { group: writers }
+      actions: [schema_apply]
+      target_branch_scope: any
+EOF
+cat > "$c/server.policy.yaml" << 'EOF'
+version: 1
+groups:
+  admins: [alice]
+rules:
+  - id: admins-list-graphs
+    allow:
+      actors: { group: admins }
+      actions: [graph_list]
+EOF
+cat > "$c/cluster.yaml" << 'EOF'
+version: 1
+metadata:
+  name: serving
+graphs:
+  knowledge:
+    schema: people.pg
+    queries: queries/
+  archive:
+    schema: people.pg
+policies:
+  base:
+    file: base.policy.yaml
+    applies_to: [knowledge]
+  server:
+    file: server.policy.yaml
+    applies_to: [cluster]
+EOF
+cp -r "$c" "$dir/never-applied"       # a folder that is never imported nor applied
+cp -r "$c" "$dir/imported-only"       # imported (revision 1) but never applied
+"$og" cluster import --config "$dir/imported-only" > /dev/null || fail "import of imported-only"
+
+"$og" cluster import --config "$c" > /dev/null || fail "cluster import"
+out=$("$og" cluster apply --config "$c" --as operator --json) || fail "cluster apply: $out"
+python3 -c 'import json, sys; d = json.loads(sys.argv[1]); sys.exit(0 if d["ok"] and d["converged"] else 1)' "$out" ||
+  fail "apply did not converge: $out"
+[ -d "$c/graphs/knowledge.omni" ] && [ -d "$c/graphs/archive.omni" ] || fail "apply created no graph roots"
+printf '{"type":"Person","data":{"name":"Ada","age":36}}\n{"type":"Person","data":{"name":"Bo","age":30}}\n' > "$dir/seed.jsonl"
+"$og" load --mode merge --data "$dir/seed.jsonl" --cluster "$c" --graph knowledge > /dev/null 2>&1 || fail "seed load"
+
+# --- serving ---------------------------------------------------------------------------------------
+OMNIGRAPH_SERVER_BEARER_TOKENS_JSON="$tokens" start_server --cluster "$c" --bind 127.0.0.1:0
+req "" GET /healthz
+expect 200 "healthz" 'd["status"] == "ok"'
+req tok-a GET /graphs
+expect 200 "graphs as admin" '[g["graph_id"] for g in d["graphs"]] == ["archive", "knowledge"]'
+req tok-b GET /graphs
+expect 403 "graphs as non-admin" 'd["code"] == "forbidden"'
+req "" GET /graphs
+expect 401 "graphs without a token" 'd["code"] == "unauthorized"'
+req tok-zzz GET /graphs/knowledge/snapshot
+expect 401 "unknown token"
+req tok-b GET /graphs/nosuch/snapshot
+expect 404 "unknown graph"
+
+req tok-b GET /graphs/knowledge/queries
+expect 200 "stored-query catalog" '[q["name"] for q in d["queries"]] == ["add_person", "find_person"]'
+expect 200 "find_person entry" \
+  '[q for q in d["queries"] if q["name"] == "find_person"][0]["params"] == [{"name": "name", "kind": "string", "nullable": False}]
+   and not [q for q in d["queries"] if q["name"] == "find_person"][0]["mutation"]
+   and [q for q in d["queries"] if q["name"] == "add_person"][0]["mutation"]
+   and [p["name"] for p in [q for q in d["queries"] if q["name"] == "add_person"][0]["params"]] == ["name", "age"]'
+req tok-b POST /graphs/knowledge/queries/find_person '{"params":{"name":"Ada"}}'
+expect 200 "stored read" 'd["row_count"] == 1 and d["rows"][0]["p.age"] == 36'
+req tok-b POST /graphs/knowledge/queries/no_such_query '{}'
+expect 404 "unknown stored query" 'd["error"] == "stored query not found"'
+req tok-b POST /graphs/archive/queries/find_person '{"params":{"name":"Ada"}}'
+expect 404 "stored query of another graph" 'd["error"] == "stored query not found"'
+
+schema='{"schema_source":"node Person {\n  name: String @key\n  age: I32?\n}\n"}'
+req tok-a POST /graphs/knowledge/schema/apply "$schema"
+expect 409 "schema apply on a cluster-served graph" 'd["code"] == "conflict"'
+req tok-b POST /graphs/knowledge/schema/apply "$schema"
+expect 403 "schema apply without schema_apply"
+
+ins='{"query":"query ins($n: String) { insert Person { name: $n, age: 7 } }","params":{"n":"Cy"}}'
+req tok-b POST /graphs/knowledge/mutate "$ins"
+expect 403 "mutate by a reader" 'd["code"] == "forbidden"'
+code=$(curl -s -o "$dir/body" -w '%{http_code}' -H 'Authorization: Bearer tok-b' -H 'X-Actor-Id: alice' \
+  -H 'Content-Type: application/json' --data-binary "$ins" "$base/graphs/knowledge/mutate") || code=000
+body=$(cat "$dir/body")
+expect 403 "mutate by a reader claiming X-Actor-Id: alice"
+req tok-a POST /graphs/knowledge/mutate "$ins"
+expect 200 "mutate by a writer" \
+  'd["actor_id"] == "alice" and d["affected_nodes"] == 1 and d["commit"]["actor_id"] == "alice"'
+commit=$(field 'd["commit"]["graph_commit_id"]')
+req tok-b GET "/graphs/knowledge/commits/$commit"
+expect 200 "the mutation's commit" 'd["actor_id"] == "alice" and d["graph_commit_id"] == "'"$commit"'"'
+req tok-b GET /graphs/knowledge/commits
+expect 200 "history" 'd["commits"][0]["graph_commit_id"] == "'"$commit"'" and d["commits"][0]["actor_id"] == "alice"'
+
+req tok-b POST /graphs/knowledge/queries/add_person '{"params":{"name":"Dee","age":5}}'
+expect 403 "stored mutation by a reader"
+req tok-a POST /graphs/knowledge/queries/add_person '{"params":{"name":"Dee","age":5}}'
+expect 200 "stored mutation by a writer" 'd["commit"]["actor_id"] == "alice" and d["affected_nodes"] == 1'
+for n in Cy Dee; do
+  req tok-b POST /graphs/knowledge/queries/find_person "{\"params\":{\"name\":\"$n\"}}"
+  expect 200 "read back $n" 'd["row_count"] == 1'
+done
+req tok-b POST /graphs/knowledge/queries/find_person '{"params":{"name":"Eve"}}'
+expect 200 "a stored read with no match" 'd["row_count"] == 0'
+
+# archive has no bound policy: default-deny (reads only), whoever asks.
+req tok-a POST /graphs/archive/mutate "$ins"
+expect 403 "mutate on the graph with no policy"
+req tok-b POST /graphs/archive/query '{"query":"query n() { match { $p: Person } return { count($p) as n } }"}'
+expect 200 "read on the graph with no policy" 'd["rows"][0]["n"] == 0'
+
+# Graceful stop with a request in flight: its body arrives 1.5 s after SIGTERM; it still finishes,
+# while new connections are refused.
+slow=$'{"query":"query ins($n: String) { insert Person { name: $n, age: 9 } }",\n"params":{"n":"Slow"}}'
+( printf '%s' "${slow%%$'\n'*}"; sleep 2; printf '%s' "${slow#*$'\n'}" ) |
+  curl -s -o "$dir/slow-body" -w '%{http_code}' -T - -X POST -H 'Authorization: Bearer tok-a' \
+    -H 'Content-Type: application/json' "$base/graphs/knowledge/mutate" > "$dir/slow-code" 2>&1 &
+slow_pid=$!
+sleep 0.5
+kill -TERM "$pid"
+refused=no
+for i in $(seq 20); do
+  if ! curl -s -o /dev/null -m 1 "$base/healthz"; then refused=yes; break; fi
+  sleep 0.05
+done
+await_exit TERM
+wait "$slow_pid" || true
+[ "$refused" = yes ] || fail "new connections still accepted after SIGTERM"
+[ "$(cat "$dir/slow-code")" = 200 ] || fail "in-flight request at SIGTERM: $(cat "$dir/slow-code") $(cat "$dir/slow-body")"
+
+# SIGINT; the in-flight write above is durable.
+OMNIGRAPH_SERVER_BEARER_TOKENS_JSON="$tokens" start_server --cluster "$c" --bind 127.0.0.1:0 --quiet
+req tok-b POST /graphs/knowledge/queries/find_person '{"params":{"name":"Slow"}}'
+expect 200 "the write in flight at SIGTERM" 'd["row_count"] == 1 and d["rows"][0]["p.age"] == 9'
+stop_server INT
+
+# --- quarantine --------------------------------------------------------------------------------------
+mv "$c/graphs/archive.omni" "$dir/archive.moved"
+OMNIGRAPH_SERVER_BEARER_TOKENS_JSON="$tokens" start_server --cluster "$c" --bind 127.0.0.1:0
+grep -q "graph 'archive' quarantined" "$dir/err" || fail "no quarantine line on stderr: $(cat "$dir/err")"
+req tok-a GET /graphs
+expect 200 "graphs with archive quarantined" '[g["graph_id"] for g in d["graphs"]] == ["knowledge"]'
+for route in snapshot commits queries; do
+  req tok-a GET "/graphs/archive/$route"
+  expect 404 "quarantined graph's /$route"
+done
+req tok-a POST /graphs/archive/query '{"query":"query n() { match { $p: Person } return { count($p) as n } }"}'
+expect 404 "quarantined graph's /query"
+req tok-b POST /graphs/knowledge/queries/find_person '{"params":{"name":"Ada"}}'
+expect 200 "the healthy graph next to a quarantined one" 'd["row_count"] == 1'
+stop_server TERM
+
+OMNIGRAPH_SERVER_BEARER_TOKENS_JSON="$tokens" refused_boot "--require-all-graphs with a broken graph" archive \
+  --cluster "$c" --require-all-graphs
+OMNIGRAPH_SERVER_BEARER_TOKENS_JSON="$tokens" OMNIGRAPH_REQUIRE_ALL_GRAPHS=1 \
+  refused_boot "OMNIGRAPH_REQUIRE_ALL_GRAPHS=1 with a broken graph" archive --cluster "$c"
+mkdir "$c/graphs/archive.omni"  # a folder that holds no graph
+echo junk > "$c/graphs/archive.omni/junk"
+OMNIGRAPH_SERVER_BEARER_TOKENS_JSON="$tokens" refused_boot "--require-all-graphs with a junk graph folder" archive \
+  --cluster "$c" --require-all-graphs
+mv "$c/graphs/knowledge.omni" "$dir/knowledge.moved"
+OMNIGRAPH_SERVER_BEARER_TOKENS_JSON="$tokens" refused_boot "no healthy graph" cluster_not_servable --cluster "$c"
+mv "$dir/knowledge.moved" "$c/graphs/knowledge.omni"
+rm -rf "$c/graphs/archive.omni"
+mv "$dir/archive.moved" "$c/graphs/archive.omni"
+OMNIGRAPH_SERVER_BEARER_TOKENS_JSON="$tokens" start_server --cluster "$c" --bind 127.0.0.1:0 --require-all-graphs --quiet
+req tok-a GET /graphs
+expect 200 "graphs after the repair" '[g["graph_id"] for g in d["graphs"]] == ["archive", "knowledge"]'
+stop_server TERM
+
+# --- boot refusals -----------------------------------------------------------------------------------
+refused_boot "a policy-bound cluster without tokens" "error\[" --cluster "$c"
+refused_boot "a policy-bound cluster with --unauthenticated" "error\[" --cluster "$c" --unauthenticated
+OMNIGRAPH_SERVER_BEARER_TOKENS_JSON='{"alice":"tok-a","bob":"tok-a"}' \
+  refused_boot "one token given twice" "error\[" --cluster "$c"
+"$og" init --schema "$c/people.pg" "$dir/store.omni" > /dev/null
+refused_boot "a --store graph without tokens nor --unauthenticated" "unauthenticated" --store "$dir/store.omni"
+refused_boot "a cluster never imported" "cluster_not_servable" --cluster "$dir/never-applied" --unauthenticated
+OMNIGRAPH_SERVER_BEARER_TOKENS_JSON="$tokens" \
+  refused_boot "a cluster imported but never applied" "cluster_not_servable" --cluster "$dir/imported-only"
+refused_boot "serving nothing" "error\[" --unauthenticated
+echo "ok: server cluster serving"
