@@ -168,20 +168,37 @@ Result<HttpResponse> HandleChangeBaseline(RouteContext& ctx) {
   OG_ASSIGN_OR_RETURN(auto ops, list("op"));
   OG_ASSIGN_OR_RETURN(ChangeFilter filter, FilterOf(kinds, types, ops));
   OG_RETURN_IF_ERROR(ctx.Authorize(policy::PolicyAction::kExport, branch));
-  // The handshake reads one head for both the lines and the cursor, so it runs before the 200: the
-  // lines are buffered (bounded by the body of an export of that head).
-  std::string lines;
-  OG_ASSIGN_OR_RETURN(ChangeBaseline baseline, ctx.db().CaptureChangeBaseline(branch, filter, [&](std::string_view l) {
-    lines.append(l);
-    lines.push_back('\n');
-    return Status::Ok();
-  }));
-  OrderedJson last = {
-      {"baseline", {{"snapshot_commit_id", baseline.snapshot_commit_id}, {"resume_cursor", baseline.resume_cursor}}}};
-  lines += last.dump() + "\n";
+  // What can fail before the first byte is checked first (the branch, the type names), so a 200
+  // means the stream starts; the handshake then reads one head for both the lines and the cursor,
+  // streamed as they come, the cursor last. A failure after the 200 cuts the stream (no final
+  // line: the client knows it has no cursor).
+  OG_ASSIGN_OR_RETURN(SnapshotInfo snap, ctx.db().Snapshot(ReadTarget::Head(branch)));
+  for (const auto& t : filter.types) {
+    bool known = false;
+    for (const auto& ti : snap.types) known = known || ti.name == t;
+    if (!known) return NotFoundError("unknown type '" + t + "' in the baseline filter");
+  }
+  Database* db = &ctx.db();
   HttpResponse r;
   r.content_type = "application/x-ndjson; charset=utf-8";
-  r.body = std::move(lines);
+  r.stream = [db, branch, filter](const ChunkSink& sink) -> Status {
+    std::string buffer;
+    auto flush = [&]() -> Status {
+      if (!buffer.empty() && !sink(buffer)) return Status(ErrorCode::kIo, "the client went away");
+      buffer.clear();
+      return Status::Ok();
+    };
+    OG_ASSIGN_OR_RETURN(ChangeBaseline baseline,
+                        db->CaptureChangeBaseline(branch, filter, [&](std::string_view line) -> Status {
+                          buffer.append(line);
+                          buffer.push_back('\n');
+                          return buffer.size() >= (size_t{1} << 16) ? flush() : Status::Ok();
+                        }));
+    OrderedJson last = {
+        {"baseline", {{"snapshot_commit_id", baseline.snapshot_commit_id}, {"resume_cursor", baseline.resume_cursor}}}};
+    buffer += last.dump() + "\n";
+    return flush();
+  };
   return r;
 }
 
