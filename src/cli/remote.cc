@@ -316,6 +316,7 @@ Result<std::map<std::string, std::string>> ReadCredentials(const std::string& pa
                                  "); run `chmod 600 " + path + "`");
   }
   std::ifstream in(path);
+  if (!in) return PermissionDeniedError("cannot read the credentials file '" + path + "'");
   std::string line, section;
   while (std::getline(in, line)) {
     line = Trim(line);
@@ -343,8 +344,10 @@ Status WriteCredential(const std::string& path, const std::string& name, const s
   for (const auto& [n, t] : creds) text += (text.empty() ? "" : "\n") + ("[" + n + "]\ntoken = " + t + "\n");
   std::error_code ec;
   std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  // A fresh file only (O_EXCL, no symlink followed), so neither an existing file's mode nor a link
+  // planted at the name can expose the token.
+  const std::string tmp = path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(::time(nullptr));
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd < 0) return ErrnoError("cannot write '" + tmp + "'", errno);
   const bool written = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()) && ::fsync(fd) == 0;
   const int err = errno;

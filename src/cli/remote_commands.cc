@@ -213,7 +213,7 @@ std::optional<int> RemoteRead(const GraphFlags& flags, std::string_view path, co
   return PrintAnswer(flags, *r, text);
 }
 
-void PrintCommitLine(const OrderedJson& c) {
+void PrintCommitLine(OrderedJson c) {
   std::printf(
       "%s  v%s  %s%s\n", c.value("graph_commit_id", "").c_str(),
       c["graph_manifest_version"].is_null() ? "-" : std::to_string(c.value("graph_manifest_version", 0)).c_str(),
@@ -224,7 +224,7 @@ void PrintCommitLine(const OrderedJson& c) {
 }  // namespace
 
 std::optional<int> RemoteSnapshot(const GraphFlags& flags, const std::string& branch) {
-  return RemoteRead(flags, "/snapshot", {{"branch", branch}}, [&](const OrderedJson& r) {
+  return RemoteRead(flags, "/snapshot", {{"branch", branch}}, [&](OrderedJson r) {
     std::printf("branch %s, version %llu, commit %s\nsnapshot %s\nschema %s\n", branch.c_str(),
                 static_cast<unsigned long long>(r.value("graph_manifest_version", 0)),
                 r.value("graph_commit_id", "").c_str(), r.value("snapshot_id", "").c_str(),
@@ -237,19 +237,19 @@ std::optional<int> RemoteSnapshot(const GraphFlags& flags, const std::string& br
 }
 
 std::optional<int> RemoteBranchList(const GraphFlags& flags) {
-  return RemoteRead(flags, "/branches", {}, [](const OrderedJson& r) {
+  return RemoteRead(flags, "/branches", {}, [](OrderedJson r) {
     for (const auto& b : r["branches"]) std::printf("%s\n", b.get<std::string>().c_str());
   });
 }
 
 std::optional<int> RemoteCommitList(const GraphFlags& flags, const std::string& branch) {
-  return RemoteRead(flags, "/commits", {{"branch", branch}}, [](const OrderedJson& r) {
+  return RemoteRead(flags, "/commits", {{"branch", branch}}, [](OrderedJson r) {
     for (const auto& c : r["commits"]) PrintCommitLine(c);
   });
 }
 
 std::optional<int> RemoteCommitShow(const GraphFlags& flags, const std::string& id) {
-  return RemoteRead(flags, "/commits/" + EscapeSegment(id), {}, [](const OrderedJson& c) {
+  return RemoteRead(flags, "/commits/" + EscapeSegment(id), {}, [](OrderedJson c) {
     std::printf("commit %s\nbranch %s\noperation %s\n", c.value("graph_commit_id", "").c_str(),
                 c["graph_branch"].is_string() ? c["graph_branch"].get<std::string>().c_str() : "",
                 c.value("operation", "").c_str());
@@ -310,7 +310,7 @@ std::optional<int> RemoteSchemaApply(const GraphFlags& flags, const std::string&
         return g.Post("/schema/apply",
                       OrderedJson{{"schema_source", schema_source}, {"allow_data_loss", allow_data_loss}});
       },
-      [](const OrderedJson& r) {
+      [](OrderedJson r) {
         std::printf("schema apply for %s\nsupported: %s\napplied: %s\ngraph_manifest_version: %llu\n",
                     r.value("uri", "").c_str(), r.value("supported", false) ? "yes" : "no",
                     r.value("applied", false) ? "yes" : "no",
@@ -346,7 +346,7 @@ std::optional<int> RemoteBranchMerge(const GraphFlags& flags, const std::string&
         return g.Post("/branches/merge",
                       OrderedJson{{"source", source}, {"target", target}, {"delete_branch", delete_source}});
       },
-      [&](const OrderedJson& r) {
+      [&](OrderedJson r) {
         std::printf("merged %s into %s: %s\n", source.c_str(), target.c_str(), r.value("outcome", "").c_str());
         if (r.value("branch_deleted", false)) std::printf("deleted branch %s\n", source.c_str());
         if (r.contains("branch_delete_error") && r["branch_delete_error"].is_string()) {

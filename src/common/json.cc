@@ -35,9 +35,17 @@ Result<Json> ParseJsonImpl(std::string_view text, std::string_view what, bool co
   // remembered (the callback cannot stop the parse) and reported once the parse is done.
   std::vector<std::set<std::string>> open_objects;
   std::optional<std::string> duplicate;
+  // Nesting past this depth is refused: the parse itself is iterative, but serializing and walking
+  // a value recurse once per level, and a 1 MiB body can nest 500k levels (a stack overflow).
+  constexpr int kMaxDepth = 256;
+  bool too_deep = false;
   Json::parser_callback_t callback = nullptr;
   if (unique) {
-    callback = [&](int /*depth*/, Json::parse_event_t event, Json& parsed) {
+    callback = [&](int depth, Json::parse_event_t event, Json& parsed) {
+      if (depth > kMaxDepth) {
+        too_deep = true;
+        return false;  // discard it: nothing of that depth is kept
+      }
       switch (event) {
         case Json::parse_event_t::object_start: open_objects.emplace_back(); break;
         case Json::parse_event_t::object_end:
@@ -71,6 +79,7 @@ Result<Json> ParseJsonImpl(std::string_view text, std::string_view what, bool co
     }
     return fail(std::move(detail));
   }
+  if (too_deep) return fail("nested deeper than " + std::to_string(kMaxDepth) + " levels");
   if (duplicate) return fail("member name " + Json(*duplicate).dump() + " appears twice in one object");
   return j;
 }

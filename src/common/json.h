@@ -23,7 +23,8 @@ using OrderedJson = nlohmann::ordered_json;
 Result<Json> ParseJson(std::string_view text, std::string_view what, bool corrupt = false);
 // Same (InvalidArgument), and a member name repeated within one object, at any depth, is an error
 // too (as the loader's lines): for user input, where the last-one-wins of plain parsing would
-// silently drop a value.
+// silently drop a value. Nesting deeper than 256 levels is an error too (walking such a value
+// would overflow the stack).
 Result<Json> ParseJsonUnique(std::string_view text, std::string_view what);
 
 // Compact serialization with sorted keys (nlohmann objects are sorted maps), stable across runs.

@@ -17,6 +17,7 @@ int HttpStatusFor(const Status& s) {
 std::string_view ApiCodeFor(int http) {
   switch (http) {
     case 400:
+    case 411:
     case 413:
     case 415:
     case 416: return "bad_request";

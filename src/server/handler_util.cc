@@ -92,6 +92,13 @@ Status RejectExpectedHead(const HttpRequest& req, std::string_view conditional_r
                               std::string(conditional_route));
 }
 
+Result<std::string> SnapshotBranch(Database& db, const ReadTarget& at) {
+  OG_ASSIGN_OR_RETURN(SnapshotInfo snap, db.Snapshot(at));
+  if (!snap.branch.empty()) return snap.branch;
+  OG_ASSIGN_OR_RETURN(CommitInfo commit, db.GetCommit(snap.commit_id));
+  return commit.branch.empty() ? std::string("main") : commit.branch;
+}
+
 Result<HttpResponse> RunRead(RouteContext& ctx, const ReadCall& call) {
   OG_RETURN_IF_ERROR(CheckBranchXorSnapshot(call.branch, call.snapshot));
   const ReadTarget at = ReadTargetOf(call.branch, call.snapshot);
@@ -99,8 +106,7 @@ Result<HttpResponse> RunRead(RouteContext& ctx, const ReadCall& call) {
   if (call.snapshot) {
     policy_branch.reset();
     if (ctx.graph().policy && ctx.actor()) {  // a snapshot is read under its branch's rules
-      OG_ASSIGN_OR_RETURN(SnapshotInfo snap, ctx.db().Snapshot(at));
-      policy_branch = snap.branch.empty() ? "main" : snap.branch;
+      OG_ASSIGN_OR_RETURN(policy_branch, SnapshotBranch(ctx.db(), at));
     }
   }
   OG_RETURN_IF_ERROR(ctx.Authorize(policy::PolicyAction::kRead, policy_branch));

@@ -31,6 +31,10 @@ Result<std::string> ExpectedHead(const HttpRequest& req);
 // On an ordinary route the header is refused, naming the conditional route.
 Status RejectExpectedHead(const HttpRequest& req, std::string_view conditional_route);
 
+// The branch a snapshot or commit id belongs to, for the policy: a snapshot id names its branch; a
+// commit id, the branch that authored the commit.
+Result<std::string> SnapshotBranch(Database& db, const ReadTarget& at);
+
 // A read query (/query, /read, a stored read): authorizes, runs, answers ReadOutput.
 struct ReadCall {
   std::string source;

@@ -62,7 +62,7 @@ std::optional<ByteRange> ParseRange(const std::string& v, uint64_t size, bool* u
     uint64_t n = std::stoull(b);
     if (n == 0 || size == 0) {
       *unsatisfiable = true;
-      return ByteRange{};
+      return ByteRange{size, size};  // an empty suffix: [size, size)
     }
     r.start = n >= size ? 0 : size - n;
     r.end = size - 1;
@@ -74,7 +74,8 @@ std::optional<ByteRange> ParseRange(const std::string& v, uint64_t size, bool* u
   if (!b.empty() && r.end < r.start) return std::nullopt;
   if (r.start >= size) {
     *unsatisfiable = true;
-    return ByteRange{};
+    r.end = b.empty() ? r.start : r.end + 1;  // as a half-open [start, end)
+    return r;
   }
   if (r.end >= size) r.end = size - 1;
   return r;
@@ -105,8 +106,7 @@ Result<HttpResponse> HandleGetBlob(RouteContext& ctx) {
   if (snapshot) {
     policy_branch.reset();
     if (ctx.graph().policy && ctx.actor()) {
-      OG_ASSIGN_OR_RETURN(SnapshotInfo snap, ctx.db().Snapshot(at));
-      policy_branch = snap.branch.empty() ? "main" : snap.branch;
+      OG_ASSIGN_OR_RETURN(policy_branch, SnapshotBranch(ctx.db(), at));
     }
   }
   OG_RETURN_IF_ERROR(ctx.Authorize(policy::PolicyAction::kRead, policy_branch));
@@ -148,11 +148,12 @@ Result<HttpResponse> HandleGetBlob(RouteContext& ctx) {
     bool unsatisfiable = false;
     if (range_applies) range = ParseRange(*rv, info.size, &unsatisfiable);
     if (range_applies && unsatisfiable) {
-      OrderedJson detail = {
-          {"start", range ? range->start : 0}, {"end", range ? range->end : 0}, {"length", info.size}};
+      const uint64_t start = range ? range->start : 0, end = range ? range->end : 0;
+      OrderedJson detail = {{"start", start}, {"end", end}, {"length", info.size}};
       HttpResponse e =
           ErrorResponse(416, Status(ErrorCode::kRangeOutOfBounds,
-                                    "blob range is not satisfiable for a value of length " + std::to_string(info.size))
+                                    "blob range [" + std::to_string(start) + ", " + std::to_string(end) +
+                                        ") is not satisfiable for a value of length " + std::to_string(info.size))
                                  .WithDetails(OrderedJson{{"blob_range", detail}}.dump()));
       e.SetHeader("Content-Range", "bytes */" + std::to_string(info.size));
       return e;

@@ -131,13 +131,16 @@ Result<HttpResponse> HandlePollChanges(RouteContext& ctx) {
     request.start = start.value_or("now");
   OrderedJson blocks = OrderedJson::array();
   size_t spent = 0;
-  for (;;) {
+  // Bounded per request: at most `limit` changes, and at most this many commits looked at (a filter
+  // can leave every block empty), then the cursor says where to go on.
+  constexpr int kMaxPollsPerRequest = 100;
+  for (int polls = 1;; ++polls) {
     OG_ASSIGN_OR_RETURN(ChangePage page, ctx.db().PollChanges(request));
     for (const ChangeBlock& b : page.blocks) {
       blocks.push_back(BlockJson(b));
       spent += b.changes.size();
     }
-    if (page.caught_up || page.blocks.empty() || spent >= limit) {
+    if (page.caught_up || page.blocks.empty() || spent >= limit || polls >= kMaxPollsPerRequest) {
       OrderedJson j = OrderedJson::object();
       j["blocks"] = std::move(blocks);
       j["cursor"] = page.cursor;

@@ -44,6 +44,8 @@ struct HttpResponse {
   // A streamed body (then `body` is unused): called once with a sink, after the status and
   // headers are sent. An error it returns aborts the body (the client sees a cut stream).
   std::function<Status(const ChunkSink& sink)> stream;
+  // Close the connection after this response (a refusal that left the request's body unread).
+  bool close_connection = false;
   // HEAD: the Content-Length the GET would have (no body is sent).
   std::optional<uint64_t> head_content_length;
   // The error code of an error response, for logs and metrics (not sent as a header).

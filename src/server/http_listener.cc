@@ -43,18 +43,36 @@ HttpRequest FromLibrary(const httplib::Request& req) {
 void ToLibrary(HttpResponse response, httplib::Response& res) {
   res.status = response.status;
   for (auto& [k, v] : response.headers) res.set_header(k, v);
+  if (response.close_connection && !response.body.empty()) {
+    // httplib 0.11 keeps a connection alive after any response the client did not ask to close;
+    // its only way out is a failed write. The provider sends the whole body, then reports failure:
+    // the client has the complete response, and the connection (with the unread request body
+    // behind it) is closed instead of being parsed for a next request.
+    res.set_header("Connection", "close");
+    auto body = std::make_shared<std::string>(std::move(response.body));
+    res.set_content_provider(body->size(), response.content_type,
+                             [body](size_t offset, size_t, httplib::DataSink& sink) {
+                               sink.write(body->data() + offset, body->size() - offset);
+                               return false;
+                             });
+    return;
+  }
   if (response.stream) {
     auto stream = std::move(response.stream);
     res.set_chunked_content_provider(response.content_type, [stream](size_t, httplib::DataSink& sink) {
-      Status s =
-          stream([&sink](std::string_view chunk) { return chunk.empty() || sink.write(chunk.data(), chunk.size()); });
-      if (!s.ok()) return false;  // cut the body: the client sees an incomplete chunked stream
+      try {
+        Status s =
+            stream([&sink](std::string_view chunk) { return chunk.empty() || sink.write(chunk.data(), chunk.size()); });
+        if (!s.ok()) return false;  // cut the body: the client sees an incomplete chunked stream
+      } catch (...) {
+        return false;  // outside httplib's handler guard: an escaping exception would end the process
+      }
       sink.done();
       return true;
     });
     return;
   }
-  if (response.head_content_length) {
+  if (response.head_content_length && *response.head_content_length > 0) {
     // HEAD: httplib sends the length and never calls the provider.
     res.set_content_provider(static_cast<size_t>(*response.head_content_length), response.content_type,
                              [](size_t, size_t, httplib::DataSink&) { return false; });

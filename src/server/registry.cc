@@ -1,5 +1,6 @@
 #include "server/registry.h"
 
+#include <cctype>
 #include <utility>
 
 #include "cluster/serving.h"
@@ -85,6 +86,13 @@ Result<Registry> BootRegistry(const BootOptions& options) {
     return InvalidArgumentError("serve a cluster (--cluster DIR|s3://ROOT) or one graph (--store URI), exactly one");
   }
   if (!options.store.empty()) {
+    const std::string& id = options.graph_id;
+    bool valid =
+        !id.empty() && id.size() <= 64 && id != "policies" && id != "healthz" && id != "openapi" && id != "graphs";
+    for (char c : id) valid = valid && (std::isalnum(static_cast<unsigned char>(c)) || c == '-');
+    if (!valid) {
+      return InvalidArgumentError("--graph-id '" + id + "' must match ^[a-zA-Z0-9-]{1,64}$ and not be a reserved name");
+    }
     reg.source = options.store;
     OG_ASSIGN_OR_RETURN(auto g, OpenServed(options.graph_id, options.store, options.open, {}));
     g->uri = g->db->uri();

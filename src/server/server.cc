@@ -88,6 +88,26 @@ std::string MediaType(const HttpRequest& req) {
   return v;
 }
 
+// How the body is framed, refused unless it is one plain Content-Length (the only framing whose
+// length is known before reading, so a body is bounded and never read past): chunked or other
+// transfer codings (411), compressed bodies (415: a small body could inflate without bound), a
+// repeated Content-Length, and a body on a method that takes none (httplib would not read it).
+std::optional<HttpResponse> CheckFraming(const HttpRequest& head) {
+  if (head.Header("Transfer-Encoding")) {
+    return ErrorResponse(
+        411, InvalidArgumentError("send the body with a Content-Length (Transfer-Encoding is not accepted)"));
+  }
+  if (head.Header("Content-Encoding")) {
+    return ErrorResponse(Status(ErrorCode::kUnsupportedMediaType, "compressed request bodies are not accepted"));
+  }
+  if (head.HeaderCount("Content-Length") > 1) return ErrorResponse(InvalidArgumentError("repeated Content-Length"));
+  const std::string length = head.Header("Content-Length").value_or("");
+  if ((head.method == "GET" || head.method == "HEAD" || head.method == "OPTIONS") && !length.empty() && length != "0") {
+    return ErrorResponse(InvalidArgumentError(head.method + " takes no request body"));
+  }
+  return std::nullopt;
+}
+
 // The checks that need only the request line and headers. `actor` receives the token's actor.
 std::optional<HttpResponse> CheckHead(const ServerState& st, const HttpRequest& req, const RouteMatch& m,
                                       std::optional<std::string>* actor) {
@@ -120,7 +140,12 @@ std::optional<HttpResponse> CheckHead(const ServerState& st, const HttpRequest& 
       if (n > limit) return ErrorResponse(TooLarge(limit, n, route.large_body));
     }
     const std::string type = MediaType(req);
-    if (route.body == BodyKind::kJson && type != "application/json" && !type.ends_with("+json")) {
+    const bool has_body =
+        !req.Header("Content-Length").value_or("").empty() && req.Header("Content-Length").value_or("") != "0";
+    // An optional body must be JSON too when there is one: a text/plain POST is what a browser
+    // sends cross-site without a preflight.
+    const bool json_required = route.body == BodyKind::kJson || (route.body == BodyKind::kOptionalJson && has_body);
+    if (json_required && type != "application/json" && !type.ends_with("+json")) {
       return ErrorResponse(
           Status(ErrorCode::kUnsupportedMediaType, "Expected request with `Content-Type: application/json`"));
     }
@@ -276,19 +301,16 @@ void Server::Stop() { impl_->listener->Stop(); }
 const Registry& Server::registry() const { return impl_->state.registry; }
 
 std::optional<HttpResponse> Server::Precheck(const HttpRequest& head) {
-  // cpp-httplib 0.11 keeps a connection alive after any response unless the client asked to close
-  // it, so a refusal from the head would leave an unread body to be parsed as the next request.
-  // Only a request without a body, or one whose connection ends with this response, is refused
-  // here; the others are read (up to the largest limit, 32 MiB; httplib refuses longer ones itself)
-  // and refused by Handle, which runs the same checks.
-  const std::string length = head.Header("Content-Length").value_or("");
-  const bool has_body = head.Header("Transfer-Encoding").has_value() || (!length.empty() && length != "0");
-  const std::string connection = head.Header("Connection").value_or("");
-  if (has_body && connection != "close") return std::nullopt;
+  // Everything that can be refused from the head is refused here, before a byte of the body is
+  // read. The body of a refused request stays unread, so its connection is closed after the answer
+  // (http_listener.cc), never parsed for a next request.
   RouteMatch m = MatchRoute(head.method, head.path);
   std::optional<std::string> actor;
-  std::optional<HttpResponse> refusal = CheckHead(impl_->state, head, m, &actor);
+  std::optional<HttpResponse> refusal = CheckFraming(head);
+  if (!refusal) refusal = CheckHead(impl_->state, head, m, &actor);
   if (refusal) {
+    const std::string length = head.Header("Content-Length").value_or("");
+    if (head.Header("Transfer-Encoding") || (!length.empty() && length != "0")) refusal->close_connection = true;
     const std::string id = RequestId(head);
     refusal->SetHeader("X-Request-Id", id);
     const std::string& code = refusal->error_code;

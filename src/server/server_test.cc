@@ -317,22 +317,26 @@ TEST_F(ServerTest, BodyLimitsAndContentTypes) {
             (json{{"resource", "request_body_bytes"}, {"limit", 1048576}, {"actual", 2097152}}))
       << raw;
 
-  // The same body without a length (chunked) is read and then refused by its size.
-  const std::string big = json{{"query", std::string(size_t{2} << 20, 'x')}}.dump();
+  // A body without a length (chunked) is refused from the head, unread (its size is unknown before
+  // reading), and the connection closed: 411.
+  const std::string small = json{{"query", "x"}}.dump();
   httplib::Client cli("127.0.0.1", server_->port());
   cli.set_read_timeout(60, 0);
   Reply chunked = ToReply(cli.Post(
       G("/query"),
-      [&big](size_t offset, httplib::DataSink& sink) {
-        if (offset >= big.size()) {
+      [&small](size_t offset, httplib::DataSink& sink) {
+        if (offset >= small.size()) {
           sink.done();
           return true;
         }
-        return sink.write(big.data() + offset, std::min<size_t>(size_t{1} << 16, big.size() - offset));
+        return sink.write(small.data() + offset, small.size() - offset);
       },
       "application/json"));
-  EXPECT_EQ(chunked.status, 413) << chunked;
-  EXPECT_EQ(chunked.body_json["resource_limit"]["actual"], big.size()) << chunked;
+  EXPECT_EQ(chunked.status, 411) << chunked;
+  EXPECT_EQ(chunked.body_json["code"], "bad_request") << chunked;
+  // A compressed body could inflate without bound: 415, unread.
+  Reply gz = Send("POST", G("/query"), "xxxx", "application/json", {{"Content-Encoding", "gzip"}});
+  EXPECT_EQ(gz.status, 415) << gz;
 
   // /load takes 32 MiB: the same size is read and judged on its content.
   const std::string big_load = json{{"data", 5}, {"pad", std::string(size_t{2} << 20, 'x')}}.dump();
@@ -369,6 +373,30 @@ TEST_F(ServerTest, RefusedRequestBodyIsNeverReadAsANextRequest) {
   size_t responses = 0;
   for (size_t at = 0; (at = raw.find("HTTP/1.1 ", at)) != std::string::npos; at += 9) ++responses;
   EXPECT_EQ(responses, 1u) << "the refused body was served as a request:\n" << raw;
+}
+
+// A body on a method that takes none (httplib would leave it unread) and a chunked body are refused
+// from the head, and their connection closed: the bytes behind them are never served as a request.
+TEST_F(ServerTest, BodiesThatWouldBeLeftUnreadCloseTheConnection) {
+  ASSERT_NO_FATAL_FAILURE(StartOpen());
+  const std::string smuggled = "POST " + G("/branches") +
+                               " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                               "Content-Length: 17\r\n\r\n{\"name\":\"evil\"}";
+  const std::vector<std::string> carriers = {
+      "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: " + std::to_string(smuggled.size()) +
+          "\r\n\r\n" + smuggled,
+      "POST " + G("/query") +
+          " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
+          "0\r\n\r\n" + smuggled,
+  };
+  for (const std::string& request : carriers) {
+    const std::string raw = RawExchange(server_->port(), request);
+    size_t responses = 0;
+    for (size_t at = 0; (at = raw.find("HTTP/1.1 ", at)) != std::string::npos; at += 9) ++responses;
+    EXPECT_EQ(responses, 1u) << raw;
+    EXPECT_TRUE(raw.starts_with("HTTP/1.1 400") || raw.starts_with("HTTP/1.1 411")) << raw.substr(0, 200);
+  }
+  EXPECT_EQ(Branches(), std::vector<std::string>{"main"});
 }
 
 TEST_F(ServerTest, BranchLifecycle) {
