@@ -251,9 +251,23 @@ expect 200 "read on the graph with no policy" 'd["rows"][0]["n"] == 0'
 # Graceful stop with a request in flight: its body arrives 1.5 s after SIGTERM; it still finishes,
 # while new connections are refused.
 slow=$'{"query":"query ins($n: String) { insert Person { name: $n, age: 9 } }",\n"params":{"n":"Slow"}}'
-( printf '%s' "${slow%%$'\n'*}"; sleep 2; printf '%s' "${slow#*$'\n'}" ) |
-  curl -s -o "$dir/slow-body" -w '%{http_code}' -T - -X POST -H 'Authorization: Bearer tok-a' \
-    -H 'Content-Type: application/json' "$base/graphs/knowledge/mutate" > "$dir/slow-code" 2>&1 &
+# (a Content-Length body sent in two parts: the server takes no chunked bodies)
+python3 - "$base" "$slow" > "$dir/slow-code" 2> "$dir/slow-body" <<'PY' &
+import socket, sys, time, urllib.parse
+u = urllib.parse.urlparse(sys.argv[1]); body = sys.argv[2].encode()
+head = ("POST /graphs/knowledge/mutate HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer tok-a\r\n"
+        "Content-Type: application/json\r\nContent-Length: %d\r\nConnection: close\r\n\r\n" % len(body)).encode()
+s = socket.create_connection((u.hostname, u.port))
+cut = body.index(b"\n") + 1
+s.sendall(head + body[:cut]); time.sleep(2); s.sendall(body[cut:])
+out = b""
+while True:
+    c = s.recv(65536)
+    if not c: break
+    out += c
+sys.stderr.write(out.decode(errors="replace"))
+print(out.split(b" ")[1].decode() if out.startswith(b"HTTP/1.1 ") else "none", end="")
+PY
 slow_pid=$!
 sleep 0.5
 kill -TERM "$pid"
