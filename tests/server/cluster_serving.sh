@@ -252,14 +252,16 @@ expect 200 "read on the graph with no policy" 'd["rows"][0]["n"] == 0'
 # while new connections are refused.
 slow=$'{"query":"query ins($n: String) { insert Person { name: $n, age: 9 } }",\n"params":{"n":"Slow"}}'
 # (a Content-Length body sent in two parts: the server takes no chunked bodies)
-python3 - "$base" "$slow" > "$dir/slow-code" 2> "$dir/slow-body" <<'PY' &
+python3 - "$base" "$slow" "$dir/slow-started" > "$dir/slow-code" 2> "$dir/slow-body" <<'PY' &
 import socket, sys, time, urllib.parse
 u = urllib.parse.urlparse(sys.argv[1]); body = sys.argv[2].encode()
 head = ("POST /graphs/knowledge/mutate HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer tok-a\r\n"
         "Content-Type: application/json\r\nContent-Length: %d\r\nConnection: close\r\n\r\n" % len(body)).encode()
 s = socket.create_connection((u.hostname, u.port))
 cut = body.index(b"\n") + 1
-s.sendall(head + body[:cut]); time.sleep(2); s.sendall(body[cut:])
+s.sendall(head + body[:cut])
+open(sys.argv[3], "w").close()  # connected and the request begun: the script may stop the server now
+time.sleep(2); s.sendall(body[cut:])
 out = b""
 while True:
     c = s.recv(65536)
@@ -269,7 +271,9 @@ sys.stderr.write(out.decode(errors="replace"))
 print(out.split(b" ")[1].decode() if out.startswith(b"HTTP/1.1 ") else "none", end="")
 PY
 slow_pid=$!
-sleep 0.5
+for _ in $(seq 200); do [ -e "$dir/slow-started" ] && break; sleep 0.05; done
+[ -e "$dir/slow-started" ] || fail "the in-flight client did not connect: $(cat "$dir/slow-body")"
+sleep 0.3  # the server accepts it and starts reading the request
 kill -TERM "$pid"
 refused=no
 for i in $(seq 20); do
