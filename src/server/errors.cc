@@ -7,11 +7,19 @@ namespace omnigraph::server {
 
 int HttpStatusFor(const Status& s) {
   if (s.ok()) return 200;
-  int http = InfoFor(s.code()).http_status;
-  // Codes whose table status has no place on this API: a store-side refusal is the server's
-  // problem (500), not the caller's permission.
-  if (s.code() == ErrorCode::kStoreNoConditionalWrites) return 500;
-  return http;
+  // The server's own configuration and storage are not the caller's doing: a storage refusal
+  // (EACCES, S3 AccessDenied, a read-only handle), a bad store URI or configuration, a format too
+  // new are 500. A policy refusal has its own code (policy_denied, 403).
+  switch (s.code()) {
+    case ErrorCode::kPermissionDenied:
+    case ErrorCode::kStoreNoConditionalWrites:
+    case ErrorCode::kStoreConfig:
+    case ErrorCode::kStoreUnsupported:
+    case ErrorCode::kBadUri:
+    case ErrorCode::kFormatTooNew:
+    case ErrorCode::kFormatUnknown: return 500;
+    default: return InfoFor(s.code()).http_status;
+  }
 }
 
 std::string_view ApiCodeFor(int http) {

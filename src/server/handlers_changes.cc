@@ -90,7 +90,7 @@ Result<HttpResponse> HandleCommitChanges(RouteContext& ctx) {
   // Read on the branch that authored it; a denial looks like an unknown commit.
   Status may = ctx.Authorize(policy::PolicyAction::kRead, commit->branch.empty() ? "main" : commit->branch);
   if (!may.ok()) {
-    return may.code() == ErrorCode::kPermissionDenied ? NotFoundError("commit '" + id + "' not found") : may;
+    return may.code() == ErrorCode::kPolicyDenied ? NotFoundError("commit '" + id + "' not found") : may;
   }
   CommitChangesPageRequest request;
   request.filter = std::move(filter);

@@ -30,7 +30,7 @@ Result<HttpResponse> Invoke(RouteContext& ctx, bool conditional) {
   }
   // A denial and an unknown name are the same 404: the catalog's contents are not revealed.
   Status may = ctx.Authorize(policy::PolicyAction::kInvokeQuery);
-  if (!may.ok()) return may.code() == ErrorCode::kPermissionDenied ? NotFoundQuery() : may;
+  if (!may.ok()) return may.code() == ErrorCode::kPolicyDenied ? NotFoundQuery() : may;
   auto it = ctx.graph().queries.find(name);
   if (it == ctx.graph().queries.end()) return NotFoundQuery();
   const StoredQuery& q = it->second;

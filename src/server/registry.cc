@@ -42,13 +42,14 @@ Status CheckWrite(const ServedGraph& g, const WriteIntent& w) {
   auto action = policy::ParsePolicyAction(w.action);
   if (!action) return InternalError("unknown write action '" + std::string(w.action) + "'");
   if (!g.policy) {
-    if (w.actor) return PermissionDeniedError("write refused by the engine's policy check: default-deny mode");
+    if (w.actor)
+      return Status(ErrorCode::kPolicyDenied, "write refused by the engine's policy check: default-deny mode");
     return Status::Ok();
   }
-  if (!w.actor) return PermissionDeniedError("write refused by the engine's policy check: no actor");
+  if (!w.actor) return Status(ErrorCode::kPolicyDenied, "write refused by the engine's policy check: no actor");
   policy::PolicyDecision d = policy::Decide(*g.policy, {*w.actor, *action, w.branch, w.target_branch});
   if (d.allowed) return Status::Ok();
-  return PermissionDeniedError("write refused by the engine's policy check: " + d.message);
+  return Status(ErrorCode::kPolicyDenied, "write refused by the engine's policy check: " + d.message);
 }
 
 Result<std::unique_ptr<ServedGraph>> OpenServed(const std::string& id, const std::string& uri, OpenOptions open,

@@ -35,7 +35,7 @@ class RouteContext {
   const std::optional<std::string>& actor() const { return actor_; }
   const ServerState& state() const { return state_; }
 
-  // The graph's policy mode decides (docs/server.md, "Runtime modes"): `permission_denied` (403)
+  // The graph's policy mode decides (docs/server.md, "Runtime modes"): `policy_denied` (403)
   // with the reason, else ok.
   Status Authorize(policy::PolicyAction action, std::optional<std::string> branch = std::nullopt,
                    std::optional<std::string> target_branch = std::nullopt) const;

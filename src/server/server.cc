@@ -189,8 +189,9 @@ Status RouteContext::Authorize(policy::PolicyAction action, std::optional<std::s
   const std::optional<policy::PolicyBundle>& bundle = server_action ? state_.registry.server_policy : graph_->policy;
   const std::string action_name(policy::PolicyActionName(action));
   if (!bundle) {
-    if (server_action) return PermissionDeniedError(std::string(kServerScoped));
-    if (actor_ && action != policy::PolicyAction::kRead) return PermissionDeniedError(std::string(kDefaultDeny));
+    if (server_action) return Status(ErrorCode::kPolicyDenied, std::string(kServerScoped));
+    if (actor_ && action != policy::PolicyAction::kRead)
+      return Status(ErrorCode::kPolicyDenied, std::string(kDefaultDeny));
     return Status::Ok();  // Open mode: everything; default-deny: reads
   }
   if (!actor_) return Status(ErrorCode::kUnauthenticated, "missing bearer token");
@@ -201,11 +202,12 @@ Status RouteContext::Authorize(policy::PolicyAction action, std::optional<std::s
     for (const auto& a : actors) known = known || a == *actor_;
   }
   if (!known)
-    return PermissionDeniedError("policy denied action '" + action_name + "' for unknown actor '" + *actor_ + "'");
+    return Status(ErrorCode::kPolicyDenied,
+                  "policy denied action '" + action_name + "' for unknown actor '" + *actor_ + "'");
   std::string m = "policy denied action '" + action_name + "'";
   if (branch) m += " on branch '" + *branch + "'";
   if (target) m += " targeting branch '" + *target + "'";
-  return PermissionDeniedError(m + " for actor '" + *actor_ + "'");
+  return Status(ErrorCode::kPolicyDenied, m + " for actor '" + *actor_ + "'");
 }
 
 Status RouteContext::Admit(uint64_t bytes) {

@@ -95,7 +95,7 @@ TEST_F(AuthTest, DefaultDenyAllowsOnlyReads) {
   Reply mutate = Post(G("/mutate"), AddBody("dee"));
   EXPECT_EQ(mutate.status, 403) << mutate;
   EXPECT_EQ(mutate.body_json["code"], "forbidden");
-  EXPECT_EQ(mutate.body_json["error_code"], "permission_denied");
+  EXPECT_EQ(mutate.body_json["error_code"], "policy_denied");
   EXPECT_TRUE(mutate.Message().starts_with(
       "server runs in default-deny mode (bearer tokens configured but no applied policy bundle). Only `read` "
       "actions are permitted"))
@@ -265,14 +265,14 @@ TEST_F(AuthTest, TheEngineRefusesWritesThePolicyDenies) {
   const std::string add = "query add() { insert Person { name: \"zed\" } }";
   {
     ScopedActor as("alice");
-    EXPECT_EQ(g->db->Mutate(add, "", "main").status().code_string(), "permission_denied");  // main is protected
+    EXPECT_EQ(g->db->Mutate(add, "", "main").status().code_string(), "policy_denied");  // main is protected
     ASSERT_TRUE(g->db->CreateBranch("scratch", "main").ok());
     EXPECT_TRUE(g->db->Mutate(add, "", "scratch").ok());
-    EXPECT_EQ(g->db->DeleteBranch("scratch").status().code_string(), "permission_denied");  // no rule grants it
+    EXPECT_EQ(g->db->DeleteBranch("scratch").status().code_string(), "policy_denied");  // no rule grants it
   }
   {
     ScopedActor as("mallory");
-    EXPECT_EQ(g->db->Mutate(add, "", "scratch").status().code_string(), "permission_denied");
+    EXPECT_EQ(g->db->Mutate(add, "", "scratch").status().code_string(), "policy_denied");
   }
   EXPECT_EQ(CountPeople("main"), kSeedPeople);
 }

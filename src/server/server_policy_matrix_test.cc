@@ -246,7 +246,7 @@ TEST_P(PolicyMatrixTest, TheRuleDecides) {
   }
   EXPECT_EQ(r.status, 403) << r;
   EXPECT_EQ(r.body_json["code"], "forbidden") << r;
-  EXPECT_EQ(r.body_json["error_code"], "permission_denied") << r;
+  EXPECT_EQ(r.body_json["error_code"], "policy_denied") << r;
   EXPECT_TRUE(r.Message().starts_with("policy denied action '" + c.action + "'")) << r;
   EXPECT_TRUE(r.Message().ends_with("for actor '" + c.actor + "'")) << r;
   ExpectUnchanged(before, after);

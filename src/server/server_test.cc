@@ -383,11 +383,12 @@ TEST_F(ServerTest, BodiesThatWouldBeLeftUnreadCloseTheConnection) {
                                " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
                                "Content-Length: 17\r\n\r\n{\"name\":\"evil\"}";
   const std::vector<std::string> carriers = {
-      "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: " + std::to_string(smuggled.size()) +
-          "\r\n\r\n" + smuggled,
+      "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: " + std::to_string(smuggled.size()) + "\r\n\r\n" +
+          smuggled,
       "POST " + G("/query") +
           " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
-          "0\r\n\r\n" + smuggled,
+          "0\r\n\r\n" +
+          smuggled,
   };
   for (const std::string& request : carriers) {
     const std::string raw = RawExchange(server_->port(), request);
