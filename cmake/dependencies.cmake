@@ -26,6 +26,8 @@ find_path(HNSWLIB_INCLUDE hnswlib/hnswlib.h REQUIRED)
 # (CPPHTTPLIB_OPENSSL_SUPPORT, ...). They change the layout of httplib's types, so every target that
 # includes httplib.h must link this imported target.
 pkg_check_modules(HTTPLIB REQUIRED IMPORTED_TARGET GLOBAL cpp-httplib)
+# Boost.Beast (header-only, with Boost.Asio's buffers): omnigraph-server's HTTP (src/server/http_listener.cc).
+find_package(Boost 1.81 REQUIRED CONFIG COMPONENTS headers)
 
 if(OG_BUILD_TESTS)
   find_package(GTest REQUIRED)

@@ -25,10 +25,12 @@ int HttpStatusFor(const Status& s) {
 std::string_view ApiCodeFor(int http) {
   switch (http) {
     case 400:
+    case 408:
     case 411:
     case 413:
     case 415:
-    case 416: return "bad_request";
+    case 416:
+    case 431: return "bad_request";
     case 401: return "unauthorized";
     case 403: return "forbidden";
     case 404: return "not_found";

@@ -58,4 +58,42 @@ std::optional<std::string> DecodePathSegment(std::string_view s) {
   return out;
 }
 
+namespace {
+
+std::string DecodeQueryComponent(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
+    if (c == '+') {
+      out.push_back(' ');
+    } else if (c == '%' && i + 2 < s.size() && HexDigitValue(s[i + 1]) >= 0 && HexDigitValue(s[i + 2]) >= 0) {
+      out.push_back(static_cast<char>(HexDigitValue(s[i + 1]) * 16 + HexDigitValue(s[i + 2])));
+      i += 2;
+    } else {
+      out.push_back(c);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::multimap<std::string, std::string> ParseQueryString(std::string_view query) {
+  std::multimap<std::string, std::string> out;
+  while (!query.empty()) {
+    const size_t amp = query.find('&');
+    const std::string_view pair = query.substr(0, amp);
+    query = amp == std::string_view::npos ? std::string_view() : query.substr(amp + 1);
+    if (pair.empty()) continue;
+    const size_t eq = pair.find('=');
+    if (eq == std::string_view::npos) {
+      out.emplace(DecodeQueryComponent(pair), std::string());
+    } else {
+      out.emplace(DecodeQueryComponent(pair.substr(0, eq)), DecodeQueryComponent(pair.substr(eq + 1)));
+    }
+  }
+  return out;
+}
+
 }  // namespace omnigraph::server

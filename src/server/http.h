@@ -1,9 +1,10 @@
 // The server's own view of HTTP: a request as the route handlers see it and the response they
-// build. Only http_listener.cc knows the HTTP library (cpp-httplib); handlers, routing, auth and
+// build. Only http_listener.cc knows the HTTP library (Boost.Beast); handlers, routing, auth and
 // the tests of them see these values, so the library can be swapped without touching a handler.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <optional>
@@ -24,6 +25,8 @@ struct HttpRequest {
   std::string body;
   std::string remote;                         // peer address
   std::map<std::string, std::string> params;  // path parameters of the matched route (decoded)
+  // The most body bytes the request may carry; the precheck sets the route's limit.
+  size_t max_body = SIZE_MAX;
 
   // The value of header `name` (case-insensitive): the first one, or nullopt.
   std::optional<std::string> Header(std::string_view name) const;
@@ -56,6 +59,10 @@ struct HttpResponse {
 
 // Case-insensitive ASCII comparison of header names.
 bool HeaderNameEquals(std::string_view a, std::string_view b);
+
+// The parameters of a query string (after the '?'): `&`-separated `name=value` pairs, '+' as a
+// space, percent escapes decoded (a malformed escape is kept as written), empty pairs skipped.
+std::multimap<std::string, std::string> ParseQueryString(std::string_view query);
 
 // Percent-decodes one path segment; nullopt for a malformed escape or a decoded '/' or NUL.
 std::optional<std::string> DecodePathSegment(std::string_view segment);

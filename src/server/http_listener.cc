@@ -1,142 +1,467 @@
 #include "server/http_listener.h"
 
-#include <httplib.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <arpa/inet.h>
 
 #include <atomic>
+#include <cerrno>
 #include <chrono>
+#include <condition_variable>
+#include <cstring>
+#include <deque>
+#include <mutex>
 #include <thread>
 #include <utility>
+#include <vector>
+
+#include <boost/asio/buffer.hpp>
+#include <boost/asio/error.hpp>
+#include <boost/asio/write.hpp>
+#include <boost/beast/core/error.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/http.hpp>
 
 #include "common/error_codes.h"
 
 namespace omnigraph::server {
 
-struct HttpListener::Impl {
-  ListenerOptions options;
-  Precheck precheck;
-  Dispatch dispatch;
-  httplib::Server server;
-  int port = 0;
-  std::atomic<bool> stop_requested{false};
-  std::atomic<bool> running{false};  // inside Run
-  int listen_fd = -1;                // the listening socket, once bound
-};
+namespace http = boost::beast::http;
+namespace net = boost::asio;
+using Clock = std::chrono::steady_clock;
 
 namespace {
 
-HttpRequest FromLibrary(const httplib::Request& req) {
-  HttpRequest r;
-  r.method = req.method;
-  std::string target = req.target.empty() ? req.path : req.target;
-  r.path = target.substr(0, target.find('?'));
-  for (const auto& [k, v] : req.params) r.query.emplace(k, v);
-  for (const auto& [k, v] : req.headers) {
-    // httplib adds these for its own bookkeeping; they are not the client's.
-    if (k == "REMOTE_ADDR" || k == "REMOTE_PORT" || k == "LOCAL_ADDR" || k == "LOCAL_PORT") continue;
-    r.headers.emplace_back(k, v);
+// A connected socket as Beast's synchronous stream: non-blocking reads and writes that wait with
+// poll() until a deadline. Owning the descriptor here (rather than using an asio socket) gives a
+// deadline for a whole request, one sendmsg per answer, and a wake-up when the listener stops.
+class SocketStream {
+ public:
+  SocketStream(int fd, int stop_fd) : fd_(fd), stop_fd_(stop_fd) {}
+  ~SocketStream() { ::close(fd_); }
+  SocketStream(const SocketStream&) = delete;
+  SocketStream& operator=(const SocketStream&) = delete;
+
+  void set_deadline(Clock::time_point deadline) { deadline_ = deadline; }
+  int fd() const { return fd_; }
+
+  template <class Buffers>
+  size_t read_some(const Buffers& buffers, boost::beast::error_code& ec) {
+    iovec iov[16];
+    int n_iov = 0;
+    for (auto it = net::buffer_sequence_begin(buffers); it != net::buffer_sequence_end(buffers) && n_iov < 16; ++it) {
+      const net::mutable_buffer b = *it;
+      if (b.size() == 0) continue;
+      iov[n_iov++] = iovec{b.data(), b.size()};
+    }
+    if (n_iov == 0) {
+      ec = {};
+      return 0;
+    }
+    for (;;) {
+      const ssize_t n = ::readv(fd_, iov, n_iov);
+      if (n > 0) {
+        ec = {};
+        return static_cast<size_t>(n);
+      }
+      if (n == 0) {
+        ec = net::error::eof;
+        return 0;
+      }
+      if (errno == EINTR) continue;
+      if (errno != EAGAIN && errno != EWOULDBLOCK) {
+        ec = boost::beast::error_code(errno, boost::system::system_category());
+        return 0;
+      }
+      if (!Wait(POLLIN, ec)) return 0;
+    }
   }
-  r.remote = req.remote_addr;
+  template <class Buffers>
+  size_t read_some(const Buffers& buffers) {
+    boost::beast::error_code ec;
+    const size_t n = read_some(buffers, ec);
+    if (ec) throw boost::system::system_error(ec);
+    return n;
+  }
+
+  template <class Buffers>
+  size_t write_some(const Buffers& buffers, boost::beast::error_code& ec) {
+    iovec iov[64];
+    size_t n_iov = 0;
+    for (auto it = net::buffer_sequence_begin(buffers); it != net::buffer_sequence_end(buffers) && n_iov < 64; ++it) {
+      const net::const_buffer b = *it;
+      if (b.size() == 0) continue;
+      iov[n_iov++] = iovec{const_cast<void*>(b.data()), b.size()};
+    }
+    if (n_iov == 0) {
+      ec = {};
+      return 0;
+    }
+    msghdr msg{};
+    msg.msg_iov = iov;
+    msg.msg_iovlen = n_iov;
+    for (;;) {
+      const ssize_t n = ::sendmsg(fd_, &msg, MSG_NOSIGNAL);
+      if (n >= 0) {
+        ec = {};
+        return static_cast<size_t>(n);
+      }
+      if (errno == EINTR) continue;
+      if (errno != EAGAIN && errno != EWOULDBLOCK) {
+        ec = boost::beast::error_code(errno, boost::system::system_category());
+        return 0;
+      }
+      if (!Wait(POLLOUT, ec)) return 0;
+    }
+  }
+  template <class Buffers>
+  size_t write_some(const Buffers& buffers) {
+    boost::beast::error_code ec;
+    const size_t n = write_some(buffers, ec);
+    if (ec) throw boost::system::system_error(ec);
+    return n;
+  }
+
+  // Waits until the socket is readable: true; false when `timeout` passed or the listener
+  // stopped first (an idle connection between requests).
+  bool WaitIdle(std::chrono::milliseconds timeout) {
+    pollfd fds[2] = {{fd_, POLLIN, 0}, {stop_fd_, POLLIN, 0}};
+    const Clock::time_point end = Clock::now() + timeout;
+    for (;;) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(end - Clock::now()).count();
+      if (left <= 0) return false;
+      const int r = ::poll(fds, 2, static_cast<int>(left));
+      if (r < 0 && errno == EINTR) continue;
+      if (r <= 0) return false;
+      // A request already sent is served even when the listener is stopping.
+      return fds[0].revents != 0;
+    }
+  }
+
+ private:
+  bool Wait(short events, boost::beast::error_code& ec) {
+    for (;;) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline_ - Clock::now()).count();
+      if (left <= 0) {
+        ec = boost::beast::error::timeout;
+        return false;
+      }
+      pollfd p{fd_, events, 0};
+      const int r = ::poll(&p, 1, static_cast<int>(std::min<long long>(left, 1 << 30)));
+      if (r > 0) return true;  // ready, or an error the next call reports
+      if (r < 0 && errno != EINTR) {
+        ec = boost::beast::error_code(errno, boost::system::system_category());
+        return false;
+      }
+    }
+  }
+
+  int fd_;
+  int stop_fd_;
+  Clock::time_point deadline_ = Clock::now();
+};
+
+std::string PeerAddress(int fd) {
+  sockaddr_storage addr{};
+  socklen_t len = sizeof(addr);
+  if (::getpeername(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) return "";
+  char buf[INET6_ADDRSTRLEN] = {};
+  if (addr.ss_family == AF_INET) {
+    ::inet_ntop(AF_INET, &reinterpret_cast<sockaddr_in*>(&addr)->sin_addr, buf, sizeof(buf));
+  } else if (addr.ss_family == AF_INET6) {
+    ::inet_ntop(AF_INET6, &reinterpret_cast<sockaddr_in6*>(&addr)->sin6_addr, buf, sizeof(buf));
+  }
+  return buf;
+}
+
+HttpRequest FromParsed(const http::request<http::string_body>& msg, const std::string& remote) {
+  HttpRequest r;
+  r.method = std::string(msg.method_string());
+  const std::string_view target = msg.target();
+  const size_t q = target.find('?');
+  r.path = std::string(target.substr(0, q));
+  if (q != std::string_view::npos) r.query = ParseQueryString(target.substr(q + 1));
+  for (const auto& field : msg) r.headers.emplace_back(std::string(field.name_string()), std::string(field.value()));
+  r.remote = remote;
   return r;
 }
 
-void ToLibrary(HttpResponse response, httplib::Response& res) {
-  res.status = response.status;
-  for (auto& [k, v] : response.headers) res.set_header(k, v);
-  if (response.close_connection && !response.body.empty()) {
-    // httplib 0.11 keeps a connection alive after any response the client did not ask to close;
-    // its only way out is a failed write. The provider sends the whole body, then reports failure:
-    // the client has the complete response, and the connection (with the unread request body
-    // behind it) is closed instead of being parsed for a next request.
-    res.set_header("Connection", "close");
-    auto body = std::make_shared<std::string>(std::move(response.body));
-    res.set_content_provider(body->size(), response.content_type,
-                             [body](size_t offset, size_t, httplib::DataSink& sink) {
-                               sink.write(body->data() + offset, body->size() - offset);
-                               return false;
-                             });
-    return;
+// Closes the sending side, then reads and drops what the client still sends (a request body left
+// unread) for a moment, so the answer is not lost to a reset before the client reads it.
+void LingeringClose(SocketStream& stream) {
+  ::shutdown(stream.fd(), SHUT_WR);
+  stream.set_deadline(Clock::now() + std::chrono::seconds(2));
+  char sink[16384];
+  size_t dropped = 0;
+  boost::beast::error_code ec;
+  while (dropped < (size_t{64} << 20)) {
+    const size_t n = stream.read_some(net::buffer(sink), ec);
+    if (ec || n == 0) break;
+    dropped += n;
   }
-  if (response.stream) {
-    auto stream = std::move(response.stream);
-    res.set_chunked_content_provider(response.content_type, [stream](size_t, httplib::DataSink& sink) {
-      try {
-        Status s =
-            stream([&sink](std::string_view chunk) { return chunk.empty() || sink.write(chunk.data(), chunk.size()); });
-        if (!s.ok()) return false;  // cut the body: the client sees an incomplete chunked stream
-      } catch (...) {
-        return false;  // outside httplib's handler guard: an escaping exception would end the process
-      }
-      sink.done();
-      return true;
-    });
-    return;
-  }
-  if (response.head_content_length && *response.head_content_length > 0) {
-    // HEAD: httplib sends the length and never calls the provider.
-    res.set_content_provider(static_cast<size_t>(*response.head_content_length), response.content_type,
-                             [](size_t, size_t, httplib::DataSink&) { return false; });
-    return;
-  }
-  res.set_content(std::move(response.body), response.content_type);
 }
 
 }  // namespace
 
+struct HttpListener::Impl {
+  ListenerOptions options;
+  Precheck precheck;
+  Dispatch dispatch;
+  Refuse refuse;
+  int listen_fd = -1;
+  int stop_fd = -1;  // an eventfd, readable once Stop was called
+  int port = 0;
+  std::atomic<bool> stopping{false};
+
+  std::mutex mu;
+  std::condition_variable cv;
+  std::deque<int> pending;  // accepted connections waiting for a thread
+  bool accepting_done = false;
+
+  ~Impl() {
+    if (listen_fd >= 0) ::close(listen_fd);
+    if (stop_fd >= 0) ::close(stop_fd);
+    for (int fd : pending) ::close(fd);
+  }
+
+  void Worker();
+  void Serve(int fd);
+  // Writes `response` to a request of HTTP version `version` (10 or 11); false when the
+  // connection must close (the write failed or was cut, or the response asks for it).
+  bool Write(SocketStream& stream, const HttpRequest& req, HttpResponse response, unsigned version, bool keep_alive);
+};
+
+void HttpListener::Impl::Worker() {
+  for (;;) {
+    int fd = -1;
+    {
+      std::unique_lock<std::mutex> lock(mu);
+      cv.wait(lock, [&] { return !pending.empty() || accepting_done; });
+      if (pending.empty()) return;
+      fd = pending.front();
+      pending.pop_front();
+    }
+    try {
+      Serve(fd);
+    } catch (...) {
+      // An exception from a callback or the parser ends this connection, never the process.
+    }
+  }
+}
+
+void HttpListener::Impl::Serve(int fd) {
+  SocketStream stream(fd, stop_fd);
+  const std::string remote = PeerAddress(fd);
+  boost::beast::flat_buffer buffer;  // outlives one request: it may hold the next one's bytes
+  for (size_t served = 0; served < options.keep_alive_max_requests; ++served) {
+    if (buffer.size() == 0) {
+      // The first request gets the read timeout to start; later ones the keep-alive timeout.
+      const int wait_s = served == 0 ? options.read_timeout_s : options.keep_alive_timeout_s;
+      if (!stream.WaitIdle(std::chrono::seconds(wait_s))) return;
+    }
+    const Clock::time_point started = Clock::now();
+    stream.set_deadline(started + std::chrono::seconds(options.read_timeout_s));
+    http::request_parser<http::string_body> parser;
+    parser.header_limit(static_cast<std::uint32_t>(options.max_header_bytes));
+    parser.body_limit(options.max_body_bytes);
+    boost::beast::error_code ec;
+    http::read_header(stream, buffer, parser, ec);
+    if (ec == http::error::end_of_stream || ec == net::error::eof) return;  // closed between requests
+    HttpRequest fallback;
+    fallback.method = "GET";
+    if (ec == boost::beast::error::timeout) {
+      if (buffer.size() == 0 && !parser.got_some()) return;
+      Write(stream, fallback, refuse(408, InvalidArgumentError("the request line and headers did not arrive in time")),
+            11, false);
+      return LingeringClose(stream);
+    }
+    if (ec == http::error::header_limit) {
+      Write(stream, fallback,
+            refuse(431, InvalidArgumentError("the request line and headers exceed " +
+                                             std::to_string(options.max_header_bytes) + " bytes")),
+            11, false);
+      return LingeringClose(stream);
+    }
+    if (ec) {
+      Write(stream, fallback, refuse(400, InvalidArgumentError("malformed HTTP request: " + ec.message())), 11, false);
+      return LingeringClose(stream);
+    }
+    const unsigned version = parser.get().version();
+    const bool stopping_now = stopping.load();
+    bool keep_alive = parser.get().keep_alive() && !stopping_now && served + 1 < options.keep_alive_max_requests;
+    HttpRequest req = FromParsed(parser.get(), remote);
+    req.max_body = options.max_body_bytes;
+    if (std::optional<HttpResponse> early = precheck(req)) {
+      // A refusal before the body: the body (if any) is never read, so the connection closes.
+      const bool has_body = !parser.is_done();
+      if (!Write(stream, req, std::move(*early), version, keep_alive && !has_body)) return LingeringClose(stream);
+      if (has_body || !keep_alive) return LingeringClose(stream);
+      continue;
+    }
+    if (!parser.is_done()) {
+      parser.body_limit(std::min(options.max_body_bytes, req.max_body));
+      // A client that waits for "100 Continue" before its body gets it now the head passed.
+      if (auto expect = req.Header("Expect"); expect && HeaderNameEquals(*expect, "100-continue")) {
+        static constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
+        net::write(stream, net::buffer(kContinue.data(), kContinue.size()), ec);
+        if (ec) return;
+      }
+      const uint64_t announced = parser.content_length().value_or(0);
+      stream.set_deadline(Clock::now() + std::chrono::seconds(options.read_timeout_s) +
+                          std::chrono::seconds(announced >> 20));
+      http::read(stream, buffer, parser, ec);
+      if (ec) {
+        if (ec == http::error::body_limit) {
+          Write(stream, req,
+                refuse(413, ResourceExhaustedError("request body exceeds " +
+                                                   std::to_string(std::min(options.max_body_bytes, req.max_body)) +
+                                                   " bytes")),
+                version, false);
+        } else if (ec == boost::beast::error::timeout) {
+          Write(stream, req, refuse(408, InvalidArgumentError("the request body did not arrive in time")), version,
+                false);
+        } else if (ec != net::error::eof && ec != http::error::partial_message) {
+          Write(stream, req, refuse(400, InvalidArgumentError("malformed request body: " + ec.message())), version,
+                false);
+        }
+        return LingeringClose(stream);
+      }
+    }
+    req.body = std::move(parser.get().body());
+    HttpResponse response = dispatch(req);
+    if (!Write(stream, req, std::move(response), version, keep_alive)) return LingeringClose(stream);
+    if (!keep_alive) return LingeringClose(stream);
+  }
+}
+
+bool HttpListener::Impl::Write(SocketStream& stream, const HttpRequest& req, HttpResponse response, unsigned version,
+                               bool keep_alive) {
+  keep_alive = keep_alive && !response.close_connection;
+  stream.set_deadline(Clock::now() + std::chrono::seconds(options.write_timeout_s));
+  boost::beast::error_code ec;
+  const bool head = req.method == "HEAD";
+  const bool no_body = head || response.status == 204 || response.status == 304;
+  auto fill = [&](auto& res) {
+    res.version(version);
+    res.result(static_cast<unsigned>(response.status));
+    for (auto& [k, v] : response.headers) res.insert(k, v);
+    if (!response.body.empty() || response.stream || response.head_content_length.value_or(0) > 0) {
+      res.set(http::field::content_type, response.content_type);
+    }
+    res.keep_alive(keep_alive);
+  };
+  if (response.stream && !no_body) {
+    http::response<http::empty_body> res;
+    fill(res);
+    const bool chunked = version >= 11;
+    if (chunked) {
+      res.chunked(true);
+    } else {
+      res.keep_alive(false);  // HTTP/1.0: the body ends when the connection does
+      keep_alive = false;
+    }
+    http::response_serializer<http::empty_body> sr(res);
+    http::write_header(stream, sr, ec);
+    if (ec) return false;
+    bool cut = false;
+    try {
+      Status s = response.stream([&](std::string_view chunk) {
+        if (chunk.empty()) return true;
+        stream.set_deadline(Clock::now() + std::chrono::seconds(options.write_timeout_s));
+        if (chunked) {
+          net::write(stream, http::make_chunk(net::const_buffer(chunk.data(), chunk.size())), ec);
+        } else {
+          net::write(stream, net::const_buffer(chunk.data(), chunk.size()), ec);
+        }
+        return !ec;
+      });
+      cut = !s.ok() || static_cast<bool>(ec);
+    } catch (...) {
+      cut = true;
+    }
+    if (cut) return false;  // the client sees a stream without its last chunk
+    if (chunked) {
+      stream.set_deadline(Clock::now() + std::chrono::seconds(options.write_timeout_s));
+      net::write(stream, http::make_chunk_last(), ec);
+      if (ec) return false;
+    }
+    return keep_alive;
+  }
+  if (no_body) {
+    http::response<http::empty_body> res;
+    fill(res);
+    if (head) {
+      const uint64_t length = response.head_content_length.value_or(response.body.size());
+      res.content_length(length);
+    } else if (response.status != 204 && response.status != 304) {
+      res.content_length(0);
+    }
+    http::response_serializer<http::empty_body> sr(res);
+    http::write_header(stream, sr, ec);
+    return !ec && keep_alive;
+  }
+  http::response<http::string_body> res;
+  fill(res);
+  res.body() = std::move(response.body);
+  res.content_length(res.body().size());
+  http::write(stream, res, ec);  // status line, headers and body in one sendmsg
+  return !ec && keep_alive;
+}
+
 Result<std::unique_ptr<HttpListener>> HttpListener::Bind(const ListenerOptions& options, Precheck precheck,
-                                                         Dispatch dispatch) {
+                                                         Dispatch dispatch, Refuse refuse) {
   auto impl = std::make_unique<Impl>();
   impl->options = options;
+  if (impl->options.threads == 0) impl->options.threads = 1;
   impl->precheck = std::move(precheck);
   impl->dispatch = std::move(dispatch);
-  Impl* raw = impl.get();
-  httplib::Server& svr = impl->server;
-  const size_t threads = options.threads == 0 ? 1 : options.threads;
-  svr.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
-  svr.set_payload_max_length(options.max_body_bytes);
-  svr.set_read_timeout(options.read_timeout_s, 0);
-  svr.set_write_timeout(options.write_timeout_s, 0);
-  svr.set_keep_alive_timeout(options.keep_alive_timeout_s);
-  svr.set_keep_alive_max_count(options.keep_alive_max_requests);
-  svr.set_tcp_nodelay(true);  // small JSON answers must not wait for a delayed ACK (Nagle)
-  svr.set_pre_routing_handler([raw](const httplib::Request& req, httplib::Response& res) {
-    // Byte ranges are the Blob route's business (it answers 206 itself); left here, httplib would
-    // cut every 200 body again by the client's Range header.
-    const_cast<httplib::Request&>(req).ranges.clear();
-    std::optional<HttpResponse> early = raw->precheck(FromLibrary(req));
-    if (!early) return httplib::Server::HandlerResponse::Unhandled;
-    ToLibrary(std::move(*early), res);
-    return httplib::Server::HandlerResponse::Handled;
-  });
-  auto handler = [raw](const httplib::Request& req, httplib::Response& res) {
-    HttpRequest r = FromLibrary(req);
-    r.body = req.body;
-    ToLibrary(raw->dispatch(r), res);
+  impl->refuse = std::move(refuse);
+  auto fail = [&](const std::string& why) {
+    return Status(ErrorCode::kIo,
+                  "cannot listen on " + options.host + ":" + std::to_string(options.port) + " (" + why + ")");
   };
-  svr.Get(".*", handler);  // GET and HEAD (httplib sends no body for HEAD)
-  svr.Post(".*", handler);
-  svr.Put(".*", handler);
-  svr.Patch(".*", handler);
-  svr.Delete(".*", handler);
-  svr.Options(".*", handler);
-  // httplib 0.11 listens with a backlog of 5 (compiled into the library): a burst of clients
-  // connecting at once would overflow it. The socket is caught here and listened on again below
-  // with the system's limit (Linux updates the backlog of a listening socket).
-  // SO_REUSEADDR only: httplib's default also sets SO_REUSEPORT, which lets a second server bind
-  // the same port and silently share its connections.
-  svr.set_socket_options([raw](int sock) {
-    int yes = 1;
-    ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
-    raw->listen_fd = sock;
-  });
-  int port = options.port == 0 ? svr.bind_to_any_port(options.host)
-                               : (svr.bind_to_port(options.host, options.port) ? options.port : -1);
-  if (port <= 0) {
-    return Status(ErrorCode::kIo, "cannot listen on " + options.host + ":" + std::to_string(options.port) +
-                                      " (address in use, not local, or not permitted)");
+  if (options.port < 0 || options.port > 65535) return fail("not a port number");
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+  addrinfo* found = nullptr;
+  const std::string port_text = std::to_string(options.port);
+  if (const int rc = ::getaddrinfo(options.host.c_str(), port_text.c_str(), &hints, &found); rc != 0) {
+    return fail(std::string("address not resolved: ") + ::gai_strerror(rc));
   }
-  if (impl->listen_fd >= 0) ::listen(impl->listen_fd, SOMAXCONN);
-  impl->port = port;
+  std::string last_error = "no address";
+  for (addrinfo* a = found; a != nullptr && impl->listen_fd < 0; a = a->ai_next) {
+    const int fd = ::socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
+    if (fd < 0) continue;
+    // SO_REUSEADDR only: SO_REUSEPORT would let a second server bind the same port and silently
+    // share its connections.
+    int yes = 1;
+    ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
+    if (::bind(fd, a->ai_addr, a->ai_addrlen) == 0 && ::listen(fd, SOMAXCONN) == 0) {
+      impl->listen_fd = fd;
+    } else {
+      last_error = std::strerror(errno);
+      ::close(fd);
+    }
+  }
+  ::freeaddrinfo(found);
+  if (impl->listen_fd < 0) return fail(last_error);
+  sockaddr_storage bound{};
+  socklen_t len = sizeof(bound);
+  ::getsockname(impl->listen_fd, reinterpret_cast<sockaddr*>(&bound), &len);
+  impl->port = ntohs(bound.ss_family == AF_INET6 ? reinterpret_cast<sockaddr_in6*>(&bound)->sin6_port
+                                                 : reinterpret_cast<sockaddr_in*>(&bound)->sin_port);
+  impl->stop_fd = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  if (impl->stop_fd < 0) return fail(std::string("eventfd: ") + std::strerror(errno));
   return std::unique_ptr<HttpListener>(new HttpListener(std::move(impl)));
 }
 
@@ -145,23 +470,64 @@ HttpListener::~HttpListener() { Stop(); }
 
 int HttpListener::port() const { return impl_->port; }
 const std::string& HttpListener::host() const { return impl_->options.host; }
+
 Status HttpListener::Run() {
-  impl_->running = true;
-  const bool clean = impl_->stop_requested || impl_->server.listen_after_bind();
-  impl_->running = false;
-  if (!clean && !impl_->stop_requested) {
-    return Status(ErrorCode::kIo, "the listener on " + impl_->options.host + ":" + std::to_string(impl_->port) +
-                                      " stopped accepting connections");
+  Impl& im = *impl_;
+  std::vector<std::thread> workers;
+  workers.reserve(im.options.threads);
+  for (size_t i = 0; i < im.options.threads; ++i) workers.emplace_back([&im] { im.Worker(); });
+  Status result = Status::Ok();
+  // Connections beyond this many waiting for a thread are closed at once (the client retries).
+  const size_t max_pending = im.options.threads * 64;
+  while (!im.stopping.load()) {
+    pollfd fds[2] = {{im.listen_fd, POLLIN, 0}, {im.stop_fd, POLLIN, 0}};
+    const int r = ::poll(fds, 2, -1);
+    if (r < 0) {
+      if (errno == EINTR) continue;
+      result =
+          Status(ErrorCode::kIo, std::string("the listener stopped accepting connections: ") + std::strerror(errno));
+      break;
+    }
+    if (fds[1].revents != 0) break;
+    const int fd = ::accept4(im.listen_fd, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (fd < 0) {
+      if (errno == EINTR || errno == EAGAIN || errno == ECONNABORTED || errno == EPROTO) continue;
+      if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));  // out of descriptors: let some close
+        continue;
+      }
+      result =
+          Status(ErrorCode::kIo, std::string("the listener stopped accepting connections: ") + std::strerror(errno));
+      break;
+    }
+    int yes = 1;
+    ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &yes, sizeof(yes));  // small answers must not wait (Nagle)
+    std::lock_guard<std::mutex> lock(im.mu);
+    if (im.pending.size() >= max_pending) {
+      ::close(fd);
+      continue;
+    }
+    im.pending.push_back(fd);
+    im.cv.notify_one();
   }
-  return Status::Ok();
+  {
+    std::lock_guard<std::mutex> lock(im.mu);
+    im.accepting_done = true;
+  }
+  im.cv.notify_all();
+  for (std::thread& t : workers) t.join();
+  if (!im.stopping.load() && result.ok()) {
+    result = Status(ErrorCode::kIo, "the listener stopped accepting connections");
+  }
+  return result;
 }
 
 void HttpListener::Stop() {
-  impl_->stop_requested = true;
-  // httplib ignores a stop before its accept loop started: wait for the loop (Run checks the flag
-  // first, so a Stop before Run needs no wait).
-  while (impl_->running && !impl_->server.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  impl_->server.stop();
+  if (impl_->stopping.exchange(true)) return;
+  const uint64_t one = 1;
+  // Level-triggered: the eventfd stays readable, so every poll on it (the accept loop, idle
+  // connections) wakes now and later.
+  [[maybe_unused]] const ssize_t n = ::write(impl_->stop_fd, &one, sizeof(one));
 }
 
 }  // namespace omnigraph::server

@@ -88,14 +88,19 @@ std::string MediaType(const HttpRequest& req) {
   return v;
 }
 
-// How the body is framed, refused unless it is one plain Content-Length (the only framing whose
-// length is known before reading, so a body is bounded and never read past): chunked or other
-// transfer codings (411), compressed bodies (415: a small body could inflate without bound), a
-// repeated Content-Length, and a body on a method that takes none (httplib would not read it).
+// How the body is framed: one Content-Length or chunked transfer coding, never both (the
+// request-smuggling ambiguity; the parser refuses it too). Refused: other transfer codings,
+// compressed bodies (415: a small body could inflate without bound), a repeated Content-Length,
+// and a body on a method that takes none.
 std::optional<HttpResponse> CheckFraming(const HttpRequest& head) {
-  if (head.Header("Transfer-Encoding")) {
-    return ErrorResponse(
-        411, InvalidArgumentError("send the body with a Content-Length (Transfer-Encoding is not accepted)"));
+  if (auto te = head.Header("Transfer-Encoding")) {
+    if (head.HeaderCount("Transfer-Encoding") > 1 || !HeaderNameEquals(*te, "chunked")) {
+      return ErrorResponse(Status(ErrorCode::kUnimplemented,
+                                  "Transfer-Encoding `" + *te + "` is not accepted; send chunked or a Content-Length"));
+    }
+    if (head.Header("Content-Length")) {
+      return ErrorResponse(InvalidArgumentError("a request has Content-Length or Transfer-Encoding, not both"));
+    }
   }
   if (head.Header("Content-Encoding")) {
     return ErrorResponse(Status(ErrorCode::kUnsupportedMediaType, "compressed request bodies are not accepted"));
@@ -140,8 +145,8 @@ std::optional<HttpResponse> CheckHead(const ServerState& st, const HttpRequest& 
       if (n > limit) return ErrorResponse(TooLarge(limit, n, route.large_body));
     }
     const std::string type = MediaType(req);
-    const bool has_body =
-        !req.Header("Content-Length").value_or("").empty() && req.Header("Content-Length").value_or("") != "0";
+    const bool has_body = req.Header("Transfer-Encoding") || (!req.Header("Content-Length").value_or("").empty() &&
+                                                              req.Header("Content-Length").value_or("") != "0");
     // An optional body must be JSON too when there is one: a text/plain POST is what a browser
     // sends cross-site without a preflight.
     const bool json_required = route.body == BodyKind::kJson || (route.body == BodyKind::kOptionalJson && has_body);
@@ -284,10 +289,16 @@ Result<std::unique_ptr<Server>> Server::Start(ServerOptions options, TokenTable 
   st.options.listen.max_body_bytes = std::max(st.options.body_limit_bytes, st.options.load_body_limit_bytes);
   std::unique_ptr<Server> server(new Server(std::move(impl)));
   Server* raw = server.get();
-  OG_ASSIGN_OR_RETURN(server->impl_->listener, HttpListener::Bind(
-                                                   server->impl_->state.options.listen,
-                                                   [raw](const HttpRequest& head) { return raw->Precheck(head); },
-                                                   [raw](HttpRequest& req) { return raw->Handle(req); }));
+  OG_ASSIGN_OR_RETURN(server->impl_->listener,
+                      HttpListener::Bind(
+                          server->impl_->state.options.listen, [raw](HttpRequest& head) { return raw->Precheck(head); },
+                          [raw](HttpRequest& req) { return raw->Handle(req); },
+                          [raw](int status, const Status& why) {
+                            HttpResponse r = ErrorResponse(status, why);
+                            r.SetHeader("X-Request-Id", NewUlidString());
+                            raw->impl_->state.metrics.Record("unmatched", status, r.error_code, 0, false);
+                            return r;
+                          }));
   return server;
 }
 
@@ -302,7 +313,7 @@ Status Server::Run() { return impl_->listener->Run(); }
 void Server::Stop() { impl_->listener->Stop(); }
 const Registry& Server::registry() const { return impl_->state.registry; }
 
-std::optional<HttpResponse> Server::Precheck(const HttpRequest& head) {
+std::optional<HttpResponse> Server::Precheck(HttpRequest& head) {
   // Everything that can be refused from the head is refused here, before a byte of the body is
   // read. The body of a refused request stays unread, so its connection is closed after the answer
   // (http_listener.cc), never parsed for a next request.
@@ -310,6 +321,7 @@ std::optional<HttpResponse> Server::Precheck(const HttpRequest& head) {
   std::optional<std::string> actor;
   std::optional<HttpResponse> refusal = CheckFraming(head);
   if (!refusal) refusal = CheckHead(impl_->state, head, m, &actor);
+  if (!refusal && m.route != nullptr) head.max_body = BodyLimit(impl_->state, *m.route);
   if (refusal) {
     const std::string length = head.Header("Content-Length").value_or("");
     if (head.Header("Transfer-Encoding") || (!length.empty() && length != "0")) refusal->close_connection = true;

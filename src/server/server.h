@@ -47,7 +47,7 @@ class Server {
   // calls; also usable without sockets).
   HttpResponse Handle(HttpRequest& request);
   // The refusal of a request from its head alone (unknown route, bad token, too large), or nullopt.
-  std::optional<HttpResponse> Precheck(const HttpRequest& head);
+  std::optional<HttpResponse> Precheck(HttpRequest& head);
 
   const Registry& registry() const;
 
