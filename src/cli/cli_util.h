@@ -62,11 +62,13 @@ void AddBranchCommands(CLI::App& app, CommandAction* run);   // branch create/li
 void AddChangesCommands(CLI::App& app, CommandAction* run);  // changes poll/baseline, diff
 void AddOptimizeCommand(CLI::App& app, CommandAction* run);
 void AddCleanupCommand(CLI::App& app, CommandAction* run);
-void AddClusterCommands(CLI::App& app, CommandAction* run);          // cluster validate/import/plan/apply/approve/status/refresh/force-unlock
-void AddPolicyCommands(CLI::App& app, CommandAction* run);           // policy validate/test/explain, queries validate/list
-void AddCheckCommand(CLI::App& app, CommandAction* run);             // the integrity check
-void AddBlobCommands(CLI::App& app, CommandAction* run);             // blob get/stat
-void AddSchemaCommands(CLI::App& app, CommandAction* run);           // schema show (alias get), plan, apply
+void AddClusterCommands(CLI::App& app,
+                        CommandAction* run);  // cluster validate/import/plan/apply/approve/status/refresh/force-unlock
+void AddPolicyCommands(CLI::App& app, CommandAction* run);  // policy validate/test/explain, queries validate/list
+void AddCheckCommand(CLI::App& app, CommandAction* run);    // the integrity check
+void AddBlobCommands(CLI::App& app, CommandAction* run);    // blob get/stat
+void AddSchemaCommands(CLI::App& app, CommandAction* run);  // schema show (alias get), plan, apply
 void AddCommitChangesCommand(CLI::App* commit, CommandAction* run);  // commit changes
+void AddAliasCommand(CLI::App& app, CommandAction* run);             // alias NAME [ARGS...]: a stored query
 
 }  // namespace omnigraph::cli

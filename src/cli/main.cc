@@ -104,6 +104,7 @@ int main(int argc, char** argv) {
   AddLintCommand(app, &run);
   AddQueryCommand(app, &run);
   AddRemoteCommands(app, &run);
+  AddAliasCommand(app, &run);
   AddMutateCommand(app, &run);
   AddBranchCommands(app, &run);
   AddChangesCommands(app, &run);

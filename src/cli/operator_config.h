@@ -29,7 +29,7 @@
 // Precedence (ResolveOperatorSettings), highest first:
 //   actor:   --as  >  $OMNIGRAPH_ACTOR (ours; Rust has no env var)  >  operator.actor  >  none.
 //            Empty values count as unset. Profiles carry no actor.
-//   output:  --json  >  --format  >  (alias `format`, later)  >  defaults.output  >  "table".
+//   output:  --json  >  --format  >  (alias `format`: `alias` only)  >  defaults.output  >  "table".
 //            No env var; profiles carry no format.
 //   table:   defaults.table_max_column_width > 80;  defaults.table_cell_layout > "truncate".
 //   scope:   1. an explicit address (--store / positional URI): used as is; profile and defaults
@@ -79,7 +79,7 @@ struct OperatorProfile {
   std::optional<std::string> default_graph;
 };
 
-// A binding to a stored query on a named server (used by a later `alias` command).
+// A binding to a stored query on a named server (the `alias` command, command_alias.cc).
 struct OperatorAlias {
   std::string server;  // a `servers:` name
   std::optional<std::string> graph;

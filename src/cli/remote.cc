@@ -229,54 +229,18 @@ Status RemoteGraph::PostStream(std::string_view path, const OrderedJson& body,
   return Status::Ok();
 }
 
-Result<std::optional<std::unique_ptr<RemoteGraph>>> ResolveRemote(const GraphFlags& flags, bool need_graph) {
-  using Out = std::optional<std::unique_ptr<RemoteGraph>>;
-  const GlobalFlags& g = Globals();
-  OG_ASSIGN_OR_RETURN(const OperatorConfig* config, LoadedOperatorConfig());
-  std::string url;
-  std::optional<std::string> graph = g.graph.empty() ? std::nullopt : std::optional<std::string>(g.graph);
-  std::string label;
-  if (!g.server.empty()) {
-    for (const std::string* given : {&g.store, &flags.uri_flag, &flags.positional_uri, &g.cluster}) {
-      if (!given->empty()) {
-        return UsageError(
-            "--server and a store URI or --cluster are mutually exclusive; pick one way to address "
-            "the graph");
-      }
-    }
-    label = g.server;
-    if (g.server.find("://") != std::string::npos) {
-      url = g.server;
-    } else {
-      auto it = config->servers.find(g.server);
-      if (it == config->servers.end()) {
-        std::string names;
-        for (const auto& [n, s] : config->servers) names += (names.empty() ? "" : ", ") + n;
-        return UsageError("unknown server '" + g.server + "'; servers defined in the operator config: [" + names +
-                          "] (add it under servers: in ~/.omnigraph/config.yaml)");
-      }
-      url = it->second.url;
-    }
-  } else {
-    for (const std::string* given : {&g.store, &flags.uri_flag, &flags.positional_uri}) {
-      if (given->starts_with("http://") || given->starts_with("https://")) {
-        return UsageError(
-            "a remote graph must be addressed with `--server <url>`; a positional (or --store) "
-            "http(s):// URL is not a graph's storage");
-      }
-      if (!given->empty()) return Out();
-    }
-    if (!g.cluster.empty()) return Out();
-    OG_ASSIGN_OR_RETURN(OperatorSettings settings, flags.Settings(std::nullopt));
-    if (settings.scope != ScopeKind::kServer) return Out();
-    url = settings.server_url.value_or(settings.target);
-    label = settings.target;
-    if (!graph) graph = settings.graph;
-  }
+namespace {
+
+// The graph `graph` of the server at `url` (`label` names it in messages), with the token the
+// operator config and environment give that URL; without a graph (and `need_graph`), the server's
+// only graph.
+Result<std::unique_ptr<RemoteGraph>> Connect(const OperatorConfig& config, const std::string& url,
+                                             const std::string& label, const std::optional<std::string>& graph,
+                                             bool need_graph) {
   if (!url.starts_with("http://") && !url.starts_with("https://")) {
     return UsageError("a server scope resolves to an http(s):// URL; '" + url + "' is not one");
   }
-  OG_ASSIGN_OR_RETURN(std::optional<std::string> token, TokenFor(*config, url));
+  OG_ASSIGN_OR_RETURN(std::optional<std::string> token, TokenFor(config, url));
   auto remote = std::make_unique<RemoteGraph>(url, graph.value_or(""), token);
   if (need_graph && !graph) {
     // No graph named: the server's only graph, else the list to choose from.
@@ -295,6 +259,61 @@ Result<std::optional<std::unique_ptr<RemoteGraph>>> ResolveRemote(const GraphFla
     }
     remote = std::make_unique<RemoteGraph>(url, ids[0], token);
   }
+  return remote;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<RemoteGraph>> ConnectServer(const std::string& server, const std::optional<std::string>& graph,
+                                                   bool need_graph) {
+  OG_ASSIGN_OR_RETURN(const OperatorConfig* config, LoadedOperatorConfig());
+  std::string url;
+  if (server.find("://") != std::string::npos) {
+    url = server;
+  } else {
+    auto it = config->servers.find(server);
+    if (it == config->servers.end()) {
+      std::string names;
+      for (const auto& [n, s] : config->servers) names += (names.empty() ? "" : ", ") + n;
+      return UsageError("unknown server '" + server + "'; servers defined in the operator config: [" + names +
+                        "] (add it under servers: in ~/.omnigraph/config.yaml)");
+    }
+    url = it->second.url;
+  }
+  return Connect(*config, url, server, graph, need_graph);
+}
+
+Result<std::optional<std::unique_ptr<RemoteGraph>>> ResolveRemote(const GraphFlags& flags, bool need_graph) {
+  using Out = std::optional<std::unique_ptr<RemoteGraph>>;
+  const GlobalFlags& g = Globals();
+  OG_ASSIGN_OR_RETURN(const OperatorConfig* config, LoadedOperatorConfig());
+  std::optional<std::string> graph = g.graph.empty() ? std::nullopt : std::optional<std::string>(g.graph);
+  if (!g.server.empty()) {
+    for (const std::string* given : {&g.store, &flags.uri_flag, &flags.positional_uri, &g.cluster}) {
+      if (!given->empty()) {
+        return UsageError(
+            "--server and a store URI or --cluster are mutually exclusive; pick one way to address "
+            "the graph");
+      }
+    }
+    OG_ASSIGN_OR_RETURN(std::unique_ptr<RemoteGraph> remote, ConnectServer(g.server, graph, need_graph));
+    return Out(std::move(remote));
+  }
+  for (const std::string* given : {&g.store, &flags.uri_flag, &flags.positional_uri}) {
+    if (given->starts_with("http://") || given->starts_with("https://")) {
+      return UsageError(
+          "a remote graph must be addressed with `--server <url>`; a positional (or --store) "
+          "http(s):// URL is not a graph's storage");
+    }
+    if (!given->empty()) return Out();
+  }
+  if (!g.cluster.empty()) return Out();
+  OG_ASSIGN_OR_RETURN(OperatorSettings settings, flags.Settings(std::nullopt));
+  if (settings.scope != ScopeKind::kServer) return Out();
+  if (!graph) graph = settings.graph;
+  OG_ASSIGN_OR_RETURN(
+      std::unique_ptr<RemoteGraph> remote,
+      Connect(*config, settings.server_url.value_or(settings.target), settings.target, graph, need_graph));
   return Out(std::move(remote));
 }
 

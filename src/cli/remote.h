@@ -61,6 +61,12 @@ class RemoteGraph {
 // the flags address local storage. `need_graph` false for server-wide commands (`graphs list`).
 Result<std::optional<std::unique_ptr<RemoteGraph>>> ResolveRemote(const GraphFlags& flags, bool need_graph = true);
 
+// A graph of `server` (a `servers:` name of the operator config, or a URL holding "://"), resolved
+// as --server resolves it: the entry's url (an unknown name is a usage error listing the defined
+// ones) and the token for that URL; `graph`, else (when `need_graph`) the server's only graph.
+Result<std::unique_ptr<RemoteGraph>> ConnectServer(const std::string& server, const std::optional<std::string>& graph,
+                                                   bool need_graph = true);
+
 // One path segment, percent-encoded.
 std::string EscapeSegment(std::string_view segment);
 

@@ -72,27 +72,31 @@ std::optional<int> RemoteQuery(const GraphFlags& flags, const RemoteQueryArgs& a
   body["snapshot"] = a.snapshot.empty() ? OrderedJson(nullptr) : OrderedJson(a.snapshot);
   auto r = (*g)->Post("/query", body);
   if (!r.ok()) return ReportError(r.status(), json_errors);
-  if (a.format == "json") {
-    PrintJson(*r);
+  return PrintServedRead(std::move(*r), a.format, ReadTargetText{a.branch, a.snapshot}, a.render);
+}
+
+int PrintServedRead(OrderedJson answer, const std::string& format, const ReadTargetText& target,
+                    const ReadRenderOptions& render) {
+  if (format == "json") {
+    PrintJson(answer);
     return kExitOk;
   }
   QueryRows rows;
-  rows.query_name = r->value("query_name", "");
-  rows.commit_id = r->value("graph_commit_id", "");
-  if (r->contains("columns")) rows.columns = (*r)["columns"].get<std::vector<std::string>>();
-  for (const auto& row : (*r)["rows"]) {
+  rows.query_name = answer.value("query_name", "");
+  rows.commit_id = answer.value("graph_commit_id", "");
+  if (answer.contains("columns")) rows.columns = answer["columns"].get<std::vector<std::string>>();
+  for (const auto& row : answer["rows"]) {
     std::vector<Value> values;
     for (const auto& c : rows.columns) values.push_back(CellValue(row.contains(c) ? row[c] : OrderedJson(nullptr)));
     rows.rows.push_back(std::move(values));
   }
-  ReadTargetText target{a.branch, a.snapshot};
-  if (a.format == "jsonl") {  // the server's values as they are (lists stay lists)
-    std::string out = RenderRead(rows, target, "jsonl", a.render);
+  if (format == "jsonl") {  // the server's values as they are (lists stay lists)
+    std::string out = RenderRead(rows, target, "jsonl", render);
     std::fputs(out.substr(0, out.find('\n') + 1).c_str(), stdout);
-    for (const auto& row : (*r)["rows"]) std::printf("%s\n", row.dump().c_str());
+    for (const auto& row : answer["rows"]) std::printf("%s\n", row.dump().c_str());
     return kExitOk;
   }
-  std::fputs(RenderRead(rows, target, a.format, a.render).c_str(), stdout);
+  std::fputs(RenderRead(rows, target, format, render).c_str(), stdout);
   return kExitOk;
 }
 

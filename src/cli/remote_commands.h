@@ -12,6 +12,8 @@
 #include "cli/cli_graph.h"
 #include "cli/cli_util.h"
 #include "cli/read_format.h"
+#include "common/api_json.h"
+#include "common/json.h"
 
 namespace omnigraph::cli {
 
@@ -20,6 +22,11 @@ struct RemoteQueryArgs {
   ReadRenderOptions render;
 };
 std::optional<int> RemoteQuery(const GraphFlags& flags, const RemoteQueryArgs& args);
+// Prints a served read's answer (the ReadOutput of POST /query or of a stored read) in `format`
+// (table, kv, csv, jsonl, json) as `query` prints a local result; `target` heads the text formats.
+// Returns the exit code.
+int PrintServedRead(OrderedJson answer, const std::string& format, const ReadTargetText& target,
+                    const ReadRenderOptions& render);
 std::optional<int> RemoteMutate(const GraphFlags& flags, const std::string& source, const std::string& name,
                                 const std::string& params, const std::string& branch, const std::string& if_commit);
 std::optional<int> RemoteLoad(const GraphFlags& flags, const std::string& data_path, const std::string& mode,

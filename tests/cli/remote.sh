@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The CLI's remote mode against a real omnigraph-server (docs/cli.md, "Remote graphs"): the same
-# commands with --server URL --graph ID give the answers the local commands give on the same graph;
+# commands with --server URL --graph ID give the answers the local commands give on the same graph
+# (change listing byte for byte: `commit changes` with its pages followed, `changes poll`, and the
+# file `changes baseline` writes);
 # errors keep their codes and exit codes; bearer tokens come from OMNIGRAPH_TOKEN_<NAME> (a
 # `servers:` entry), the credentials file (login/logout, mode 0600) and OMNIGRAPH_BEARER_TOKEN.
 # Usage: tests/cli/remote.sh path/to/omnigraph path/to/omnigraph-server
@@ -19,6 +21,7 @@ printf 'node P { n: String @key, v: I64? }\nedge K: P -> P\n' > "$dir/s.pg"
 "$og" init --schema "$dir/s.pg" "$g" > /dev/null
 printf '{"type":"P","data":{"n":"a","v":1}}\n{"type":"P","data":{"n":"b","v":2}}\n{"edge":"K","from":"a","to":"b"}\n' > "$dir/d.ndjson"
 "$og" load "$g" --data "$dir/d.ndjson" --mode overwrite --quiet > /dev/null
+c1="$("$og" snapshot --store "$g" --json | jq -r .graph_commit_id)"  # the load: 2 nodes and 1 edge
 
 start() {  # start [env...]: the server on a free port; sets $url
   env "$@" "$server" --store "$g" --bind 127.0.0.1:0 --quiet > "$dir/addr" 2> "$dir/server.err" &
@@ -57,6 +60,84 @@ out="$("$og" load "${S[@]}" --data "$dir/e.ndjson" --mode merge --branch feat --
 "$og" branch delete "${S[@]}" feat --quiet > /dev/null
 [[ "$("$og" query --store "$g" -e 'query c() { match { $p: P } return { count($p) as n } }' --format json | jq .rows[0].n)" == 4 ]] ||
   fail "the served writes are not in the graph"
+
+# Change listing over HTTP prints what the local commands print, byte for byte.
+l="$("$og" commit changes "$c1" --store "$g" --json)"
+r="$("$og" commit changes "$c1" "${S[@]}" --json)"
+[[ "$l" == "$r" ]] || fail "commit changes --json: local [$l] remote [$r]"
+[[ "$(jq '.changes | length' <<< "$r")" == 3 ]] || fail "commit changes: 3 changes expected: $r"
+[[ "$("$og" commit changes "$c1" "${S[@]}")" == "$("$og" commit changes "$c1" --store "$g")" ]] ||
+  fail "commit changes (text) differs"
+for filter in "--kind edge" "--type P --op insert"; do
+  # shellcheck disable=SC2086
+  [[ "$("$og" commit changes "$c1" "${S[@]}" $filter --json)" == "$("$og" commit changes "$c1" --store "$g" $filter --json)" ]] ||
+    fail "commit changes $filter differs"
+done
+# --limit 1: the pages are followed into the one document; --page-token prints one page and its token.
+r="$("$og" commit changes "$c1" "${S[@]}" --limit 1 --json)"
+[[ "$r" == "$l" ]] || fail "commit changes --limit 1 (pages followed): $r"
+[[ "$("$og" commit changes "$c1" "${S[@]}" --limit 1)" == "$("$og" commit changes "$c1" --store "$g")" ]] ||
+  fail "commit changes --limit 1 (text) differs"
+p1="$("$og" commit changes "$c1" "${S[@]}" --limit 1 --page-token '' --json)"
+[[ "$p1" == "$("$og" commit changes "$c1" --store "$g" --limit 1 --page-token '' --json)" ]] || fail "first page: $p1"
+[[ "$(jq '.changes | length' <<< "$p1")" == 1 ]] || fail "first page: one change expected: $p1"
+tok="$(jq -r '.next_page_token // empty' <<< "$p1")"
+[[ -n "$tok" ]] || fail "first page: no next_page_token: $p1"
+p2="$("$og" commit changes "$c1" "${S[@]}" --limit 1 --page-token "$tok" --json)"
+[[ "$p2" == "$("$og" commit changes "$c1" --store "$g" --limit 1 --page-token "$tok" --json)" ]] ||
+  fail "second page: $p2"
+[[ "$(jq -c '.changes[0]' <<< "$p2")" == "$(jq -c '.changes[1]' <<< "$l")" ]] || fail "second page: $p2"
+[[ "$("$og" commit changes "$c1" "${S[@]}" --limit 1 --page-token "$tok")" == *"next_page_token: "* ]] ||
+  fail "a page in text names the next token"
+p3="$("$og" commit changes "$c1" "${S[@]}" --limit 2 --page-token "$(jq -r .next_page_token <<< "$p2")" --json)"
+[[ "$(jq '.changes | length' <<< "$p3")" == 1 && "$(jq 'has("next_page_token")' <<< "$p3")" == false ]] ||
+  fail "last page: $p3"
+set +e
+"$og" commit changes nope "${S[@]}" > /dev/null 2> "$dir/err"; rc=$?
+set -e
+[[ $rc == 1 ]] && grep -q "error\[" "$dir/err" || fail "commit changes of an unknown commit: exit $rc $(cat "$dir/err")"
+set +e
+"$og" commit changes "$c1" "${S[@]}" --kind vertex > /dev/null 2> "$dir/err"; rc=$?
+set -e
+[[ $rc == 2 ]] || fail "commit changes --kind vertex must be a usage error (exit $rc)"
+
+l="$("$og" changes poll --start beginning --store "$g" --json)"
+r="$("$og" changes poll --start beginning "${S[@]}" --json)"
+[[ "$l" == "$r" ]] || fail "changes poll --json: local [$l] remote [$r]"
+[[ "$(jq '.blocks | length' <<< "$r")" -ge 3 && "$(jq -r .caught_up <<< "$r")" == true ]] || fail "poll: $r"
+[[ "$("$og" changes poll --start beginning "${S[@]}")" == "$("$og" changes poll --start beginning --store "$g")" ]] ||
+  fail "changes poll (text) differs"
+[[ "$("$og" changes poll --start beginning "${S[@]}" --kind edge --json)" == "$("$og" changes poll --start beginning --store "$g" --kind edge --json)" ]] ||
+  fail "changes poll --kind edge differs"
+after="$("$og" changes poll --start "after:$c1" "${S[@]}" --json)"
+[[ "$after" == "$("$og" changes poll --start "after:$c1" --store "$g" --json)" ]] || fail "poll --start after: $after"
+cursor="$(jq -r .cursor <<< "$r")"
+[[ "$("$og" changes poll --cursor "$cursor" "${S[@]}" --json)" == "$("$og" changes poll --cursor "$cursor" --store "$g" --json)" ]] ||
+  fail "poll --cursor differs"
+"$og" changes poll --cursor "$cursor" "${S[@]}" > "$dir/out"
+grep -q "(no new commits)" "$dir/out" || fail "poll from the last cursor: $(cat "$dir/out")"
+
+# The baseline file is the local command's, and so is the handshake printed.
+r="$("$og" changes baseline "${S[@]}" --out "$dir/remote.base" --json)"
+l="$("$og" changes baseline --store "$g" --out "$dir/local.base" --json)"
+cmp "$dir/remote.base" "$dir/local.base" || fail "baseline files differ"
+[[ -s "$dir/remote.base" ]] || fail "empty baseline"
+[[ "$r" == "$l" ]] || fail "changes baseline --json: local [$l] remote [$r]"
+[[ "$(jq -r .snapshot_commit_id <<< "$r")" == "$("$og" snapshot --store "$g" --json | jq -r .graph_commit_id)" ]] ||
+  fail "baseline snapshot_commit_id: $r"
+[[ "$(jq -r .resume_cursor <<< "$r")" == ogc1.* ]] || fail "baseline resume_cursor: $r"
+"$og" changes poll --cursor "$(jq -r .resume_cursor <<< "$r")" "${S[@]}" > "$dir/out"
+grep -q "(no new commits)" "$dir/out" || fail "poll from the baseline's cursor: $(cat "$dir/out")"
+"$og" changes baseline "${S[@]}" --out "$dir/remote.base" > "$dir/out"
+grep -qx "snapshot: $dir/remote.base" "$dir/out" && grep -q "^snapshot_commit_id: " "$dir/out" &&
+  grep -q "^resume_cursor: ogc1\." "$dir/out" || fail "changes baseline (text): $(cat "$dir/out")"
+"$og" changes baseline "${S[@]}" --type K --out "$dir/remote-k.base" > /dev/null
+"$og" changes baseline --store "$g" --type K --out "$dir/local-k.base" > /dev/null
+cmp "$dir/remote-k.base" "$dir/local-k.base" || fail "baseline --type K files differ"
+set +e
+"$og" changes baseline "${S[@]}" --type Nope --out "$dir/none.base" > /dev/null 2> "$dir/err"; rc=$?
+set -e
+[[ $rc == 1 && ! -e "$dir/none.base" ]] || fail "baseline of an unknown type: exit $rc $(cat "$dir/err")"
 
 # Schema apply over HTTP (a --store server allows it; cluster-served graphs refuse it).
 printf 'node P { n: String @key, v: I64?, w: String? }\nedge K: P -> P\n' > "$dir/s2.pg"

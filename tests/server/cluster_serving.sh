@@ -10,7 +10,8 @@
 #    refused, exit 0 (SIGTERM and SIGINT);
 #  - quarantine: a graph whose folder is gone is left out of /graphs and its routes answer 404;
 #    --require-all-graphs (or no healthy graph at all) refuses to start;
-#  - boot refusals: no tokens without --unauthenticated, a cluster never applied.
+#  - boot refusals: no tokens without --unauthenticated, a cluster never applied;
+#  - `omnigraph alias` (the CLI): stored queries through operator-config aliases.
 # Usage: cluster_serving.sh <omnigraph binary> <omnigraph-server binary>
 set -euo pipefail
 og="$1"
@@ -241,6 +242,86 @@ for n in Cy Dee; do
 done
 req tok-b POST /graphs/knowledge/queries/find_person '{"params":{"name":"Eve"}}'
 expect 200 "a stored read with no match" 'd["row_count"] == 0'
+
+# `omnigraph alias`: the stored query an operator-config alias binds, on its server (docs/cli.md,
+# "Aliases"): positional args bound to the alias's args, --params over both, the alias's format;
+# usage errors for too many args and an unknown alias; a stored mutation refused, nothing written.
+mkdir -p "$dir/home"
+cat > "$dir/home/config.yaml" << EOF
+servers:
+  s:
+    url: $base
+aliases:
+  person:
+    server: s
+    graph: knowledge
+    query: find_person
+    args: [name]
+    format: json
+  person_csv:
+    server: s
+    graph: knowledge
+    query: find_person
+    args: [name]
+    params: { name: Bo }
+    format: csv
+  add:
+    server: s
+    graph: knowledge
+    query: add_person
+    args: [name, age]
+EOF
+og_as() {  # og_as TOKEN ARGS...: the CLI with the operator config above and TOKEN for server s
+  local token="$1"
+  shift
+  env -u OMNIGRAPH_PROFILE -u OMNIGRAPH_BEARER_TOKEN -u OMNIGRAPH_ACTOR OMNIGRAPH_HOME="$dir/home" \
+    OMNIGRAPH_TOKEN_S="$token" "$og" "$@"
+}
+alias_json() {  # alias_json WHAT PYTHON-EXPRESSION ALIAS-ARGS...: exit 0 and the JSON answer satisfies it
+  local what="$1" cond="$2" rc
+  shift 2
+  set +e
+  body=$(og_as tok-b alias "$@" 2> "$dir/alias.err")
+  rc=$?
+  set -e
+  [ "$rc" -eq 0 ] || fail "$what: exit $rc: $(cat "$dir/alias.err")"
+  code=200
+  expect 200 "$what" "$cond"
+}
+alias_fails() {  # alias_fails WHAT RC GREP TOKEN ALIAS-ARGS...: exit RC with GREP in the output
+  local what="$1" want="$2" pattern="$3" token="$4" rc
+  shift 4
+  set +e
+  og_as "$token" alias "$@" > "$dir/alias.out" 2> "$dir/alias.err"
+  rc=$?
+  set -e
+  [ "$rc" -eq "$want" ] || fail "$what: exit $rc, not $want: $(cat "$dir/alias.out" "$dir/alias.err")"
+  # A JSON-format alias reports its error as JSON on stdout; others on stderr.
+  cat "$dir/alias.out" "$dir/alias.err" | grep -q "$pattern" || fail "$what: output lacks '$pattern': $(cat "$dir/alias.out" "$dir/alias.err")"
+}
+alias_json "alias with a positional arg" 'd["row_count"] == 1 and d["rows"][0] == {"p.name": "Ada", "p.age": 36}' \
+  person Ada
+alias_json "alias with a JSON string arg" 'd["row_count"] == 1 and d["rows"][0]["p.name"] == "Ada"' person '"Ada"'
+alias_json "--params over the positional arg" 'd["row_count"] == 1 and d["rows"][0]["p.name"] == "Bo"' \
+  person Ada --params '{"name":"Bo"}'
+printf '{"name":"Bo"}' > "$dir/alias-params.json"
+alias_json "--params-file" 'd["row_count"] == 1 and d["rows"][0]["p.age"] == 30' person --params-file "$dir/alias-params.json"
+alias_json "--json over the alias's format" 'd["row_count"] == 1 and d["rows"][0]["p.name"] == "Bo"' person_csv --json
+out=$(og_as tok-b alias person_csv) || fail "alias person_csv: exit $?"
+[ "$out" = "$(printf 'p.name,p.age\nBo,30')" ] || fail "the alias's params and format (csv): $out"
+out=$(og_as tok-b alias person_csv Ada) || fail "alias person_csv Ada: exit $?"
+[ "$out" = "$(printf 'p.name,p.age\nAda,36')" ] || fail "a positional arg over the alias's params: $out"
+out=$(og_as tok-b alias person Ada --format kv) || fail "alias person Ada --format kv: exit $?"
+printf '%s\n' "$out" | grep -q "^p.age: 36$" || fail "--format kv over the alias's format: $out"
+alias_fails "too many args" 2 "alias 'person' takes 1 argument(s) \[name\], got 2" tok-b person Ada Bo
+alias_fails "unknown alias" 2 "unknown alias 'nope'" tok-b nope
+req tok-b GET /graphs/knowledge/commits
+head_before=$(field 'd["commits"][0]["graph_commit_id"]')
+alias_fails "an alias of a stored mutation (by a writer)" 1 "is a mutation" tok-a add Zed 5
+req tok-b GET /graphs/knowledge/commits
+expect 200 "no commit after the refused alias" 'd["commits"][0]["graph_commit_id"] == "'"$head_before"'"'
+req tok-b POST /graphs/knowledge/queries/find_person '{"params":{"name":"Zed"}}'
+expect 200 "nothing written by the refused alias" 'd["row_count"] == 0'
 
 # archive has no bound policy: default-deny (reads only), whoever asks.
 req tok-a POST /graphs/archive/mutate "$ins"
