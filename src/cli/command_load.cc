@@ -156,7 +156,19 @@ int RunLoad(const LoadFlags& f) {
   }
   auto m = ParseLoadMode(f.mode);
   if (!m.ok()) return ReportError(AsUsageError(m.status()), json);
-  if (auto rc = RemoteLoad(f.graph, f.data, f.mode, f.branch, f.from, f.ingest)) return *rc;
+  // Flags of the embedded loader that a served load cannot honour (refused rather than dropped).
+  const LoadOptions defaults;
+  std::string local_only_flag;
+  if (!f.if_commit.empty()) {
+    local_only_flag = "--if-commit";
+  } else if (f.limits.max_memory_bytes != defaults.max_memory_bytes) {
+    local_only_flag = "--max-memory";
+  } else if (f.limits.max_record_bytes != defaults.max_record_bytes) {
+    local_only_flag = "--max-record-size";
+  } else if (f.limits.chunk_bytes != defaults.chunk_bytes) {
+    local_only_flag = "--chunk-size";
+  }
+  if (auto rc = RemoteLoad(f.graph, f.data, f.mode, f.branch, f.from, f.ingest, local_only_flag)) return *rc;
   auto g = OpenGraph(f.graph, /*writable=*/true);
   if (!g.ok()) return ReportError(g.status(), json);
   LoadOptions o = f.limits;

@@ -136,12 +136,18 @@ std::optional<int> RemoteMutate(const GraphFlags& flags, const std::string& sour
 }
 
 std::optional<int> RemoteLoad(const GraphFlags& flags, const std::string& data_path, const std::string& mode,
-                              const std::string& branch, const std::string& from, bool ingest) {
+                              const std::string& branch, const std::string& from, bool ingest,
+                              const std::string& local_only_flag) {
   int exit = 0;
   auto g = Remote(flags, &exit);
   if (!g) return std::nullopt;
   if (!*g) return exit;
   if (Status s = RejectActorFlag(ingest ? "ingest" : "load"); !s.ok()) return ReportError(s, flags.json);
+  if (!local_only_flag.empty()) {
+    return ReportError(UsageError(local_only_flag + " applies to a graph opened directly; a served graph's load takes "
+                                                    "the server's own limits and has no commit precondition"),
+                       flags.json);
+  }
   auto data = ReadFile(data_path, "data file");
   if (!data.ok()) return ReportError(data.status(), flags.json);
   EchoServed(ingest ? "ingest" : "load", **g);

@@ -30,7 +30,8 @@ int PrintServedRead(OrderedJson answer, const std::string& format, const ReadTar
 std::optional<int> RemoteMutate(const GraphFlags& flags, const std::string& source, const std::string& name,
                                 const std::string& params, const std::string& branch, const std::string& if_commit);
 std::optional<int> RemoteLoad(const GraphFlags& flags, const std::string& data_path, const std::string& mode,
-                              const std::string& branch, const std::string& from, bool ingest);
+                              const std::string& branch, const std::string& from, bool ingest,
+                              const std::string& local_only_flag);
 std::optional<int> RemoteExport(const GraphFlags& flags, const std::string& branch,
                                 const std::vector<std::string>& types, const std::string& out);
 std::optional<int> RemoteSnapshot(const GraphFlags& flags, const std::string& branch);

@@ -140,11 +140,14 @@ Result<HttpResponse> HandlePollChanges(RouteContext& ctx) {
       blocks.push_back(BlockJson(b));
       spent += b.changes.size();
     }
-    if (page.caught_up || page.blocks.empty() || spent >= limit || polls >= kMaxPollsPerRequest) {
+    // A commit the filters leave no block for is not the end of the feed: only the engine's
+    // caught_up is. A poll that did not move the cursor ends the request (no progress to make).
+    const bool stuck = page.blocks.empty() && request.cursor && page.cursor == *request.cursor;
+    if (page.caught_up || stuck || spent >= limit || polls >= kMaxPollsPerRequest) {
       OrderedJson j = OrderedJson::object();
       j["blocks"] = std::move(blocks);
       j["cursor"] = page.cursor;
-      j["caught_up"] = page.caught_up || page.blocks.empty();
+      j["caught_up"] = page.caught_up;
       return JsonResponse(j);
     }
     request.cursor = page.cursor;

@@ -478,6 +478,38 @@ TEST_F(ServerTest, PipelinedRequestsAndExpectContinue) {
   EXPECT_TRUE(answered.starts_with("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200")) << answered.substr(0, 300);
 }
 
+// GET /changes: a poll goes on past commits its filters leave without a block, and reports
+// caught_up only when the feed is at the branch head.
+TEST_F(ServerTest, ChangeFeedPollsPastCommitsTheFiltersSkip) {
+  ASSERT_NO_FATAL_FAILURE(StartOpen());
+  for (const char* name : {"dan", "eve"}) {
+    Reply m = Post(G("/mutate"), {{"query", kAddPerson}, {"params", {{"name", name}}}});
+    ASSERT_EQ(m.status, 200) << m;
+  }
+  const std::string add_company = "query add($name: String) { insert Company { name: $name } }";
+  Reply c = Post(G("/mutate"), {{"query", add_company}, {"params", {{"name", "beta"}}}});
+  ASSERT_EQ(c.status, 200) << c;
+  // Companies only: the two Person commits in between carry no Company change.
+  Reply feed = Get(G("/changes?start=beginning&type=Company"));
+  ASSERT_EQ(feed.status, 200) << feed;
+  std::vector<std::string> companies;
+  for (const auto& block : feed.body_json["blocks"]) {
+    for (const auto& ch : block["changes"]) companies.push_back(ch["after"]["properties"]["name"]);
+  }
+  EXPECT_EQ(companies, (std::vector<std::string>{"acme", "beta"})) << feed;
+  EXPECT_EQ(feed.body_json["caught_up"], true) << feed;
+  // Resuming from its cursor: nothing new, still caught up.
+  Reply again = Get(G("/changes?type=Company&cursor=" + feed.body_json["cursor"].get<std::string>()));
+  ASSERT_EQ(again.status, 200) << again;
+  EXPECT_TRUE(again.body_json["blocks"].empty()) << again;
+  EXPECT_EQ(again.body_json["caught_up"], true) << again;
+  // A limit of one change stops after the first block that has one, not caught up.
+  Reply first = Get(G("/changes?start=beginning&type=Company&limit=1"));
+  ASSERT_EQ(first.status, 200) << first;
+  EXPECT_EQ(first.body_json["blocks"].size(), 1u) << first;
+  EXPECT_EQ(first.body_json["caught_up"], false) << first;
+}
+
 TEST_F(ServerTest, BranchLifecycle) {
   ASSERT_NO_FATAL_FAILURE(StartOpen());
   Reply create = Post(G("/branches"), {{"name", "feature"}});

@@ -56,6 +56,16 @@ head="$(jq -r .commit.graph_commit_id <<< "$out")"
 printf '{"type":"P","data":{"n":"d","v":4}}\n' > "$dir/e.ndjson"
 out="$("$og" load "${S[@]}" --data "$dir/e.ndjson" --mode merge --branch feat --from main --json --quiet)"
 [[ "$(jq -r .branch_created <<< "$out")" == true ]] || fail "load --from: $out"
+# Loader flags of a directly opened graph are refused on a served one (usage, exit 2), nothing loaded.
+for flag in "--if-commit $head" "--max-memory 1G"; do
+  set +e
+  # shellcheck disable=SC2086
+  "$og" load "${S[@]}" --data "$dir/e.ndjson" --mode merge $flag --quiet > "$dir/lf.out" 2>&1
+  rc=$?
+  set -e
+  [[ $rc == 2 ]] || fail "load $flag on a served graph: exit $rc: $(cat "$dir/lf.out")"
+  grep -q "applies to a graph opened directly" "$dir/lf.out" || fail "load $flag: $(cat "$dir/lf.out")"
+done
 "$og" branch merge "${S[@]}" feat --quiet | grep -q "merged feat into main: fast_forward" || fail "merge"
 "$og" branch delete "${S[@]}" feat --quiet > /dev/null
 [[ "$("$og" query --store "$g" -e 'query c() { match { $p: P } return { count($p) as n } }' --format json | jq .rows[0].n)" == 4 ]] ||
