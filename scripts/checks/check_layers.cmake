@@ -41,15 +41,16 @@ endforeach()
 # "engine/<other>/..." only for the rooms listed for its room. Tests (*_test.cc) may include any
 # room: they build their fixtures with the loader and the mutation path. database.cc, at the root,
 # is the front door and may include every room.
-set(rooms graph derived validate diff load mutate merge exec maintain)
+set(rooms graph search derived validate diff load mutate merge exec maintain)
 set(room_allowed_graph "")
+set(room_allowed_search "")
 set(room_allowed_derived graph)
 set(room_allowed_validate graph)
 set(room_allowed_diff graph)
 set(room_allowed_load graph validate)
 set(room_allowed_mutate graph validate)
 set(room_allowed_merge graph validate diff)
-set(room_allowed_exec graph derived)
+set(room_allowed_exec graph derived search)
 set(room_allowed_maintain graph merge validate)
 foreach(room IN LISTS rooms)
   file(GLOB_RECURSE files "${SRC}/engine/${room}/*.h" "${SRC}/engine/${room}/*.cc")

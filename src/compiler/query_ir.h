@@ -41,10 +41,10 @@ enum class IrExprKind : uint8_t {
   kVariable,   // a whole node (projection of all its properties)
   kNow,        // now(): DateTime, one value per query execution
   kAggregate,  // agg(args[0])
-  kNearest,    // args: [property, query]; F64 cosine distance (lower = closer)
+  kNearest,    // args: [property, query]; F64 squared L2 distance (lower = closer)
   kBm25,       // args: [field, query]; F64 relevance (higher = better)
   kRrf,        // args: [rank, rank, k (U64 literal, default 60)]; F64 fused score
-  kSearch,     // args: [field, query]; Bool (all tokens match)
+  kSearch,     // args: [field, query]; Bool (any query token in the field)
   kFuzzy,      // args: [field, query, max_edits (U64, default 2)]; Bool
   kMatchText,  // args: [field, query]; Bool (phrase match)
   kAlias,      // order by a projection alias: `alias` = projection index

@@ -591,6 +591,12 @@ Result<IrExpr> QueryChecker::CheckCall(const Expr& e, ExprContext ctx) {
         OG_ASSIGN_OR_RETURN(IrExpr rank, CheckExpr(e.args[i], ExprContext::kFunctionArg));
         out.args.push_back(std::move(rank));
       }
+      if (out.args[0].args[0].var != out.args[1].args[0].var) {
+        return Err(ErrorCode::kTypeRrfArgument, e.args[1].span,
+                   "rrf() fuses two rankings of the same variable; these rank $" +
+                       ir_.variables[static_cast<size_t>(out.args[0].args[0].var)].name + " and $" +
+                       ir_.variables[static_cast<size_t>(out.args[1].args[0].var)].name);
+      }
       IrExpr k;
       k.kind = IrExprKind::kLiteral;
       k.literal = Value::U64(60);
@@ -701,6 +707,10 @@ Status QueryChecker::CheckOrder() {
                  "ordering by an aggregate needs that aggregate in return");
     }
     OG_ASSIGN_OR_RETURN(io.expr, CheckExpr(o.expr, ExprContext::kOrder));
+    // A relevance score ranks best first unless told otherwise (a distance ranks nearest first).
+    if (o.dir == OrderDir::kDefault && (o.expr.kind == ExprKind::kBm25 || o.expr.kind == ExprKind::kRrf)) {
+      io.descending = true;
+    }
     if (IsBlob(io.expr.type)) {
       return Err(ErrorCode::kTypeBlobValue, o.expr.span, "cannot order by a Blob property");
     }
@@ -736,13 +746,17 @@ Status QueryChecker::CheckOrder() {
   }
   if (ranking != nullptr) {
     ir_.ranked = true;
+    // nearest() and rrf() rank the k nearest rows, k = limit; bm25() alone ranks every matching
+    // row, so it needs none.
     if (!q_.limit) {
       if (rrf != nullptr) {
         return Err(ErrorCode::kTypeRrfArgument, rrf->span,
                    "ordering by rrf() requires `limit N` (the result is the top N rows)");
       }
-      return Err(ErrorCode::kTypeRankingWithoutLimit, ranking->span,
-                 "ordering by nearest()/bm25() requires `limit N` (the result is the top N rows)");
+      if (has_nearest) {
+        return Err(ErrorCode::kTypeRankingWithoutLimit, ranking->span,
+                   "ordering by nearest() requires `limit N` (the result is the N nearest rows)");
+      }
     }
   }
   return Status::Ok();

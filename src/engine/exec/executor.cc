@@ -23,22 +23,6 @@ using compiler::IrExprKind;
 
 namespace {
 
-bool HasSearch(const IrExpr& e) {
-  switch (e.kind) {
-    case IrExprKind::kNearest:
-    case IrExprKind::kBm25:
-    case IrExprKind::kRrf:
-    case IrExprKind::kSearch:
-    case IrExprKind::kFuzzy:
-    case IrExprKind::kMatchText: return true;
-    default: break;
-  }
-  for (const auto& a : e.args) {
-    if (HasSearch(a)) return true;
-  }
-  return false;
-}
-
 struct Test {  // lhs op rhs
   const IrExpr* lhs;
   CompareOp op;
@@ -183,7 +167,6 @@ Status Pipeline::Prepare() {
       case IrClauseKind::kBinding:
         needed_.insert(c.var);
         for (const auto& eq : c.equalities) {
-          if (HasSearch(eq.value)) return UnimplementedError(kSearchUnimplemented);
           IrExpr& p = owned_.emplace_back();
           p.kind = IrExprKind::kProperty;
           p.var = c.var;
@@ -197,12 +180,23 @@ Status Pipeline::Prepare() {
         needed_.insert(c.dst);
         traversals_.push_back(&c);
         break;
-      case IrClauseKind::kFilter: {
-        if (HasSearch(c.lhs) || HasSearch(c.rhs)) return UnimplementedError(kSearchUnimplemented);
+      case IrClauseKind::kFilter:
+      case IrClauseKind::kTextFilter: {
+        // A text filter (search, fuzzy, match_text) is the test `call = true`.
+        const bool text = c.kind == IrClauseKind::kTextFilter;
+        const IrExpr* lhs = text ? &c.call : &c.lhs;
+        const IrExpr* rhs = &c.rhs;
+        if (text) {
+          IrExpr& yes = owned_.emplace_back();
+          yes.kind = IrExprKind::kLiteral;
+          yes.literal = Value::Bool(true);
+          yes.type = c.call.type;
+          rhs = &yes;
+        }
         std::set<int> vs;
-        ExprVars(c.lhs, &vs);
-        ExprVars(c.rhs, &vs);
-        Test t{&c.lhs, c.op, &c.rhs};
+        ExprVars(*lhs, &vs);
+        ExprVars(*rhs, &vs);
+        Test t{lhs, text ? CompareOp::kEq : c.op, rhs};
         if (vs.empty())
           constant_.push_back(t);
         else if (vs.size() == 1)
@@ -220,8 +214,6 @@ Status Pipeline::Prepare() {
         negations_.push_back(std::move(n));
         break;
       }
-      case IrClauseKind::kTextFilter:
-        return UnimplementedError("search(), fuzzy() and match_text() are not implemented yet");
     }
   }
   return Status::Ok();

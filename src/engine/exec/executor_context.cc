@@ -141,7 +141,7 @@ Result<Value> Context::Eval(const IrExpr& e, const int64_t* row) {
     }
     case IrExprKind::kAggregate: return InternalError("aggregate evaluated per row");
     case IrExprKind::kAlias: return InternalError("alias evaluated per row");
-    default: return UnimplementedError(kSearchUnimplemented);
+    default: return EvalSearch(e, row);
   }
 }
 
@@ -263,39 +263,6 @@ void FilterByColumn(const format::Column* c, CompareOp op, const Value& v, bool 
     Value x = c->GetValue(i);
     return constant_left ? CompareValues(v, op, x) : CompareValues(x, op, v);
   });
-}
-
-namespace {
-
-// The name of the first search or ranking function in `e`, or empty.
-std::string_view SearchFunction(const compiler::IrExpr& e) {
-  if (std::string_view f = compiler::SearchFunctionName(e.kind); !f.empty()) return f;
-  for (const auto& a : e.args) {
-    if (std::string_view f = SearchFunction(a); !f.empty()) return f;
-  }
-  return {};
-}
-
-std::string_view SearchFunction(const std::vector<compiler::IrClause>& clauses) {
-  for (const auto& c : clauses) {
-    std::string_view f = SearchFunction(c.lhs);
-    if (f.empty()) f = SearchFunction(c.rhs);
-    if (f.empty()) f = SearchFunction(c.call);
-    if (f.empty()) f = SearchFunction(c.body);
-    for (size_t i = 0; f.empty() && i < c.equalities.size(); ++i) f = SearchFunction(c.equalities[i].value);
-    if (!f.empty()) return f;
-  }
-  return {};
-}
-
-}  // namespace
-
-Status CheckNoSearch(const compiler::IrQuery& q) {
-  std::string_view f = SearchFunction(q.clauses);
-  for (size_t i = 0; f.empty() && i < q.projections.size(); ++i) f = SearchFunction(q.projections[i].expr);
-  for (size_t i = 0; f.empty() && i < q.order.size(); ++i) f = SearchFunction(q.order[i].expr);
-  if (f.empty()) return Status::Ok();
-  return UnimplementedError(std::string(f) + "() is not implemented yet (search and ranking functions are later work)");
 }
 
 }  // namespace exec

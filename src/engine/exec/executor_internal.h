@@ -18,6 +18,7 @@
 #include "engine/exec/query_result.h"
 #include "engine/exec/value_compare.h"
 #include "engine/graph/snapshot.h"
+#include "engine/search/text.h"
 
 namespace omnigraph::engine::exec {
 
@@ -78,6 +79,15 @@ class Context {
 
   // Evaluates an expression for one binding row (`row` may be nullptr for constant expressions).
   Result<Value> Eval(const compiler::IrExpr& e, const int64_t* row);
+  // The search and ranking functions (executor_search.cc): search, fuzzy, match_text (Bool),
+  // nearest (squared L2 distance), bm25 (score; statistics over every row of the type), rrf
+  // (fused score, after PrepareRrf).
+  Result<Value> EvalSearch(const compiler::IrExpr& e, const int64_t* row);
+  // Ranks every rrf() of the query over `rows` (its arms over the entities these rows bind); rrf
+  // values and positions answer from this until the next call.
+  Status PrepareRrf(const Rows& rows);
+  // An rrf() row's place in the fused order (0 = best); nullopt when its entity is in neither arm.
+  Result<std::optional<int64_t>> RrfPosition(const compiler::IrExpr& e, const int64_t* row);
   static bool IsConstant(const compiler::IrExpr& e);
 
   // The query's memory budget (ExecOptions::max_memory_bytes): Charge adds `bytes` held by the
@@ -108,6 +118,16 @@ class Context {
   std::unordered_map<const compiler::IrExpr*, const format::Column*> expr_columns_;
   // Values read by PrefetchPoints: expression -> binding ordinal -> value.
   std::unordered_map<const compiler::IrExpr*, std::unordered_map<int64_t, Value>> point_values_;
+  // Search state per expression (executor_search.cc): analyzed query text, the BM25 score of
+  // every row of the type, the query vector, rrf's fused order by entity.
+  std::unordered_map<const compiler::IrExpr*, std::vector<search::Token>> text_queries_;
+  std::unordered_map<const compiler::IrExpr*, std::vector<double>> bm25_;
+  std::unordered_map<const compiler::IrExpr*, std::vector<float>> query_vectors_;
+  struct RrfEntry {
+    double score;
+    int64_t position;
+  };
+  std::unordered_map<const compiler::IrExpr*, std::unordered_map<int64_t, RrfEntry>> rrf_;
 };
 
 // Bytes held by binding rows (the cells and multiplicities).
@@ -189,13 +209,11 @@ void ExprVars(const compiler::IrExpr& e, std::set<int>* out);
 // The variables `clauses` bind (bindings and traversals), as flags over `width` slots.
 std::vector<bool> BoundByClauses(const std::vector<compiler::IrClause>& clauses, size_t width);
 
-// The error text for search and ranking functions, which are later work.
-inline constexpr const char* kSearchUnimplemented =
-    "search and ranking functions (nearest, bm25, rrf, search, fuzzy, match_text) are not implemented yet";
-
-// `unimplemented` naming the first search or ranking function the query uses (later work),
-// checked before anything runs so that even an empty match reports it.
-Status CheckNoSearch(const compiler::IrQuery& q);
+// True when the query uses rrf() (in return or order): its ranks need every row, so a limit
+// cannot prune rows as they arrive.
+bool UsesRrf(const compiler::IrQuery& q);
+// resource_limit when a nearest() or rrf() ordering asks for more rows than a ranking returns.
+Status CheckRankingLimit(const compiler::IrQuery& q);
 
 // Keeps the `ordinals` whose value in column `c` (by ordinal; nullptr = the property is absent,
 // null everywhere) satisfies `column op v`, or `v op column` when `constant_left`: exactly

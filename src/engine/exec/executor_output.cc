@@ -387,15 +387,36 @@ Result<QueryResult> Aggregate(Context& ctx, const Rows& rows, QueryResult res) {
 Result<std::vector<size_t>> OrderRows(Context& ctx, const Rows& rows, std::optional<uint64_t> limit) {
   const compiler::IrQuery& q = ctx.query();
   const size_t n = rows.size();
+  if (UsesRrf(q)) OG_RETURN_IF_ERROR(ctx.PrepareRrf(rows));
   // Order keys per row (aliases evaluate their projection), then the ids of the bound top-level
-  // variables in binding order.
+  // variables in binding order. A ranking key also decides whether the row is in the result at
+  // all: nearest() needs a vector, bm25() a matching term, rrf() an entity in one of its arms
+  // (docs/search.md). rrf() orders by its fused position (best first, ties as fused).
   std::vector<std::vector<Value>> keys(n);
-  for (size_t i = 0; i < n && !q.order.empty(); ++i) {
+  std::vector<bool> desc;
+  for (const auto& o : q.order) {
+    const compiler::IrExpr& e = o.expr.kind == IrExprKind::kAlias ? q.projections[o.expr.alias].expr : o.expr;
+    desc.push_back(e.kind == IrExprKind::kRrf ? false : o.descending);
+  }
+  std::vector<size_t> idx;
+  idx.reserve(n);
+  for (size_t i = 0; i < n; ++i) {
+    bool ranked_out = false;
     for (const auto& o : q.order) {
       const compiler::IrExpr& e = o.expr.kind == IrExprKind::kAlias ? q.projections[o.expr.alias].expr : o.expr;
-      OG_ASSIGN_OR_RETURN(Value v, ctx.Eval(e, rows.row(i)));
+      Value v;
+      if (e.kind == IrExprKind::kRrf) {
+        OG_ASSIGN_OR_RETURN(std::optional<int64_t> pos, ctx.RrfPosition(e, rows.row(i)));
+        v = pos ? Value::I64(*pos) : Value::Null(DataType::Scalar(TypeKind::kI64));
+        ranked_out = ranked_out || !pos;
+      } else {
+        OG_ASSIGN_OR_RETURN(v, ctx.Eval(e, rows.row(i)));
+        if (e.kind == IrExprKind::kNearest) ranked_out = ranked_out || v.is_null();
+        if (e.kind == IrExprKind::kBm25) ranked_out = ranked_out || v.is_null() || !(v.float_value() > 0);
+      }
       keys[i].push_back(std::move(v));
     }
+    if (!ranked_out) idx.push_back(i);
   }
   std::vector<int> tie_vars;
   // Ids from the variable's ordinals when the query loaded them (no id column read), else
@@ -420,11 +441,9 @@ Result<std::vector<size_t>> OrderRows(Context& ctx, const Rows& rows, std::optio
     if (tie_ids[k] == nullptr) return std::string_view();
     return tie_ids[k]->string_at(static_cast<size_t>(o));
   };
-  std::vector<size_t> idx(n);
-  std::iota(idx.begin(), idx.end(), size_t{0});
   SortAndCut(&idx, limit, [&](size_t a, size_t b) {
     for (size_t k = 0; k < q.order.size(); ++k) {
-      auto c = OrderValues(keys[a][k], keys[b][k], q.order[k].descending);
+      auto c = OrderValues(keys[a][k], keys[b][k], desc[k]);
       if (c != 0) return c < 0;
     }
     for (size_t k = 0; k < tie_vars.size(); ++k) {
@@ -518,6 +537,7 @@ Result<QueryResult> BuildResult(Context& ctx, const Rows& rows) {
     }
     return res;
   }
+  if (UsesRrf(q)) OG_RETURN_IF_ERROR(ctx.PrepareRrf(rows));
   return Aggregate(ctx, rows, std::move(res));
 }
 

@@ -44,10 +44,10 @@ Result<std::optional<QueryResult>> RunMatch(Context& ctx, std::unique_ptr<RowCol
   RunMode mode;
   mode.count_last = count_only;
   mode.read = read.empty() ? nullptr : &read;
-  // A limit keeps only the best rows; without `order`, when the plan starts at the first
+  // A limit keeps only the best rows (rrf ranks need them all); without `order`, when the plan starts at the first
   // variable anyway, rows are produced in the result's order and the run stops at the limit.
   std::optional<uint64_t> keep;
-  if (!query.has_aggregate && query.limit) {
+  if (!query.has_aggregate && query.limit && !UsesRrf(query)) {
     keep = query.limit;
     if (query.order.empty()) {
       OG_ASSIGN_OR_RETURN(mode.ordered, OrderedApplies(ctx, query.clauses, seed));
@@ -97,7 +97,7 @@ Result<QueryResult> ExecuteQuery(const Snapshot& snap, const compiler::IrQuery& 
   if (query.is_mutation) {
     return InvalidArgumentError("'" + query.name + "' is a mutation: run it with ExecuteMutation (`omnigraph mutate`)");
   }
-  OG_RETURN_IF_ERROR(exec::CheckNoSearch(query));
+  OG_RETURN_IF_ERROR(exec::CheckRankingLimit(query));
   // The budget bounds what the query holds; an allocation that fails anyway (the machine's memory
   // is shared) is reported, never thrown through the API.
   try {

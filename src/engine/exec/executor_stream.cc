@@ -51,7 +51,7 @@ Result<std::unique_ptr<QueryStream>> QueryStream::Open(Snapshot snap, std::share
   if (query.is_mutation) {
     return InvalidArgumentError("'" + query.name + "' is a mutation: run it with ExecuteMutation (`omnigraph mutate`)");
   }
-  OG_RETURN_IF_ERROR(exec::CheckNoSearch(query));
+  OG_RETURN_IF_ERROR(exec::CheckRankingLimit(query));
   return Guarded(options.max_memory_bytes, [&]() -> Result<std::unique_ptr<QueryStream>> {
     auto s = std::make_unique<State>(std::move(snap));
     s->keep_alive = std::move(keep_alive);

@@ -11,6 +11,9 @@
 #include "common/error_codes.h"
 #include "common/json.h"
 #include "engine/exec/value_compare.h"
+#include "engine/search/rank.h"
+#include "engine/search/text.h"
+#include "engine/search/vector.h"
 
 namespace omnigraph::engine {
 namespace {
@@ -56,6 +59,11 @@ class Evaluator {
   Result<std::vector<Binding>> Apply(const IrClause& c, std::vector<Binding> rows);
   Result<std::vector<Binding>> Traverse(const IrClause& c, std::vector<Binding> rows);
   Result<Value> Expr(const IrExpr& e, const Binding& b);
+  // search, fuzzy, match_text, nearest, bm25, rrf (docs/search.md).
+  Result<Value> Search(const IrExpr& e, const Binding& b);
+  // Ranks every rrf() of the query over the final `rows`.
+  Status RankRrf(const std::vector<Binding>& rows);
+  std::optional<int64_t> RrfPosition(const IrExpr& e, const Binding& b) const;
   // `agg` (kAggregate) over the rows `members` of `rows`.
   Result<Value> Aggregate(const IrExpr& agg, const std::vector<Binding>& rows, const std::vector<size_t>& members);
   const std::string& TypeOf(int var) const { return q_.variables[var].type_name; }
@@ -66,6 +74,8 @@ class Evaluator {
   int64_t now_ms_;
   std::map<std::string, TableData> tables_;
   std::map<std::string, Adjacency> adjacency_;
+  std::map<const IrExpr*, std::vector<double>> bm25_;                           // score per row of the field's table
+  std::map<const IrExpr*, std::map<int64_t, std::pair<double, int64_t>>> rrf_;  // row -> (score, position)
 };
 
 Result<const TableData*> Evaluator::Table(const std::string& type) {
@@ -126,10 +136,156 @@ Result<Value> Evaluator::Expr(const IrExpr& e, const Binding& b) {
     }
     case IrExprKind::kAggregate: return InternalError("aggregate evaluated per row");
     case IrExprKind::kAlias: return InternalError("alias evaluated per row");
-    default:
-      return UnimplementedError(
-          "search and ranking functions (nearest, bm25, rrf, search, fuzzy, match_text) are not implemented yet");
+    default: return Search(e, b);
   }
+}
+
+Result<std::string> SearchText(const Value& v, std::string_view fn) {
+  if (v.is_null()) return std::string();
+  if (v.string_value().size() > search::kMaxQueryTextBytes) {
+    return Status(ErrorCode::kResourceExhausted, std::string(fn) + "() query text is too long");
+  }
+  return v.string_value();
+}
+
+Result<Value> Evaluator::Search(const IrExpr& e, const Binding& b) {
+  switch (e.kind) {
+    case IrExprKind::kSearch:
+    case IrExprKind::kMatchText:
+    case IrExprKind::kFuzzy: {
+      OG_ASSIGN_OR_RETURN(Value field, Expr(e.args[0], b));
+      if (field.is_null()) return Value::Bool(false);
+      OG_ASSIGN_OR_RETURN(Value qv, Expr(e.args[1], b));
+      OG_ASSIGN_OR_RETURN(std::string text, SearchText(qv, compiler::SearchFunctionName(e.kind)));
+      const std::string& doc = field.string_value();
+      if (e.kind == IrExprKind::kSearch) {
+        return Value::Bool(search::ContainsAnyToken(search::Analyze(doc), search::Analyze(text)));
+      }
+      if (e.kind == IrExprKind::kMatchText) {
+        return Value::Bool(search::ContainsPhrase(search::Analyze(doc), search::Analyze(text)));
+      }
+      OG_ASSIGN_OR_RETURN(Value edits, Expr(e.args[2], b));
+      if (edits.is_null()) return InvalidArgumentError("fuzzy() max_edits is null");
+      const bool is_signed = edits.kind() == TypeKind::kI32 || edits.kind() == TypeKind::kI64;
+      if (is_signed && edits.int_value() < 0) return InvalidArgumentError("fuzzy() max_edits must be >= 0");
+      const uint64_t n = is_signed ? static_cast<uint64_t>(edits.int_value()) : edits.uint_value();
+      // Plain Levenshtein over every pair of unstemmed words (the definition, unbounded).
+      const auto query = search::AnalyzeUnstemmed(text);
+      const auto words = search::AnalyzeUnstemmed(doc);
+      const uint32_t bound = static_cast<uint32_t>(std::min<uint64_t>(n, 64));
+      for (const auto& q : query) {
+        for (const auto& w : words) {
+          if (search::BoundedEditDistance(w.text, q.text, 1000) <= bound) return Value::Bool(true);
+        }
+      }
+      return Value::Bool(false);
+    }
+    case IrExprKind::kBm25: {
+      const IrExpr& field = e.args[0];
+      if (b[field.var] < 0) return Value::Null(e.type.data);
+      auto it = bm25_.find(&e);
+      if (it == bm25_.end()) {
+        OG_ASSIGN_OR_RETURN(Value qv, Expr(e.args[1], b));
+        OG_ASSIGN_OR_RETURN(std::string text, SearchText(qv, "bm25"));
+        OG_ASSIGN_OR_RETURN(const TableData* t, Table(TypeOf(field.var)));
+        const size_t f = t->Field(field.property);
+        auto scores = search::Bm25Scores(
+            t->rows.size(),
+            [&](size_t i) -> std::optional<std::string_view> {
+              if (f == t->fields.size() || t->rows[i][f].is_null()) return std::nullopt;
+              return t->rows[i][f].string_value();
+            },
+            text);
+        it = bm25_.emplace(&e, std::move(scores)).first;
+      }
+      return Value::F64(it->second[static_cast<size_t>(b[field.var])]);
+    }
+    case IrExprKind::kNearest: {
+      const IrExpr& field = e.args[0];
+      OG_ASSIGN_OR_RETURN(Value v, Expr(field, b));
+      if (v.is_null()) return Value::Null(e.type.data);
+      OG_ASSIGN_OR_RETURN(Value qv, Expr(e.args[1], b));
+      const uint32_t dim = field.type.data.dimension;
+      const std::string& type = TypeOf(field.var);
+      std::vector<float> query;
+      if (qv.is_null()) return InvalidArgumentError("nearest() query is null");
+      if (qv.kind() == TypeKind::kString) {
+        OG_ASSIGN_OR_RETURN(std::string text, SearchText(qv, "nearest"));
+        std::string model;
+        const compiler::NodeType* node = snap_.catalog().FindNode(type);
+        const compiler::Property* p = node ? node->FindProperty(field.property) : nullptr;
+        if (p != nullptr && p->embed) model = p->embed->model;
+        OG_ASSIGN_OR_RETURN(query, search::EmbedQuery(text, dim, model, type + "." + field.property));
+      } else {
+        query = qv.vector_value();
+      }
+      if (query.size() != dim) return Status(ErrorCode::kTypeTraversalBounds, "nearest() query dimension differs");
+      double sum = 0;  // squared L2, written out
+      for (size_t i = 0; i < dim; ++i) {
+        const double d = static_cast<double>(v.vector_value()[i]) - static_cast<double>(query[i]);
+        sum += d * d;
+      }
+      return Value::F64(sum);
+    }
+    case IrExprKind::kRrf: {
+      auto it = rrf_.find(&e);
+      if (it == rrf_.end()) return InternalError("rrf() before ranking");
+      const int var = e.args[0].args[0].var;
+      auto f = b[var] < 0 ? it->second.end() : it->second.find(b[var]);
+      if (f == it->second.end()) return Value::Null(e.type.data);
+      return Value::F64(f->second.first);
+    }
+    default: return InternalError("not a search expression");
+  }
+}
+
+Status Evaluator::RankRrf(const std::vector<Binding>& rows) {
+  std::vector<const IrExpr*> fused;
+  std::vector<const IrExpr*> pending;
+  for (const auto& p : q_.projections) pending.push_back(&p.expr);
+  for (const auto& o : q_.order) pending.push_back(&o.expr);
+  while (!pending.empty()) {
+    const IrExpr* e = pending.back();
+    pending.pop_back();
+    if (e->kind == IrExprKind::kRrf) {
+      fused.push_back(e);
+      continue;
+    }
+    for (const auto& a : e->args) pending.push_back(&a);
+  }
+  for (const IrExpr* e : fused) {
+    const int var = e->args[0].args[0].var;
+    OG_ASSIGN_OR_RETURN(const TableData* t, Table(TypeOf(var)));
+    OG_ASSIGN_OR_RETURN(Value kv, Expr(e->args[2], rows.empty() ? Binding(q_.variables.size(), -1) : rows[0]));
+    std::vector<int64_t> arms[2];
+    for (int a = 0; a < 2; ++a) {
+      const IrExpr& arm = e->args[a];
+      std::vector<search::ArmEntry> entries;
+      for (const Binding& b : rows) {
+        if (b[var] < 0) continue;
+        OG_ASSIGN_OR_RETURN(Value s, Search(arm, b));
+        if (s.is_null()) continue;
+        entries.push_back(search::ArmEntry{b[var], s.float_value(), t->Id(static_cast<size_t>(b[var]))});
+      }
+      const bool nearest = arm.kind == IrExprKind::kNearest;
+      arms[a] = search::RankArm(std::move(entries), nearest, nearest ? q_.limit.value_or(0) : 0);
+    }
+    auto& out = rrf_[e];
+    int64_t position = 0;
+    for (const auto& f : search::FuseRrf(arms[0], arms[1], static_cast<double>(kv.uint_value()))) {
+      out[f.entity] = {f.score, position++};
+    }
+  }
+  return Status::Ok();
+}
+
+std::optional<int64_t> Evaluator::RrfPosition(const IrExpr& e, const Binding& b) const {
+  auto it = rrf_.find(&e);
+  const int var = e.args[0].args[0].var;
+  if (it == rrf_.end() || b[var] < 0) return std::nullopt;
+  auto f = it->second.find(b[var]);
+  if (f == it->second.end()) return std::nullopt;
+  return f->second.second;
 }
 
 Result<std::vector<Binding>> Evaluator::Traverse(const IrClause& c, std::vector<Binding> rows) {
@@ -252,8 +408,14 @@ Result<std::vector<Binding>> Evaluator::Apply(const IrClause& c, std::vector<Bin
       }
       return out;
     }
-    case IrClauseKind::kTextFilter:
-      return UnimplementedError("search(), fuzzy() and match_text() are not implemented yet");
+    case IrClauseKind::kTextFilter: {
+      std::vector<Binding> out;
+      for (Binding& b : rows) {
+        OG_ASSIGN_OR_RETURN(Value v, Expr(c.call, b));
+        if (!v.is_null() && v.bool_value()) out.push_back(std::move(b));
+      }
+      return out;
+    }
   }
   return InternalError("unknown clause");
 }
@@ -315,30 +477,12 @@ Result<Value> Evaluator::Aggregate(const IrExpr& agg, const std::vector<Binding>
 Result<QueryResult> Evaluator::Run() {
   if (q_.is_mutation)
     return InvalidArgumentError("'" + q_.name + "' is a mutation: the reference evaluator runs reads");
-  // Search and ranking functions are not implemented: rejected up front, even for an empty match.
-  std::vector<const IrExpr*> exprs;
-  std::vector<const std::vector<IrClause>*> lists{&q_.clauses};
-  for (size_t i = 0; i < lists.size(); ++i) {
-    for (const IrClause& c : *lists[i]) {
-      exprs.insert(exprs.end(), {&c.lhs, &c.rhs, &c.call});
-      for (const auto& eq : c.equalities) exprs.push_back(&eq.value);
-      lists.push_back(&c.body);
-    }
-  }
-  for (const auto& p : q_.projections) exprs.push_back(&p.expr);
-  for (const auto& o : q_.order) exprs.push_back(&o.expr);
-  for (size_t i = 0; i < exprs.size(); ++i) {
-    switch (exprs[i]->kind) {
-      case IrExprKind::kNearest:
-      case IrExprKind::kBm25:
-      case IrExprKind::kRrf:
-      case IrExprKind::kSearch:
-      case IrExprKind::kFuzzy:
-      case IrExprKind::kMatchText:
-        return UnimplementedError(
-            "search and ranking functions (nearest, bm25, rrf, search, fuzzy, match_text) are not implemented yet");
-      default:
-        for (const auto& a : exprs[i]->args) exprs.push_back(&a);
+  // A nearest() or rrf() ranking asks for its limit in rows: bounded.
+  for (const auto& o : q_.order) {
+    const bool ranks = o.expr.kind == IrExprKind::kNearest || o.expr.kind == IrExprKind::kRrf;
+    if (ranks && q_.limit.value_or(0) > search::kMaxRankedRows) {
+      return Status(ErrorCode::kResourceExhausted,
+                    "a nearest()/rrf() ranking is limited to " + std::to_string(search::kMaxRankedRows) + " rows");
     }
   }
   Binding start(q_.variables.size(), -1);
@@ -368,26 +512,42 @@ Result<QueryResult> Evaluator::Run() {
     }
     return ids;
   };
+  // Ranking keys also decide membership: nearest() needs a vector, bm25() a matching term, rrf()
+  // an entity in one of its arms; rrf() orders by its fused position.
+  bool ranked_out = false;
   auto order_values = [&](const std::vector<Value>& projected, const Binding& b) -> Result<std::vector<Value>> {
     std::vector<Value> ov;
     for (const auto& o : q_.order) {
-      if (o.expr.kind == IrExprKind::kAlias)
-        ov.push_back(projected[o.expr.alias]);
-      else {
-        OG_ASSIGN_OR_RETURN(Value v, Expr(o.expr, b));
-        ov.push_back(std::move(v));
+      const IrExpr& e = o.expr.kind == IrExprKind::kAlias ? q_.projections[o.expr.alias].expr : o.expr;
+      if (e.kind == IrExprKind::kRrf) {
+        std::optional<int64_t> pos = RrfPosition(e, b);
+        ranked_out = ranked_out || !pos;
+        ov.push_back(pos ? Value::I64(*pos) : Value::Null(DataType::Scalar(TypeKind::kI64)));
+        continue;
       }
+      Value v;
+      if (o.expr.kind == IrExprKind::kAlias) {
+        v = projected[o.expr.alias];
+      } else {
+        OG_ASSIGN_OR_RETURN(v, Expr(o.expr, b));
+      }
+      if (e.kind == IrExprKind::kNearest) ranked_out = ranked_out || v.is_null();
+      if (e.kind == IrExprKind::kBm25) ranked_out = ranked_out || v.is_null() || !(v.float_value() > 0);
+      ov.push_back(std::move(v));
     }
     return ov;
   };
+  OG_RETURN_IF_ERROR(RankRrf(rows));
   if (!q_.has_aggregate) {
     for (const Binding& b : rows) {
+      ranked_out = false;
       Out o;
       for (const auto& p : q_.projections) {
         OG_ASSIGN_OR_RETURN(Value v, Expr(p.expr, b));
         o.values.push_back(std::move(v));
       }
       OG_ASSIGN_OR_RETURN(o.order, order_values(o.values, b));
+      if (ranked_out) continue;
       OG_ASSIGN_OR_RETURN(o.tie, tie_ids(b));
       outs.push_back(std::move(o));
     }
@@ -439,7 +599,9 @@ Result<QueryResult> Evaluator::Run() {
   }
   std::stable_sort(outs.begin(), outs.end(), [&](const Out& a, const Out& b) {
     for (size_t i = 0; i < q_.order.size(); ++i) {
-      auto c = exec::OrderValues(a.order[i], b.order[i], q_.order[i].descending);
+      const IrExpr& e =
+          q_.order[i].expr.kind == IrExprKind::kAlias ? q_.projections[q_.order[i].expr.alias].expr : q_.order[i].expr;
+      auto c = exec::OrderValues(a.order[i], b.order[i], e.kind == IrExprKind::kRrf ? false : q_.order[i].descending);
       if (c != 0) return c < 0;
     }
     if (a.tie != b.tie) return a.tie < b.tie;

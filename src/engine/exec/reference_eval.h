@@ -2,7 +2,7 @@
 // over whole tables, written for obviousness, not speed. It is the independent oracle of the
 // executor's (executor.h) differential tests (differential_test.cc). Test-only: it lives in the
 // omnigraph_engine_oracle library, which the tests and og_e2e link and the production binaries do not.
-// Search functions (nearest, bm25, rrf, search, fuzzy, match_text) are `unimplemented`.
+// Search functions (nearest, bm25, rrf, search, fuzzy, match_text) scan every row (docs/search.md).
 // Thread-safe: a pure evaluation over an immutable snapshot.
 #pragma once
 

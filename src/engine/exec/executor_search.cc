@@ -1,0 +1,237 @@
+// The search and ranking functions in the executor (docs/search.md): text filters per row,
+// nearest() distances, bm25() scores over the type's whole table, rrf() over the query's rows.
+// Every search here reads the rows themselves (no index structure yet): always exact, and right
+// after any write.
+#include <algorithm>
+#include <string>
+
+#include "common/error_codes.h"
+#include "engine/exec/executor_internal.h"
+#include "engine/search/rank.h"
+#include "engine/search/text.h"
+#include "engine/search/vector.h"
+
+namespace omnigraph::engine::exec {
+
+using compiler::IrExpr;
+using compiler::IrExprKind;
+
+namespace {
+
+using search::kMaxQueryTextBytes;
+using search::kMaxRankedRows;
+
+Result<std::string> QueryText(const Value& v, std::string_view fn) {
+  if (v.is_null()) return std::string();
+  if (v.kind() != TypeKind::kString) return InvalidArgumentError(std::string(fn) + "() query must be a String");
+  if (v.string_value().size() > kMaxQueryTextBytes) {
+    return Status(ErrorCode::kResourceExhausted, std::string(fn) + "() query text is " +
+                                                     std::to_string(v.string_value().size()) + " bytes; the limit is " +
+                                                     std::to_string(kMaxQueryTextBytes));
+  }
+  return v.string_value();
+}
+
+bool ContainsRrf(const IrExpr& e) {
+  if (e.kind == IrExprKind::kRrf) return true;
+  return std::any_of(e.args.begin(), e.args.end(), [](const IrExpr& a) { return ContainsRrf(a); });
+}
+
+void CollectRrf(const IrExpr& e, std::vector<const IrExpr*>* out) {
+  if (e.kind == IrExprKind::kRrf) {
+    if (std::find(out->begin(), out->end(), &e) == out->end()) out->push_back(&e);
+    return;
+  }
+  for (const IrExpr& a : e.args) CollectRrf(a, out);
+}
+
+}  // namespace
+
+bool UsesRrf(const compiler::IrQuery& q) {
+  for (const auto& p : q.projections) {
+    if (ContainsRrf(p.expr)) return true;
+  }
+  for (const auto& o : q.order) {
+    if (ContainsRrf(o.expr)) return true;
+  }
+  return false;
+}
+
+Status CheckRankingLimit(const compiler::IrQuery& q) {
+  for (const auto& o : q.order) {
+    const bool ranks = o.expr.kind == IrExprKind::kNearest || o.expr.kind == IrExprKind::kRrf;
+    if (ranks && q.limit.value_or(0) > kMaxRankedRows) {
+      return Status(ErrorCode::kResourceExhausted, "a nearest()/rrf() ranking returns at most " +
+                                                       std::to_string(kMaxRankedRows) + " rows; the query asks for " +
+                                                       std::to_string(*q.limit));
+    }
+  }
+  return Status::Ok();
+}
+
+Result<Value> Context::EvalSearch(const IrExpr& e, const int64_t* row) {
+  switch (e.kind) {
+    case IrExprKind::kSearch:
+    case IrExprKind::kMatchText:
+    case IrExprKind::kFuzzy: {
+      const std::string fn(compiler::SearchFunctionName(e.kind));
+      const bool fuzzy = e.kind == IrExprKind::kFuzzy;
+      OG_ASSIGN_OR_RETURN(Value field, Eval(e.args[0], row));
+      if (field.is_null()) return Value::Bool(false);
+      // The query: analyzed once when it is a parameter or a literal, per row otherwise.
+      std::vector<search::Token> per_row;
+      const std::vector<search::Token>* query = nullptr;
+      if (auto it = text_queries_.find(&e); it != text_queries_.end()) {
+        query = &it->second;
+      } else {
+        OG_ASSIGN_OR_RETURN(Value qv, Eval(e.args[1], row));
+        OG_ASSIGN_OR_RETURN(std::string text, QueryText(qv, fn));
+        per_row = fuzzy ? search::AnalyzeUnstemmed(text) : search::Analyze(text);
+        if (IsConstant(e.args[1])) {
+          query = &text_queries_.emplace(&e, std::move(per_row)).first->second;
+        } else {
+          query = &per_row;
+        }
+      }
+      if (query->empty()) return Value::Bool(false);
+      if (e.kind == IrExprKind::kSearch) {
+        return Value::Bool(search::ContainsAnyToken(search::Analyze(field.string_value()), *query));
+      }
+      if (e.kind == IrExprKind::kMatchText) {
+        return Value::Bool(search::ContainsPhrase(search::Analyze(field.string_value()), *query));
+      }
+      OG_ASSIGN_OR_RETURN(Value edits, Eval(e.args[2], row));
+      if (edits.is_null()) return InvalidArgumentError("fuzzy() max_edits is null");
+      const bool negative = (edits.kind() == TypeKind::kI32 || edits.kind() == TypeKind::kI64) && edits.int_value() < 0;
+      if (negative) return InvalidArgumentError("fuzzy() max_edits must be >= 0");
+      const uint64_t max_edits = edits.kind() == TypeKind::kI32 || edits.kind() == TypeKind::kI64
+                                     ? static_cast<uint64_t>(edits.int_value())
+                                     : edits.uint_value();
+      const uint32_t bounded = static_cast<uint32_t>(std::min<uint64_t>(max_edits, 64));
+      return Value::Bool(search::FuzzyMatches(search::AnalyzeUnstemmed(field.string_value()), *query, bounded));
+    }
+    case IrExprKind::kBm25: {
+      const IrExpr& field = e.args[0];
+      if (row == nullptr || field.var < 0 || row[field.var] < 0) return Value::Null(e.type.data);
+      auto it = bm25_.find(&e);
+      if (it == bm25_.end()) {
+        if (!IsConstant(e.args[1])) return InvalidArgumentError("bm25() query must be a parameter or a literal");
+        OG_ASSIGN_OR_RETURN(Value qv, Eval(e.args[1], nullptr));
+        OG_ASSIGN_OR_RETURN(std::string text, QueryText(qv, "bm25"));
+        // Statistics over every row of the type in this snapshot, not only the rows the match keeps.
+        const std::string& type = TypeOf(field.var);
+        OG_ASSIGN_OR_RETURN(const TableOrdinals* ord, Ordinals(type));
+        OG_ASSIGN_OR_RETURN(const format::Column* col, Column(type, field.property));
+        OG_RETURN_IF_ERROR(Charge(8 * uint64_t{ord->size()}));
+        std::vector<double> scores = search::Bm25Scores(
+            ord->size(),
+            [col](size_t i) -> std::optional<std::string_view> {
+              if (col == nullptr || !col->IsValid(i)) return std::nullopt;
+              return col->string_at(i);
+            },
+            text);
+        it = bm25_.emplace(&e, std::move(scores)).first;
+      }
+      const auto o = static_cast<size_t>(row[field.var]);
+      return Value::F64(o < it->second.size() ? it->second[o] : 0.0);
+    }
+    case IrExprKind::kNearest: {
+      const IrExpr& field = e.args[0];
+      OG_ASSIGN_OR_RETURN(Value v, Eval(field, row));
+      if (v.is_null()) return Value::Null(e.type.data);
+      auto it = query_vectors_.find(&e);
+      if (it == query_vectors_.end()) {
+        if (!IsConstant(e.args[1])) return InvalidArgumentError("nearest() query must be a parameter or a literal");
+        OG_ASSIGN_OR_RETURN(Value qv, Eval(e.args[1], nullptr));
+        const uint32_t dim = field.type.data.dimension;
+        const std::string& type = TypeOf(field.var);
+        std::vector<float> query;
+        if (qv.is_null()) {
+          return InvalidArgumentError("nearest() query on " + type + "." + field.property + " is null");
+        } else if (qv.kind() == TypeKind::kString) {
+          OG_ASSIGN_OR_RETURN(std::string text, QueryText(qv, "nearest"));
+          std::string model;
+          if (const compiler::NodeType* node = snap_.catalog().FindNode(type)) {
+            if (const compiler::Property* p = node->FindProperty(field.property); p != nullptr && p->embed) {
+              model = p->embed->model;
+            }
+          }
+          OG_ASSIGN_OR_RETURN(query, search::EmbedQuery(text, dim, model, type + "." + field.property));
+        } else if (qv.kind() == TypeKind::kVector) {
+          query = qv.vector_value();
+        } else {
+          return InvalidArgumentError("nearest() query must be a Vector or a String");
+        }
+        if (query.size() != dim) {
+          return Status(ErrorCode::kTypeTraversalBounds,
+                        "nearest() on " + type + "." + field.property + ": the property is Vector(" +
+                            std::to_string(dim) + "), the query has " + std::to_string(query.size()) + " values");
+        }
+        it = query_vectors_.emplace(&e, std::move(query)).first;
+      }
+      if (v.kind() != TypeKind::kVector) return InternalError("nearest() over a non-vector value");
+      return Value::F64(search::SquaredL2(v.vector_value(), it->second));
+    }
+    case IrExprKind::kRrf: {
+      auto it = rrf_.find(&e);
+      if (it == rrf_.end()) return InternalError("rrf() evaluated before its rows were ranked");
+      const int var = e.args[0].args[0].var;
+      if (row == nullptr || row[var] < 0) return Value::Null(e.type.data);
+      auto f = it->second.find(row[var]);
+      if (f == it->second.end()) return Value::Null(e.type.data);
+      return Value::F64(f->second.score);
+    }
+    default: return InternalError("not a search or ranking expression");
+  }
+}
+
+Status Context::PrepareRrf(const Rows& rows) {
+  std::vector<const IrExpr*> fused;
+  for (const auto& p : q_.projections) CollectRrf(p.expr, &fused);
+  for (const auto& o : q_.order) CollectRrf(o.expr, &fused);
+  for (const IrExpr* e : fused) {
+    const int var = e->args[0].args[0].var;
+    if (e->args[1].args[0].var != var) {
+      return InvalidArgumentError("rrf() fuses two rankings of the same variable");
+    }
+    const uint64_t limit = q_.limit.value_or(0);
+    OG_ASSIGN_OR_RETURN(Value kv, Eval(e->args[2], nullptr));
+    const double k = static_cast<double>(kv.is_null() ? 60 : kv.uint_value());
+    std::vector<int64_t> arms[2];
+    for (int a = 0; a < 2; ++a) {
+      const IrExpr& arm = e->args[a];
+      std::vector<search::ArmEntry> entries;
+      entries.reserve(rows.size());
+      for (size_t i = 0; i < rows.size(); ++i) {
+        const int64_t* r = rows.row(i);
+        if (r[var] < 0) continue;
+        OG_ASSIGN_OR_RETURN(Value s, EvalSearch(arm, r));
+        if (s.is_null()) continue;
+        OG_ASSIGN_OR_RETURN(std::string_view id, Id(var, r[var]));
+        entries.push_back(search::ArmEntry{r[var], s.float_value(), id});
+      }
+      // A nearest() arm is its `limit` nearest entities; a bm25() arm every entity that matches.
+      const bool nearest = arm.kind == IrExprKind::kNearest;
+      arms[a] = search::RankArm(std::move(entries), nearest, nearest ? limit : 0);
+    }
+    std::unordered_map<int64_t, RrfEntry> by_entity;
+    int64_t position = 0;
+    for (const search::Fused& f : search::FuseRrf(arms[0], arms[1], k)) {
+      by_entity.emplace(f.entity, RrfEntry{f.score, position++});
+    }
+    rrf_[e] = std::move(by_entity);
+  }
+  return Status::Ok();
+}
+
+Result<std::optional<int64_t>> Context::RrfPosition(const IrExpr& e, const int64_t* row) {
+  auto it = rrf_.find(&e);
+  if (it == rrf_.end()) return InternalError("rrf() ordered before its rows were ranked");
+  const int var = e.args[0].args[0].var;
+  if (row == nullptr || row[var] < 0) return std::optional<int64_t>();
+  auto f = it->second.find(row[var]);
+  if (f == it->second.end()) return std::optional<int64_t>();
+  return std::optional<int64_t>(f->second.position);
+}
+
+}  // namespace omnigraph::engine::exec
