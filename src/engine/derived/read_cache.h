@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 
 #include "common/check.h"
@@ -47,6 +48,28 @@ class GraphReadCache {
   bool AllowPointRead(const table::TableVersion& version, const std::string& column);
   Result<std::shared_ptr<const Csr>> CsrFor(const table::TableVersion& edges, const table::TableVersion& src,
                                             const table::TableVersion& dst, const DerivedStore& derived = {});
+
+  // A structure derived from one column of a version (a search index, engine/search/): the cached
+  // one, else `build()`'s (a Result<T> needing a memory_bytes() const), cached under `kind`. Bound
+  // to the version, so it is never stale.
+  template <class T, class Build>
+  Result<std::shared_ptr<const T>> DerivedFor(const table::TableVersion& version, std::string_view kind,
+                                              const std::string& column, Build build) {
+    const std::string key = std::string(kind) + ":" + Key(version) + "/" + column;
+    if (auto hit = cache_.Get<T>(key)) return hit;
+    Result<T> built = build();
+    if (!built.ok()) return built.status();
+    auto shared = std::make_shared<const T>(std::move(*built));
+    cache_.Put(key, shared, shared->memory_bytes());
+    return std::shared_ptr<const T>(shared);
+  }
+
+  // The derived structure if it is cached already (nullptr otherwise): builds nothing.
+  template <class T>
+  std::shared_ptr<const T> CachedDerived(const table::TableVersion& version, std::string_view kind,
+                                         const std::string& column) {
+    return cache_.Get<T>(std::string(kind) + ":" + Key(version) + "/" + column);
+  }
 
   // The process-wide default instance.
   static GraphReadCache& Default();

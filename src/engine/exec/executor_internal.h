@@ -19,6 +19,7 @@
 #include "engine/exec/value_compare.h"
 #include "engine/graph/snapshot.h"
 #include "engine/search/text.h"
+#include "engine/search/text_index.h"
 
 namespace omnigraph::engine::exec {
 
@@ -121,6 +122,12 @@ class Context {
   // Search state per expression (executor_search.cc): analyzed query text, the BM25 score of
   // every row of the type, the query vector, rrf's fused order by entity.
   std::unordered_map<const compiler::IrExpr*, std::vector<search::Token>> text_queries_;
+  // A text filter is tested row by row until it has seen kRowsBeforeIndex rows in this query (or
+  // its column's index is cached already); then against the matching set the index gives.
+  std::unordered_map<const compiler::IrExpr*, uint64_t> text_rows_;
+  std::unordered_map<const compiler::IrExpr*, std::vector<bool>> text_matches_;
+  std::map<std::string, std::shared_ptr<const search::TextIndex>> text_indexes_;  // "type\x1fproperty"
+  Result<const search::TextIndex*> TextIndexFor(const std::string& type, const std::string& property, bool build);
   std::unordered_map<const compiler::IrExpr*, std::vector<double>> bm25_;
   std::unordered_map<const compiler::IrExpr*, std::vector<float>> query_vectors_;
   struct RrfEntry {

@@ -47,6 +47,9 @@ void CollectRrf(const IrExpr& e, std::vector<const IrExpr*>* out) {
 
 }  // namespace
 
+// Rows a text filter tests one by one before it builds (or takes) its column's index.
+constexpr uint64_t kRowsBeforeIndex = 256;
+
 bool UsesRrf(const compiler::IrQuery& q) {
   for (const auto& p : q.projections) {
     if (ContainsRrf(p.expr)) return true;
@@ -69,6 +72,27 @@ Status CheckRankingLimit(const compiler::IrQuery& q) {
   return Status::Ok();
 }
 
+Result<const search::TextIndex*> Context::TextIndexFor(const std::string& type, const std::string& property,
+                                                       bool build) {
+  const std::string key = type + '\x1f' + property;
+  if (auto it = text_indexes_.find(key); it != text_indexes_.end()) return it->second.get();
+  OG_ASSIGN_OR_RETURN(const table::TableVersion* tv, Table(type));
+  std::shared_ptr<const search::TextIndex> idx = cache_->CachedDerived<search::TextIndex>(*tv, "text", property);
+  if (!idx) {
+    if (!build) return static_cast<const search::TextIndex*>(nullptr);
+    OG_ASSIGN_OR_RETURN(const TableOrdinals* ord, Ordinals(type));
+    OG_ASSIGN_OR_RETURN(const format::Column* col, Column(type, property));
+    OG_ASSIGN_OR_RETURN(
+        idx, cache_->DerivedFor<search::TextIndex>(*tv, "text", property, [&]() -> Result<search::TextIndex> {
+          return search::TextIndex::Build(ord->size(), [col](size_t i) -> std::optional<std::string_view> {
+            if (col == nullptr || !col->IsValid(i)) return std::nullopt;
+            return col->string_at(i);
+          });
+        }));
+  }
+  return text_indexes_.emplace(key, std::move(idx)).first->second.get();
+}
+
 Result<Value> Context::EvalSearch(const IrExpr& e, const int64_t* row) {
   switch (e.kind) {
     case IrExprKind::kSearch:
@@ -76,7 +100,44 @@ Result<Value> Context::EvalSearch(const IrExpr& e, const int64_t* row) {
     case IrExprKind::kFuzzy: {
       const std::string fn(compiler::SearchFunctionName(e.kind));
       const bool fuzzy = e.kind == IrExprKind::kFuzzy;
-      OG_ASSIGN_OR_RETURN(Value field, Eval(e.args[0], row));
+      const IrExpr& field_expr = e.args[0];
+      // The matching set of the column's index, once this filter has tested enough rows (or the
+      // index exists): a bit per row of the type.
+      if (auto m = text_matches_.find(&e); m != text_matches_.end() && row != nullptr && row[field_expr.var] >= 0) {
+        const auto o = static_cast<size_t>(row[field_expr.var]);
+        return Value::Bool(o < m->second.size() && m->second[o]);
+      }
+      const bool indexable = field_expr.kind == IrExprKind::kProperty && field_expr.var >= 0 && IsConstant(e.args[1]) &&
+                             (!fuzzy || IsConstant(e.args[2])) && row != nullptr && row[field_expr.var] >= 0;
+      if (indexable) {
+        const bool build = ++text_rows_[&e] > kRowsBeforeIndex;
+        OG_ASSIGN_OR_RETURN(const search::TextIndex* idx,
+                            TextIndexFor(TypeOf(field_expr.var), field_expr.property, build));
+        if (idx != nullptr) {
+          OG_ASSIGN_OR_RETURN(Value qv, Eval(e.args[1], nullptr));
+          OG_ASSIGN_OR_RETURN(std::string text, QueryText(qv, fn));
+          std::vector<uint32_t> docs;
+          if (fuzzy) {
+            OG_ASSIGN_OR_RETURN(Value edits, Eval(e.args[2], nullptr));
+            if (edits.is_null()) return InvalidArgumentError("fuzzy() max_edits is null");
+            const bool is_signed = edits.kind() == TypeKind::kI32 || edits.kind() == TypeKind::kI64;
+            if (is_signed && edits.int_value() < 0) return InvalidArgumentError("fuzzy() max_edits must be >= 0");
+            const uint64_t n = is_signed ? static_cast<uint64_t>(edits.int_value()) : edits.uint_value();
+            docs = idx->MatchFuzzy(search::AnalyzeUnstemmed(text), static_cast<uint32_t>(std::min<uint64_t>(n, 64)));
+          } else if (e.kind == IrExprKind::kSearch) {
+            docs = idx->MatchAny(search::Analyze(text));
+          } else {
+            docs = idx->MatchPhrase(search::Analyze(text));
+          }
+          OG_RETURN_IF_ERROR(Charge(idx->size() / 8 + 1));
+          std::vector<bool>& bits = text_matches_[&e];
+          bits.assign(idx->size(), false);
+          for (uint32_t d : docs) bits[d] = true;
+          const auto o = static_cast<size_t>(row[field_expr.var]);
+          return Value::Bool(o < bits.size() && bits[o]);
+        }
+      }
+      OG_ASSIGN_OR_RETURN(Value field, Eval(field_expr, row));
       if (field.is_null()) return Value::Bool(false);
       // The query: analyzed once when it is a parameter or a literal, per row otherwise.
       std::vector<search::Token> per_row;
@@ -118,27 +179,17 @@ Result<Value> Context::EvalSearch(const IrExpr& e, const int64_t* row) {
         if (!IsConstant(e.args[1])) return InvalidArgumentError("bm25() query must be a parameter or a literal");
         OG_ASSIGN_OR_RETURN(Value qv, Eval(e.args[1], nullptr));
         OG_ASSIGN_OR_RETURN(std::string text, QueryText(qv, "bm25"));
-        // Statistics over every row of the type in this snapshot, not only the rows the match keeps.
-        const std::string& type = TypeOf(field.var);
-        OG_ASSIGN_OR_RETURN(const TableOrdinals* ord, Ordinals(type));
-        OG_ASSIGN_OR_RETURN(const format::Column* col, Column(type, field.property));
-        OG_RETURN_IF_ERROR(Charge(8 * uint64_t{ord->size()}));
-        std::vector<double> scores = search::Bm25Scores(
-            ord->size(),
-            [col](size_t i) -> std::optional<std::string_view> {
-              if (col == nullptr || !col->IsValid(i)) return std::nullopt;
-              return col->string_at(i);
-            },
-            text);
-        it = bm25_.emplace(&e, std::move(scores)).first;
+        // Statistics over every row of the type in this snapshot, not only the rows the match keeps:
+        // the column's index holds them.
+        OG_ASSIGN_OR_RETURN(const search::TextIndex* idx, TextIndexFor(TypeOf(field.var), field.property, true));
+        OG_RETURN_IF_ERROR(Charge(8 * uint64_t{idx->size()}));
+        it = bm25_.emplace(&e, idx->Bm25(text)).first;
       }
       const auto o = static_cast<size_t>(row[field.var]);
       return Value::F64(o < it->second.size() ? it->second[o] : 0.0);
     }
     case IrExprKind::kNearest: {
       const IrExpr& field = e.args[0];
-      OG_ASSIGN_OR_RETURN(Value v, Eval(field, row));
-      if (v.is_null()) return Value::Null(e.type.data);
       auto it = query_vectors_.find(&e);
       if (it == query_vectors_.end()) {
         if (!IsConstant(e.args[1])) return InvalidArgumentError("nearest() query must be a parameter or a literal");
@@ -169,6 +220,15 @@ Result<Value> Context::EvalSearch(const IrExpr& e, const int64_t* row) {
         }
         it = query_vectors_.emplace(&e, std::move(query)).first;
       }
+      // The row's vector straight from the column (no value copied), unless a point read has it.
+      if (row != nullptr && row[field.var] >= 0 && !point_values_.count(&field)) {
+        OG_ASSIGN_OR_RETURN(const format::Column* col, Column(TypeOf(field.var), field.property));
+        const auto o = static_cast<size_t>(row[field.var]);
+        if (col == nullptr || !col->IsValid(o)) return Value::Null(e.type.data);
+        return Value::F64(search::SquaredL2(col->vector_at(o), it->second));
+      }
+      OG_ASSIGN_OR_RETURN(Value v, Eval(field, row));
+      if (v.is_null()) return Value::Null(e.type.data);
       if (v.kind() != TypeKind::kVector) return InternalError("nearest() over a non-vector value");
       return Value::F64(search::SquaredL2(v.vector_value(), it->second));
     }

@@ -17,7 +17,7 @@
 
 namespace omnigraph::engine::search {
 
-double SquaredL2(const std::vector<float>& a, const std::vector<float>& b) {
+double SquaredL2(std::span<const float> a, std::span<const float> b) {
   const size_t n = std::min(a.size(), b.size());
   double sum = 0;
   for (size_t i = 0; i < n; ++i) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -13,7 +14,7 @@ namespace omnigraph::engine::search {
 
 // The squared Euclidean (L2) distance of two vectors of the same length: the distance nearest()
 // ranks by, as the existing implementation does (lower = closer).
-double SquaredL2(const std::vector<float>& a, const std::vector<float>& b);
+double SquaredL2(std::span<const float> a, std::span<const float> b);
 
 // The deterministic test embedding (OMNIGRAPH_EMBEDDINGS_MOCK): FNV-1a 64 of the text's bytes
 // seeds xorshift64 (13, 7, 17); each of `dim` draws is scaled to [-1, 1] in float32; the vector is
