@@ -11,7 +11,7 @@ PACKAGES=(
   libsimdjson-dev nlohmann-json3-dev libyaml-cpp-dev libcli11-dev
   libfmt-dev libspdlog-dev libre2-dev jq curl
   libcpp-httplib-dev libboost1.81-dev libcurl4-openssl-dev libssl-dev libtinyxml2-dev
-  libhnswlib-dev libutf8proc-dev libstemmer-dev
+  libhnswlib-dev libutf8proc-dev libstemmer-dev fortunes
   libgtest-dev libgmock-dev libbenchmark-dev
   nodejs npm
 )

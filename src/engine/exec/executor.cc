@@ -216,6 +216,19 @@ Status Pipeline::Prepare() {
       }
     }
   }
+  // Ordering by bm25() keeps only rows with a query term (OrderRows): the test `bm25(...) > 0`
+  // on the ranked variable lets its candidates come from the column's index.
+  for (const auto& o : ctx_.query().order) {
+    const IrExpr& e = o.expr.kind == IrExprKind::kAlias ? ctx_.query().projections[o.expr.alias].expr : o.expr;
+    if (e.kind != IrExprKind::kBm25 || e.args[0].var < 0 || static_cast<size_t>(e.args[0].var) >= var_tests_.size()) {
+      continue;
+    }
+    IrExpr& zero = owned_.emplace_back();
+    zero.kind = IrExprKind::kLiteral;
+    zero.literal = Value::F64(0.0);
+    zero.type = e.type;
+    var_tests_[e.args[0].var].push_back(Test{&e, CompareOp::kGt, &zero});
+  }
   return Status::Ok();
 }
 
@@ -326,6 +339,26 @@ Result<std::vector<uint32_t>> Pipeline::Candidates(int var) {
         FilterByColumn(c, t.op, v, left, &cands);
         pushed[i] = true;
       }
+    }
+  }
+  // Search tests answered by the column's index (docs/search.md, "Indexes"): bm25(...) > 0 (an
+  // ordering by bm25) and text filters over many candidates (or whose index is cached).
+  constexpr size_t kIndexCandidates = 256;
+  for (size_t i = 0; i < tests.size() && !cands.empty(); ++i) {
+    if (pushed[i]) continue;
+    const Test& t = tests[i];
+    const IrExpr& e = *t.lhs;
+    if (e.kind == IrExprKind::kBm25 && e.args[0].var == var && t.op == CompareOp::kGt &&
+        Context::IsConstant(e.args[1])) {
+      OG_ASSIGN_OR_RETURN(const std::vector<double>* scores, ctx_.Bm25Of(e));
+      std::erase_if(cands, [&](uint32_t c) { return !(c < scores->size() && (*scores)[c] > 0); });
+      pushed[i] = true;
+    } else if (Context::TextIndexable(e) && e.args[0].var == var && t.op == CompareOp::kEq &&
+               t.rhs->kind == IrExprKind::kLiteral && !t.rhs->literal.is_null() && t.rhs->literal.bool_value()) {
+      OG_ASSIGN_OR_RETURN(const std::vector<bool>* bits, ctx_.TextMatchSet(e, cands.size() > kIndexCandidates));
+      if (bits == nullptr) continue;
+      std::erase_if(cands, [&](uint32_t c) { return !(c < bits->size() && (*bits)[c]); });
+      pushed[i] = true;
     }
   }
   std::vector<const Test*> rest;

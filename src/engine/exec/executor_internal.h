@@ -84,6 +84,16 @@ class Context {
   // nearest (squared L2 distance), bm25 (score; statistics over every row of the type), rrf
   // (fused score, after PrepareRrf).
   Result<Value> EvalSearch(const compiler::IrExpr& e, const int64_t* row);
+  // A text filter (search, match_text, fuzzy) with a constant query on a node property: the
+  // rows of the property's type it keeps, one bit per ordinal, from the column's index (built
+  // when `build`, else only if cached). nullptr when the filter is not of that form or there is
+  // no index.
+  static bool TextIndexable(const compiler::IrExpr& e);
+  Result<const std::vector<bool>*> TextMatchSet(const compiler::IrExpr& e, bool build);
+  // nearest(): the distance of each row of `rows` (NaN for a row without a vector), in one pass.
+  Status NearestDistances(const compiler::IrExpr& e, const Rows& rows, std::vector<double>* out);
+  // bm25(): the score of every row of the field's type.
+  Result<const std::vector<double>*> Bm25Of(const compiler::IrExpr& e);
   // Ranks every rrf() of the query over `rows` (its arms over the entities these rows bind); rrf
   // values and positions answer from this until the next call.
   Status PrepareRrf(const Rows& rows);

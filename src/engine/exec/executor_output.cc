@@ -392,20 +392,30 @@ Result<std::vector<size_t>> OrderRows(Context& ctx, const Rows& rows, std::optio
   // variables in binding order. A ranking key also decides whether the row is in the result at
   // all: nearest() needs a vector, bm25() a matching term, rrf() an entity in one of its arms
   // (docs/search.md). rrf() orders by its fused position (best first, ties as fused).
-  std::vector<std::vector<Value>> keys(n);
+  const size_t m = q.order.size();
+  std::vector<Value> keys(n * m);  // row i's keys at [i * m, (i + 1) * m)
   std::vector<bool> desc;
-  for (const auto& o : q.order) {
+  // nearest() distances of every row at once (one column lookup, a tight loop).
+  std::vector<std::vector<double>> batched(m);
+  for (size_t k = 0; k < m; ++k) {
+    const auto& o = q.order[k];
     const compiler::IrExpr& e = o.expr.kind == IrExprKind::kAlias ? q.projections[o.expr.alias].expr : o.expr;
     desc.push_back(e.kind == IrExprKind::kRrf ? false : o.descending);
+    if (e.kind == IrExprKind::kNearest && n > 0) OG_RETURN_IF_ERROR(ctx.NearestDistances(e, rows, &batched[k]));
   }
   std::vector<size_t> idx;
   idx.reserve(n);
   for (size_t i = 0; i < n; ++i) {
     bool ranked_out = false;
-    for (const auto& o : q.order) {
+    for (size_t k = 0; k < m; ++k) {
+      const auto& o = q.order[k];
       const compiler::IrExpr& e = o.expr.kind == IrExprKind::kAlias ? q.projections[o.expr.alias].expr : o.expr;
       Value v;
-      if (e.kind == IrExprKind::kRrf) {
+      if (!batched[k].empty()) {
+        const double d = batched[k][i];
+        ranked_out = ranked_out || std::isnan(d);
+        v = std::isnan(d) ? Value::Null(DataType::Scalar(TypeKind::kF64)) : Value::F64(d);
+      } else if (e.kind == IrExprKind::kRrf) {
         OG_ASSIGN_OR_RETURN(std::optional<int64_t> pos, ctx.RrfPosition(e, rows.row(i)));
         v = pos ? Value::I64(*pos) : Value::Null(DataType::Scalar(TypeKind::kI64));
         ranked_out = ranked_out || !pos;
@@ -414,7 +424,7 @@ Result<std::vector<size_t>> OrderRows(Context& ctx, const Rows& rows, std::optio
         if (e.kind == IrExprKind::kNearest) ranked_out = ranked_out || v.is_null();
         if (e.kind == IrExprKind::kBm25) ranked_out = ranked_out || v.is_null() || !(v.float_value() > 0);
       }
-      keys[i].push_back(std::move(v));
+      keys[i * m + k] = std::move(v);
     }
     if (!ranked_out) idx.push_back(i);
   }
@@ -443,7 +453,7 @@ Result<std::vector<size_t>> OrderRows(Context& ctx, const Rows& rows, std::optio
   };
   SortAndCut(&idx, limit, [&](size_t a, size_t b) {
     for (size_t k = 0; k < q.order.size(); ++k) {
-      auto c = OrderValues(keys[a][k], keys[b][k], desc[k]);
+      auto c = OrderValues(keys[a * m + k], keys[b * m + k], desc[k]);
       if (c != 0) return c < 0;
     }
     for (size_t k = 0; k < tie_vars.size(); ++k) {

@@ -3,6 +3,7 @@
 // Every search here reads the rows themselves (no index structure yet): always exact, and right
 // after any write.
 #include <algorithm>
+#include <limits>
 #include <string>
 
 #include "common/error_codes.h"
@@ -93,6 +94,55 @@ Result<const search::TextIndex*> Context::TextIndexFor(const std::string& type, 
   return text_indexes_.emplace(key, std::move(idx)).first->second.get();
 }
 
+bool Context::TextIndexable(const IrExpr& e) {
+  const bool text = e.kind == IrExprKind::kSearch || e.kind == IrExprKind::kMatchText || e.kind == IrExprKind::kFuzzy;
+  return text && e.args[0].kind == IrExprKind::kProperty && e.args[0].var >= 0 && IsConstant(e.args[1]) &&
+         (e.kind != IrExprKind::kFuzzy || IsConstant(e.args[2]));
+}
+
+Result<const std::vector<bool>*> Context::TextMatchSet(const IrExpr& e, bool build) {
+  if (auto m = text_matches_.find(&e); m != text_matches_.end()) return &m->second;
+  if (!TextIndexable(e)) return static_cast<const std::vector<bool>*>(nullptr);
+  const IrExpr& field = e.args[0];
+  OG_ASSIGN_OR_RETURN(const search::TextIndex* idx, TextIndexFor(TypeOf(field.var), field.property, build));
+  if (idx == nullptr) return static_cast<const std::vector<bool>*>(nullptr);
+  const std::string fn(compiler::SearchFunctionName(e.kind));
+  OG_ASSIGN_OR_RETURN(Value qv, Eval(e.args[1], nullptr));
+  OG_ASSIGN_OR_RETURN(std::string text, QueryText(qv, fn));
+  std::vector<uint32_t> docs;
+  if (e.kind == IrExprKind::kFuzzy) {
+    OG_ASSIGN_OR_RETURN(Value edits, Eval(e.args[2], nullptr));
+    if (edits.is_null()) return InvalidArgumentError("fuzzy() max_edits is null");
+    const bool is_signed = edits.kind() == TypeKind::kI32 || edits.kind() == TypeKind::kI64;
+    if (is_signed && edits.int_value() < 0) return InvalidArgumentError("fuzzy() max_edits must be >= 0");
+    const uint64_t n = is_signed ? static_cast<uint64_t>(edits.int_value()) : edits.uint_value();
+    docs = idx->MatchFuzzy(search::AnalyzeUnstemmed(text), static_cast<uint32_t>(std::min<uint64_t>(n, 64)));
+  } else if (e.kind == IrExprKind::kSearch) {
+    docs = idx->MatchAny(search::Analyze(text));
+  } else {
+    docs = idx->MatchPhrase(search::Analyze(text));
+  }
+  OG_RETURN_IF_ERROR(Charge(idx->size() / 8 + 1));
+  std::vector<bool>& bits = text_matches_[&e];
+  bits.assign(idx->size(), false);
+  for (uint32_t d : docs) bits[d] = true;
+  return &bits;
+}
+
+Result<const std::vector<double>*> Context::Bm25Of(const IrExpr& e) {
+  auto it = bm25_.find(&e);
+  if (it != bm25_.end()) return &it->second;
+  const IrExpr& field = e.args[0];
+  if (!IsConstant(e.args[1])) return InvalidArgumentError("bm25() query must be a parameter or a literal");
+  OG_ASSIGN_OR_RETURN(Value qv, Eval(e.args[1], nullptr));
+  OG_ASSIGN_OR_RETURN(std::string text, QueryText(qv, "bm25"));
+  // Statistics over every row of the type in this snapshot, not only the rows the match keeps:
+  // the column's index holds them.
+  OG_ASSIGN_OR_RETURN(const search::TextIndex* idx, TextIndexFor(TypeOf(field.var), field.property, true));
+  OG_RETURN_IF_ERROR(Charge(8 * uint64_t{idx->size()}));
+  return &bm25_.emplace(&e, idx->Bm25(text)).first->second;
+}
+
 Result<Value> Context::EvalSearch(const IrExpr& e, const int64_t* row) {
   switch (e.kind) {
     case IrExprKind::kSearch:
@@ -107,34 +157,12 @@ Result<Value> Context::EvalSearch(const IrExpr& e, const int64_t* row) {
         const auto o = static_cast<size_t>(row[field_expr.var]);
         return Value::Bool(o < m->second.size() && m->second[o]);
       }
-      const bool indexable = field_expr.kind == IrExprKind::kProperty && field_expr.var >= 0 && IsConstant(e.args[1]) &&
-                             (!fuzzy || IsConstant(e.args[2])) && row != nullptr && row[field_expr.var] >= 0;
-      if (indexable) {
+      if (row != nullptr && row[field_expr.var] >= 0 && TextIndexable(e)) {
         const bool build = ++text_rows_[&e] > kRowsBeforeIndex;
-        OG_ASSIGN_OR_RETURN(const search::TextIndex* idx,
-                            TextIndexFor(TypeOf(field_expr.var), field_expr.property, build));
-        if (idx != nullptr) {
-          OG_ASSIGN_OR_RETURN(Value qv, Eval(e.args[1], nullptr));
-          OG_ASSIGN_OR_RETURN(std::string text, QueryText(qv, fn));
-          std::vector<uint32_t> docs;
-          if (fuzzy) {
-            OG_ASSIGN_OR_RETURN(Value edits, Eval(e.args[2], nullptr));
-            if (edits.is_null()) return InvalidArgumentError("fuzzy() max_edits is null");
-            const bool is_signed = edits.kind() == TypeKind::kI32 || edits.kind() == TypeKind::kI64;
-            if (is_signed && edits.int_value() < 0) return InvalidArgumentError("fuzzy() max_edits must be >= 0");
-            const uint64_t n = is_signed ? static_cast<uint64_t>(edits.int_value()) : edits.uint_value();
-            docs = idx->MatchFuzzy(search::AnalyzeUnstemmed(text), static_cast<uint32_t>(std::min<uint64_t>(n, 64)));
-          } else if (e.kind == IrExprKind::kSearch) {
-            docs = idx->MatchAny(search::Analyze(text));
-          } else {
-            docs = idx->MatchPhrase(search::Analyze(text));
-          }
-          OG_RETURN_IF_ERROR(Charge(idx->size() / 8 + 1));
-          std::vector<bool>& bits = text_matches_[&e];
-          bits.assign(idx->size(), false);
-          for (uint32_t d : docs) bits[d] = true;
+        OG_ASSIGN_OR_RETURN(const std::vector<bool>* bits, TextMatchSet(e, build));
+        if (bits != nullptr) {
           const auto o = static_cast<size_t>(row[field_expr.var]);
-          return Value::Bool(o < bits.size() && bits[o]);
+          return Value::Bool(o < bits->size() && (*bits)[o]);
         }
       }
       OG_ASSIGN_OR_RETURN(Value field, Eval(field_expr, row));
@@ -174,19 +202,9 @@ Result<Value> Context::EvalSearch(const IrExpr& e, const int64_t* row) {
     case IrExprKind::kBm25: {
       const IrExpr& field = e.args[0];
       if (row == nullptr || field.var < 0 || row[field.var] < 0) return Value::Null(e.type.data);
-      auto it = bm25_.find(&e);
-      if (it == bm25_.end()) {
-        if (!IsConstant(e.args[1])) return InvalidArgumentError("bm25() query must be a parameter or a literal");
-        OG_ASSIGN_OR_RETURN(Value qv, Eval(e.args[1], nullptr));
-        OG_ASSIGN_OR_RETURN(std::string text, QueryText(qv, "bm25"));
-        // Statistics over every row of the type in this snapshot, not only the rows the match keeps:
-        // the column's index holds them.
-        OG_ASSIGN_OR_RETURN(const search::TextIndex* idx, TextIndexFor(TypeOf(field.var), field.property, true));
-        OG_RETURN_IF_ERROR(Charge(8 * uint64_t{idx->size()}));
-        it = bm25_.emplace(&e, idx->Bm25(text)).first;
-      }
+      OG_ASSIGN_OR_RETURN(const std::vector<double>* scores, Bm25Of(e));
       const auto o = static_cast<size_t>(row[field.var]);
-      return Value::F64(o < it->second.size() ? it->second[o] : 0.0);
+      return Value::F64(o < scores->size() ? (*scores)[o] : 0.0);
     }
     case IrExprKind::kNearest: {
       const IrExpr& field = e.args[0];
@@ -222,7 +240,13 @@ Result<Value> Context::EvalSearch(const IrExpr& e, const int64_t* row) {
       }
       // The row's vector straight from the column (no value copied), unless a point read has it.
       if (row != nullptr && row[field.var] >= 0 && !point_values_.count(&field)) {
-        OG_ASSIGN_OR_RETURN(const format::Column* col, Column(TypeOf(field.var), field.property));
+        const format::Column* col = nullptr;
+        if (auto c = expr_columns_.find(&field); c != expr_columns_.end()) {
+          col = c->second;
+        } else {
+          OG_ASSIGN_OR_RETURN(col, Column(TypeOf(field.var), field.property));
+          expr_columns_.emplace(&field, col);
+        }
         const auto o = static_cast<size_t>(row[field.var]);
         if (col == nullptr || !col->IsValid(o)) return Value::Null(e.type.data);
         return Value::F64(search::SquaredL2(col->vector_at(o), it->second));
@@ -243,6 +267,34 @@ Result<Value> Context::EvalSearch(const IrExpr& e, const int64_t* row) {
     }
     default: return InternalError("not a search or ranking expression");
   }
+}
+
+Status Context::NearestDistances(const IrExpr& e, const Rows& rows, std::vector<double>* out) {
+  out->assign(rows.size(), std::numeric_limits<double>::quiet_NaN());
+  if (rows.size() == 0) return Status::Ok();
+  const IrExpr& field = e.args[0];
+  // The query vector (and its checks) through the per-row path, on the first row with a binding.
+  size_t first = 0;
+  while (first < rows.size() && rows.row(first)[field.var] < 0) ++first;
+  if (first == rows.size()) return Status::Ok();
+  if (Result<Value> r = EvalSearch(e, rows.row(first)); !r.ok()) return r.status();
+  if (point_values_.count(&field)) {  // values read by point: the per-row path knows them
+    for (size_t i = 0; i < rows.size(); ++i) {
+      Result<Value> v = EvalSearch(e, rows.row(i));
+      if (!v.ok()) return v.status();
+      if (!v->is_null()) (*out)[i] = v->float_value();
+    }
+    return Status::Ok();
+  }
+  const std::vector<float>& query = query_vectors_.at(&e);
+  OG_ASSIGN_OR_RETURN(const format::Column* col, Column(TypeOf(field.var), field.property));
+  if (col == nullptr) return Status::Ok();
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const int64_t o = rows.row(i)[field.var];
+    if (o < 0 || !col->IsValid(static_cast<size_t>(o))) continue;
+    (*out)[i] = search::SquaredL2(col->vector_at(static_cast<size_t>(o)), query);
+  }
+  return Status::Ok();
 }
 
 Status Context::PrepareRrf(const Rows& rows) {

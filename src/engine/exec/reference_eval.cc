@@ -220,12 +220,7 @@ Result<Value> Evaluator::Search(const IrExpr& e, const Binding& b) {
         query = qv.vector_value();
       }
       if (query.size() != dim) return Status(ErrorCode::kTypeTraversalBounds, "nearest() query dimension differs");
-      double sum = 0;  // squared L2, written out
-      for (size_t i = 0; i < dim; ++i) {
-        const double d = static_cast<double>(v.vector_value()[i]) - static_cast<double>(query[i]);
-        sum += d * d;
-      }
-      return Value::F64(sum);
+      return Value::F64(search::SquaredL2(v.vector_value(), query));
     }
     case IrExprKind::kRrf: {
       auto it = rrf_.find(&e);

@@ -18,12 +18,22 @@
 namespace omnigraph::engine::search {
 
 double SquaredL2(std::span<const float> a, std::span<const float> b) {
+  // Eight independent float lanes (the compiler vectorizes them), summed in double at the end.
   const size_t n = std::min(a.size(), b.size());
+  float lane[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    for (size_t k = 0; k < 8; ++k) {
+      const float d = a[i + k] - b[i + k];
+      lane[k] += d * d;
+    }
+  }
   double sum = 0;
-  for (size_t i = 0; i < n; ++i) {
+  for (; i < n; ++i) {
     const double d = static_cast<double>(a[i]) - static_cast<double>(b[i]);
     sum += d * d;
   }
+  for (float x : lane) sum += static_cast<double>(x);
   return sum;
 }
 
