@@ -305,6 +305,25 @@ int main(int argc, char** argv) {
       }
     }
   }
+  // BM25 top-k overlap with each peer (analyzers differ a little: SQLite's porter, LanceDB's).
+  std::map<std::string, double> overlap;
+  if (theirs.is_object() && theirs.contains("peers")) {
+    for (const char* peer : {"lancedb", "sqlite"}) {
+      if (!theirs["peers"].contains(peer) || !theirs["peers"][peer]["ops"].contains("fts_bm25")) continue;
+      const Json& a = ours["ops"]["fts_bm25"]["answers"];
+      const Json& b = theirs["peers"][peer]["ops"]["fts_bm25"]["answers"];
+      double sum = 0;
+      size_t n = 0;
+      for (size_t q = 0; q < a.size() && q < b.size(); ++q) {
+        std::set<std::string> x(a[q].begin(), a[q].end());
+        size_t common = 0;
+        for (const auto& slug : b[q]) common += x.count(slug.get<std::string>());
+        sum += static_cast<double>(common) / 10.0;
+        ++n;
+      }
+      if (n > 0) overlap[peer] = sum / static_cast<double>(n);
+    }
+  }
   std::printf(
       "search_bench: %zu documents (fortunes text), Vector(%zu), %zu authors; medians of 20 queries x %zu reps\n\n",
       docs, dim, authors, reps);
@@ -327,6 +346,7 @@ int main(int argc, char** argv) {
   }
   std::printf("\nload (one commit, %zu docs + %zu edges): %.0f ms; first bm25 query (builds the body index): %.0f ms\n",
               docs, docs, load_ms, fts_index_ms);
+  for (const auto& [peer, o] : overlap) std::printf("bm25 top-10 overlap with %s: %.2f\n", peer.c_str(), o);
   if (theirs.is_object() && theirs.contains("peers")) {
     for (const auto& [name, p] : theirs["peers"].items()) {
       std::printf("  %s: load %.0f ms", name.c_str(), p.value("load_ms", NAN));
