@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <memory>
+#include <optional>
 #include <unordered_map>
 
 namespace omnigraph::engine::search {
@@ -123,15 +124,20 @@ std::string FoldToAscii(const std::string& word) {
   return folded;
 }
 
+// One word through the filters after the split: nullopt when dropped.
+std::optional<std::string> Filter(const std::string& word, bool stem) {
+  if (word.size() >= kMaxTokenBytes) return std::nullopt;
+  std::string t = stem ? Stem(word) : word;
+  if (IsStopWord(t)) return std::nullopt;
+  t = FoldToAscii(t);
+  if (t.empty()) return std::nullopt;
+  return t;
+}
+
 std::vector<Token> AnalyzeImpl(std::string_view text, bool stem) {
   std::vector<Token> out;
   for (Token& w : Words(text)) {
-    if (w.text.size() >= kMaxTokenBytes) continue;
-    std::string t = stem ? Stem(w.text) : std::move(w.text);
-    if (IsStopWord(t)) continue;
-    t = FoldToAscii(t);
-    if (t.empty()) continue;
-    out.push_back(Token{std::move(t), w.position});
+    if (auto t = Filter(w.text, stem)) out.push_back(Token{std::move(*t), w.position});
   }
   return out;
 }
@@ -163,6 +169,15 @@ bool IsStopWord(std::string_view word) {
 
 std::vector<Token> Analyze(std::string_view text) { return AnalyzeImpl(text, /*stem=*/true); }
 std::vector<Token> AnalyzeUnstemmed(std::string_view text) { return AnalyzeImpl(text, /*stem=*/false); }
+
+void AnalyzeBoth(std::string_view text, std::vector<Token>* stemmed, std::vector<Token>* unstemmed) {
+  stemmed->clear();
+  unstemmed->clear();
+  for (Token& w : Words(text)) {
+    if (auto t = Filter(w.text, true)) stemmed->push_back(Token{std::move(*t), w.position});
+    if (auto t = Filter(w.text, false)) unstemmed->push_back(Token{std::move(*t), w.position});
+  }
+}
 
 bool ContainsAnyToken(const std::vector<Token>& doc, const std::vector<Token>& query) {
   for (const Token& q : query) {

@@ -31,6 +31,9 @@ std::vector<Token> Analyze(std::string_view text);
 // and stop words dropped.
 std::vector<Token> AnalyzeUnstemmed(std::string_view text);
 
+// Both analyses of `text` in one pass over its words (what an index build needs).
+void AnalyzeBoth(std::string_view text, std::vector<Token>* stemmed, std::vector<Token>* unstemmed);
+
 // True when `word` (lower-case) is one of the English stop words the analyzer drops.
 bool IsStopWord(std::string_view word);
 

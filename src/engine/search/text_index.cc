@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <set>
 
+#include "common/thread_pool.h"
+
 namespace omnigraph::engine::search {
 
 namespace {
@@ -15,23 +17,69 @@ std::vector<uint32_t> SortedUnique(std::vector<uint32_t> v) {
 
 }  // namespace
 
+namespace {
+
+// What one chunk of documents contributes: per term its (document, position) occurrences and per
+// unstemmed word its documents, both in document order.
+struct Partial {
+  std::unordered_map<std::string, std::vector<std::pair<uint32_t, uint32_t>>> occurrences;
+  std::unordered_map<std::string, std::vector<uint32_t>> words;
+  uint64_t docs = 0, tokens = 0;
+};
+
+}  // namespace
+
 TextIndex TextIndex::Build(size_t n, const std::function<std::optional<std::string_view>(size_t)>& doc) {
   TextIndex idx;
   idx.doc_len_.assign(n, 0);
-  // Positions are gathered per term, then laid out term by term.
-  std::unordered_map<std::string, std::vector<std::pair<uint32_t, uint32_t>>> occurrences;  // (doc, position)
-  for (size_t i = 0; i < n; ++i) {
-    const std::optional<std::string_view> text = doc(i);
-    if (!text) continue;
-    ++idx.docs_;
-    const auto d = static_cast<uint32_t>(i);
-    const std::vector<Token> tokens = Analyze(*text);
-    idx.doc_len_[i] = static_cast<uint32_t>(tokens.size());
-    idx.total_tokens_ += tokens.size();
-    for (const Token& t : tokens) occurrences[t.text].emplace_back(d, t.position);
-    for (const Token& w : AnalyzeUnstemmed(*text)) {
-      std::vector<uint32_t>& docs = idx.words_[w.text];
-      if (docs.empty() || docs.back() != d) docs.push_back(d);
+  // Documents are analyzed in chunks on the shared pool, then merged in chunk order, so every
+  // list stays in document order.
+  constexpr size_t kChunk = 4096;
+  const size_t chunks = (n + kChunk - 1) / kChunk;
+  std::vector<Partial> parts(chunks);
+  auto run = [&](size_t c) {
+    Partial& part = parts[c];
+    std::vector<Token> stemmed, unstemmed;
+    for (size_t i = c * kChunk; i < std::min(n, (c + 1) * kChunk); ++i) {
+      const std::optional<std::string_view> text = doc(i);
+      if (!text) continue;
+      ++part.docs;
+      const auto d = static_cast<uint32_t>(i);
+      AnalyzeBoth(*text, &stemmed, &unstemmed);
+      idx.doc_len_[i] = static_cast<uint32_t>(stemmed.size());
+      part.tokens += stemmed.size();
+      for (Token& t : stemmed) part.occurrences[std::move(t.text)].emplace_back(d, t.position);
+      for (Token& w : unstemmed) {
+        std::vector<uint32_t>& docs = part.words[std::move(w.text)];
+        if (docs.empty() || docs.back() != d) docs.push_back(d);
+      }
+    }
+    return Status::Ok();
+  };
+  if (chunks < 2) {
+    for (size_t c = 0; c < chunks; ++c) run(c).IgnoreError();
+  } else {
+    ThreadPool::Default().ParallelFor(chunks, run).IgnoreError();
+  }
+  std::unordered_map<std::string, std::vector<std::pair<uint32_t, uint32_t>>> occurrences;
+  for (Partial& part : parts) {
+    idx.docs_ += part.docs;
+    idx.total_tokens_ += part.tokens;
+    for (auto& [term, occ] : part.occurrences) {
+      auto& all = occurrences[term];
+      if (all.empty()) {
+        all = std::move(occ);
+      } else {
+        all.insert(all.end(), occ.begin(), occ.end());
+      }
+    }
+    for (auto& [word, docs] : part.words) {
+      auto& all = idx.words_[word];
+      if (all.empty()) {
+        all = std::move(docs);
+      } else {
+        all.insert(all.end(), docs.begin(), docs.end());
+      }
     }
   }
   uint64_t bytes = 4 * uint64_t{n};
