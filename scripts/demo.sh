@@ -39,6 +39,8 @@ step "commit history" "$og" commit list --store "$graph"
 step "store the read structures of main (later queries load them)" "$og" optimize "$graph"
 step "who is in the storage team" "$og" query team_members --query examples/org.gq --params '{"team":"storage"}' --store "$graph"
 step "the busiest projects" "$og" query busiest_projects --query examples/org.gq --store "$graph"
+step "search inside a graph query: the storage team's documents on merge latency, by BM25" "$og" query team_docs \
+  --query examples/org.gq --params '{"team":"storage","q":"merge latency"}' --store "$graph"
 step "an ad-hoc query: idle people per team (negation + aggregate)" "$og" query --store "$graph" -e \
   'query idle() { match { $p: Person $p memberOf $t not { $p worksOn $_ } } return { $t.name, count($p) as idle } order { idle desc } limit 5 }'
 printf '\n== export (first 3 of %s lines)\n' "$("$og" export "$graph" | wc -l)"
