@@ -510,6 +510,23 @@ TEST_F(ServerTest, ChangeFeedPollsPastCommitsTheFiltersSkip) {
   EXPECT_EQ(first.body_json["caught_up"], false) << first;
 }
 
+// Search runs inside queries over HTTP like any query (docs/search.md); a too-long query text is
+// the typed resource_limit (413).
+TEST_F(ServerTest, SearchFunctionsRunThroughTheQueryRoute) {
+  ASSERT_NO_FATAL_FAILURE(StartOpen());
+  const std::string q =
+      "query s($q: String) { match { $p: Person search($p.name, $q) } return { $p.name, bm25($p.name, $q) as score } "
+      "order { bm25($p.name, $q) } }";
+  Reply r = Post(G("/query"), {{"query", q}, {"params", {{"q", "Ada"}}}});
+  ASSERT_EQ(r.status, 200) << r;
+  ASSERT_EQ(r.body_json["row_count"], 1) << r;
+  EXPECT_EQ(r.body_json["rows"][0]["p.name"], "ada") << r;
+  EXPECT_GT(r.body_json["rows"][0]["score"].get<double>(), 0.0) << r;
+  Reply big = Post(G("/query"), {{"query", q}, {"params", {{"q", std::string(size_t{100} << 10, 'x')}}}});
+  EXPECT_EQ(big.status, 413) << big;
+  EXPECT_EQ(big.body_json["error_code"], "resource_limit") << big;
+}
+
 TEST_F(ServerTest, BranchLifecycle) {
   ASSERT_NO_FATAL_FAILURE(StartOpen());
   Reply create = Post(G("/branches"), {{"name", "feature"}});
