@@ -11,6 +11,7 @@
 #include "compiler/query_select.h"
 #include "compiler/type_checker.h"
 #include "engine/graph/schema_store.h"
+#include "engine/search/vector.h"
 #include "engine/validate/load_checks.h"
 #include "engine/validate/load_record.h"
 #include "table/id_index.h"
@@ -220,10 +221,27 @@ Status Executor::Insert(const IrMutation& m, uint64_t n) {
   }
   for (size_t i = 0; i < props.size(); ++i) {
     if (set[i]) continue;
-    if (!props[i].nullable) {
-      if (props[i].embed) {
-        return UnimplementedError("computing @embed property '" + props[i].name + "' at insert time");
+    // An @embed property left out is computed from its source, when the insert gives one
+    // (docs/search.md, "Embedding"): the provider the environment names embeds the text.
+    if (props[i].embed) {
+      size_t src = 0;
+      while (src < props.size() && props[src].name != props[i].embed->source) ++src;
+      const bool has_source =
+          src < props.size() && set[src] && !r.values[src].is_null() && r.values[src].kind() == TypeKind::kString;
+      if (has_source) {
+        OG_ASSIGN_OR_RETURN(std::vector<float> v,
+                            search::EmbedDocument(r.values[src].string_value(), props[i].type.dimension,
+                                                  props[i].embed->model, m.type_name + "." + props[i].name));
+        r.values[i] = Value::Vector(std::move(v));
+        continue;
       }
+      if (!props[i].nullable) {
+        return Status(ErrorCode::kLoadMissingProperty, "non-nullable property " + Quote(props[i].name) +
+                                                           " is missing, and so is its @embed source " +
+                                                           Quote(props[i].embed->source));
+      }
+    }
+    if (!props[i].nullable) {
       return Status(ErrorCode::kLoadMissingProperty, "non-nullable property " + Quote(props[i].name) + " is missing");
     }
     r.values[i] = Value::Null(props[i].type);

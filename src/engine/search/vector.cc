@@ -177,7 +177,7 @@ std::string ErrorMessage(const std::string& body) {
   return body.substr(0, 500);
 }
 
-Attempt PostOnce(const EmbeddingConfig& c, std::string_view text, uint32_t dim, uint64_t timeout_ms) {
+Attempt PostOnce(const EmbeddingConfig& c, std::string_view text, uint32_t dim, uint64_t timeout_ms, const char* task) {
   Attempt a;
   std::string url, payload;
   std::unique_ptr<curl_slist, SlistDeleter> headers(curl_slist_append(nullptr, "Content-Type: application/json"));
@@ -186,7 +186,7 @@ Attempt PostOnce(const EmbeddingConfig& c, std::string_view text, uint32_t dim, 
     payload = nlohmann::json{
         {"model", "models/" + c.model},
         {"content", {{"parts", {{{"text", std::string(text)}}}}}},
-        {"taskType", "RETRIEVAL_QUERY"},
+        {"taskType", task},
         {"outputDimensionality",
          dim}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     headers.reset(curl_slist_append(headers.release(), ("x-goog-api-key: " + c.api_key).c_str()));
@@ -286,15 +286,17 @@ std::vector<float> MockEmbedding(std::string_view text, uint32_t dim) {
   return v;
 }
 
-Result<std::vector<float>> EmbedQuery(std::string_view text, uint32_t dim, const std::string& recorded_model,
-                                      const std::string& property) {
+namespace {
+
+Result<std::vector<float>> Embed(std::string_view text, uint32_t dim, const std::string& recorded_model,
+                                 const std::string& property, const char* task) {
   if (dim == 0) return InvalidArgumentError("embedding dimension must be greater than zero");
   OG_ASSIGN_OR_RETURN(EmbeddingConfig c, ConfigFromEnv());
   if (!recorded_model.empty() && c.model != recorded_model) {
-    return Status(ErrorCode::kEmbeddingConfig,
-                  "nearest() on '" + property + "': its stored vectors were embedded with model '" + recorded_model +
-                      "', but the query embedder resolves to '" + c.model + "'. Set OMNIGRAPH_EMBED_MODEL='" +
-                      recorded_model + "' (and the matching provider) or re-embed the stored vectors.");
+    return Status(ErrorCode::kEmbeddingConfig, "'" + property + "': its stored vectors were embedded with model '" +
+                                                   recorded_model + "', but the embedder resolves to '" + c.model +
+                                                   "'. Set OMNIGRAPH_EMBED_MODEL='" + recorded_model +
+                                                   "' (and the matching provider) or re-embed the stored vectors.");
   }
   if (c.provider == Provider::kMock) return MockEmbedding(text, dim);
   // Every attempt and backoff within the deadline (0 = none); an attempt's timeout is cut to what
@@ -314,13 +316,25 @@ Result<std::vector<float>> EmbedQuery(std::string_view text, uint32_t dim, const
                                                      " ms (provider " + c.name + ", model " + c.model + ")" +
                                                      (last.ok() ? "" : ": " + last.message()));
     }
-    Attempt a = PostOnce(c, text, dim, std::min(c.timeout_ms, left));
+    Attempt a = PostOnce(c, text, dim, std::min(c.timeout_ms, left), task);
     if (a.status.ok()) return std::move(a.vector);
     last = a.status;
     if (!a.retryable || attempt >= c.attempts) return a.status;
     const uint64_t delay = c.backoff_ms << std::min<uint64_t>(attempt - 1, 10);
     std::this_thread::sleep_for(std::chrono::milliseconds(std::min(delay, left_ms())));
   }
+}
+
+}  // namespace
+
+Result<std::vector<float>> EmbedQuery(std::string_view text, uint32_t dim, const std::string& recorded_model,
+                                      const std::string& property) {
+  return Embed(text, dim, recorded_model, property, "RETRIEVAL_QUERY");
+}
+
+Result<std::vector<float>> EmbedDocument(std::string_view text, uint32_t dim, const std::string& recorded_model,
+                                         const std::string& property) {
+  return Embed(text, dim, recorded_model, property, "RETRIEVAL_DOCUMENT");
 }
 
 }  // namespace omnigraph::engine::search

@@ -28,5 +28,8 @@ std::vector<float> MockEmbedding(std::string_view text, uint32_t dim);
 // another model is `embedding_config`, as is a missing key or an unknown provider.
 Result<std::vector<float>> EmbedQuery(std::string_view text, uint32_t dim, const std::string& recorded_model,
                                       const std::string& property);
+// The same for a document (an inserted row's @embed source): Gemini's RETRIEVAL_DOCUMENT task.
+Result<std::vector<float>> EmbedDocument(std::string_view text, uint32_t dim, const std::string& recorded_model,
+                                         const std::string& property);
 
 }  // namespace omnigraph::engine::search
