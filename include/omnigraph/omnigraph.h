@@ -416,4 +416,10 @@ class Database {
   std::unique_ptr<Impl> impl_;
 };
 
+// Embeds a document's text into `dim` floats with the provider the environment names
+// (docs/search.md, "Embedding a String query": OMNIGRAPH_EMBEDDINGS_MOCK, OMNIGRAPH_EMBED_*, the
+// provider's API key), as an insert does for an @embed property. `model`: the model the vector
+// must come from ("" = any). `embedding_config` / `embedding_failed` on failure.
+Result<std::vector<float>> EmbedDocumentText(std::string_view text, uint32_t dim, const std::string& model = "");
+
 }  // namespace omnigraph

@@ -70,5 +70,6 @@ void AddBlobCommands(CLI::App& app, CommandAction* run);    // blob get/stat
 void AddSchemaCommands(CLI::App& app, CommandAction* run);  // schema show (alias get), plan, apply
 void AddCommitChangesCommand(CLI::App* commit, CommandAction* run);  // commit changes
 void AddAliasCommand(CLI::App& app, CommandAction* run);             // alias NAME [ARGS...]: a stored query
+void AddEmbedCommand(CLI::App& app, CommandAction* run);             // embed: offline seed JSONL embeddings
 
 }  // namespace omnigraph::cli

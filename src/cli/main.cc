@@ -105,6 +105,7 @@ int main(int argc, char** argv) {
   AddQueryCommand(app, &run);
   AddRemoteCommands(app, &run);
   AddAliasCommand(app, &run);
+  AddEmbedCommand(app, &run);
   AddMutateCommand(app, &run);
   AddBranchCommands(app, &run);
   AddChangesCommands(app, &run);

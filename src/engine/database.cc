@@ -15,6 +15,7 @@
 #include "engine/graph/graph_layout.h"
 #include "engine/load/exporter.h"
 #include "engine/mutate/mutation.h"
+#include "engine/search/vector.h"
 #include "io/disk_cache_store.h"
 #include "io/store_uri.h"
 
@@ -447,6 +448,10 @@ Result<MutationSummary> Database::Mutate(std::string_view source, std::string_vi
     o.if_commit = std::move(if_commit);
     return ApplyBound(*impl_, *q, params_json, nullptr, o, /*user_prepared=*/false);
   });
+}
+
+Result<std::vector<float>> EmbedDocumentText(std::string_view text, uint32_t dim, const std::string& model) {
+  return engine::search::EmbedDocument(text, dim, model, "document");
 }
 
 }  // namespace omnigraph
