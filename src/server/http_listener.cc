@@ -55,79 +55,26 @@ class SocketStream {
 
   template <class Buffers>
   size_t read_some(const Buffers& buffers, boost::beast::error_code& ec) {
-    iovec iov[16];
-    int n_iov = 0;
-    for (auto it = net::buffer_sequence_begin(buffers); it != net::buffer_sequence_end(buffers) && n_iov < 16; ++it) {
-      const net::mutable_buffer b = *it;
-      if (b.size() == 0) continue;
-      iov[n_iov++] = iovec{b.data(), b.size()};
-    }
-    if (n_iov == 0) {
-      ec = {};
-      return 0;
-    }
-    for (;;) {
-      const ssize_t n = ::readv(fd_, iov, n_iov);
-      if (n > 0) {
-        ec = {};
-        return static_cast<size_t>(n);
-      }
-      if (n == 0) {
-        ec = net::error::eof;
-        return 0;
-      }
-      if (errno == EINTR) continue;
-      if (errno != EAGAIN && errno != EWOULDBLOCK) {
-        ec = boost::beast::error_code(errno, boost::system::system_category());
-        return 0;
-      }
-      if (!Wait(POLLIN, ec)) return 0;
-    }
+    iovec iov[kMaxIov];
+    const size_t n_iov = Gather<net::mutable_buffer>(buffers, iov);
+    return Transfer(n_iov, POLLIN, ec, [&] { return ::readv(fd_, iov, static_cast<int>(n_iov)); });
   }
   template <class Buffers>
   size_t read_some(const Buffers& buffers) {
-    boost::beast::error_code ec;
-    const size_t n = read_some(buffers, ec);
-    if (ec) throw boost::system::system_error(ec);
-    return n;
+    return OrThrow([&](boost::beast::error_code& ec) { return read_some(buffers, ec); });
   }
 
   template <class Buffers>
   size_t write_some(const Buffers& buffers, boost::beast::error_code& ec) {
-    iovec iov[64];
-    size_t n_iov = 0;
-    for (auto it = net::buffer_sequence_begin(buffers); it != net::buffer_sequence_end(buffers) && n_iov < 64; ++it) {
-      const net::const_buffer b = *it;
-      if (b.size() == 0) continue;
-      iov[n_iov++] = iovec{const_cast<void*>(b.data()), b.size()};
-    }
-    if (n_iov == 0) {
-      ec = {};
-      return 0;
-    }
+    iovec iov[kMaxIov];
     msghdr msg{};
     msg.msg_iov = iov;
-    msg.msg_iovlen = n_iov;
-    for (;;) {
-      const ssize_t n = ::sendmsg(fd_, &msg, MSG_NOSIGNAL);
-      if (n >= 0) {
-        ec = {};
-        return static_cast<size_t>(n);
-      }
-      if (errno == EINTR) continue;
-      if (errno != EAGAIN && errno != EWOULDBLOCK) {
-        ec = boost::beast::error_code(errno, boost::system::system_category());
-        return 0;
-      }
-      if (!Wait(POLLOUT, ec)) return 0;
-    }
+    msg.msg_iovlen = Gather<net::const_buffer>(buffers, iov);
+    return Transfer(msg.msg_iovlen, POLLOUT, ec, [&] { return ::sendmsg(fd_, &msg, MSG_NOSIGNAL); });
   }
   template <class Buffers>
   size_t write_some(const Buffers& buffers) {
-    boost::beast::error_code ec;
-    const size_t n = write_some(buffers, ec);
-    if (ec) throw boost::system::system_error(ec);
-    return n;
+    return OrThrow([&](boost::beast::error_code& ec) { return write_some(buffers, ec); });
   }
 
   // Waits until the socket is readable: true; false when `timeout` passed or the listener
@@ -147,6 +94,50 @@ class SocketStream {
   }
 
  private:
+  static constexpr size_t kMaxIov = 64;
+
+  // The non-empty buffers of `buffers` as iovecs (at most kMaxIov; a short transfer is fine).
+  template <class Buffer, class Buffers>
+  static size_t Gather(const Buffers& buffers, iovec* iov) {
+    size_t n = 0;
+    for (auto it = net::buffer_sequence_begin(buffers); it != net::buffer_sequence_end(buffers) && n < kMaxIov; ++it) {
+      const Buffer b = *it;
+      if (b.size() > 0) iov[n++] = iovec{const_cast<void*>(static_cast<const void*>(b.data())), b.size()};
+    }
+    return n;
+  }
+
+  // Runs `op` (readv / sendmsg) until it moves bytes, waiting in poll (until the deadline) while
+  // it would block. A read of 0 bytes is the peer's end of stream.
+  template <class Op>
+  size_t Transfer(size_t n_iov, short events, boost::beast::error_code& ec, Op op) {
+    ec = {};
+    if (n_iov == 0) return 0;
+    for (;;) {
+      const ssize_t n = op();
+      if (n > 0) return static_cast<size_t>(n);
+      if (n == 0) {
+        if (events == POLLIN) ec = net::error::eof;
+        return 0;
+      }
+      if (errno == EINTR) continue;
+      if (errno != EAGAIN && errno != EWOULDBLOCK) {
+        ec = boost::beast::error_code(errno, boost::system::system_category());
+        return 0;
+      }
+      if (!Wait(events, ec)) return 0;
+    }
+  }
+
+  // The throwing form Beast's stream concept also asks for.
+  template <class Call>
+  static size_t OrThrow(Call call) {
+    boost::beast::error_code ec;
+    const size_t n = call(ec);
+    if (ec) throw boost::system::system_error(ec);
+    return n;
+  }
+
   bool Wait(short events, boost::beast::error_code& ec) {
     for (;;) {
       const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline_ - Clock::now()).count();

@@ -17,7 +17,7 @@
 //   * hash aggregation with implicit grouping; sort / top-k (partial sort under `limit`) with the
 //     total-order id tie-break; only projected values of the result rows are materialized.
 // Results equal engine::EvaluateReference (reference_eval.h) exactly: differential_test.cc.
-// Search and ranking functions are `unimplemented`, naming the function.
+// Search and ranking functions run as docs/search.md describes (executor_search.cc).
 // Thread-safe: any number of queries may run at once on shared snapshots and one GraphReadCache.
 #pragma once
 

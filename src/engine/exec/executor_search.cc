@@ -33,6 +33,15 @@ Result<std::string> QueryText(const Value& v, std::string_view fn) {
   return v.string_value();
 }
 
+// fuzzy()'s max_edits: an integer >= 0 (more than 64 edits match like 64).
+Result<uint32_t> MaxEdits(const Value& edits) {
+  if (edits.is_null()) return InvalidArgumentError("fuzzy() max_edits is null");
+  const bool is_signed = edits.kind() == TypeKind::kI32 || edits.kind() == TypeKind::kI64;
+  if (is_signed && edits.int_value() < 0) return InvalidArgumentError("fuzzy() max_edits must be >= 0");
+  const uint64_t n = is_signed ? static_cast<uint64_t>(edits.int_value()) : edits.uint_value();
+  return static_cast<uint32_t>(std::min<uint64_t>(n, 64));
+}
+
 bool ContainsRrf(const IrExpr& e) {
   if (e.kind == IrExprKind::kRrf) return true;
   return std::any_of(e.args.begin(), e.args.end(), [](const IrExpr& a) { return ContainsRrf(a); });
@@ -112,11 +121,8 @@ Result<const std::vector<bool>*> Context::TextMatchSet(const IrExpr& e, bool bui
   std::vector<uint32_t> docs;
   if (e.kind == IrExprKind::kFuzzy) {
     OG_ASSIGN_OR_RETURN(Value edits, Eval(e.args[2], nullptr));
-    if (edits.is_null()) return InvalidArgumentError("fuzzy() max_edits is null");
-    const bool is_signed = edits.kind() == TypeKind::kI32 || edits.kind() == TypeKind::kI64;
-    if (is_signed && edits.int_value() < 0) return InvalidArgumentError("fuzzy() max_edits must be >= 0");
-    const uint64_t n = is_signed ? static_cast<uint64_t>(edits.int_value()) : edits.uint_value();
-    docs = idx->MatchFuzzy(search::AnalyzeUnstemmed(text), static_cast<uint32_t>(std::min<uint64_t>(n, 64)));
+    OG_ASSIGN_OR_RETURN(uint32_t max_edits, MaxEdits(edits));
+    docs = idx->MatchFuzzy(search::AnalyzeUnstemmed(text), max_edits);
   } else if (e.kind == IrExprKind::kSearch) {
     docs = idx->MatchAny(search::Analyze(text));
   } else {
@@ -190,14 +196,8 @@ Result<Value> Context::EvalSearch(const IrExpr& e, const int64_t* row) {
         return Value::Bool(search::ContainsPhrase(search::Analyze(field.string_value()), *query));
       }
       OG_ASSIGN_OR_RETURN(Value edits, Eval(e.args[2], row));
-      if (edits.is_null()) return InvalidArgumentError("fuzzy() max_edits is null");
-      const bool negative = (edits.kind() == TypeKind::kI32 || edits.kind() == TypeKind::kI64) && edits.int_value() < 0;
-      if (negative) return InvalidArgumentError("fuzzy() max_edits must be >= 0");
-      const uint64_t max_edits = edits.kind() == TypeKind::kI32 || edits.kind() == TypeKind::kI64
-                                     ? static_cast<uint64_t>(edits.int_value())
-                                     : edits.uint_value();
-      const uint32_t bounded = static_cast<uint32_t>(std::min<uint64_t>(max_edits, 64));
-      return Value::Bool(search::FuzzyMatches(search::AnalyzeUnstemmed(field.string_value()), *query, bounded));
+      OG_ASSIGN_OR_RETURN(uint32_t max_edits, MaxEdits(edits));
+      return Value::Bool(search::FuzzyMatches(search::AnalyzeUnstemmed(field.string_value()), *query, max_edits));
     }
     case IrExprKind::kBm25: {
       const IrExpr& field = e.args[0];
