@@ -8,11 +8,18 @@
 //   fts_bm25      order { bm25($d.body, $q) } limit 10
 //   search_count  match { $d: Doc search($d.body, $q) } return { count($d) }
 //   hybrid_1hop   $a: Author { name: $a } $a wrote $d, order { rrf(nearest, bm25) } limit 10
+// Then `optimize` (which builds the body's text segment and the embedding's HNSW segment), timed;
+// the first bm25 query of the optimized version (its index assembled from the segment), timed;
+// then warm again:
+//   ann_knn, ann_filtered_knn, ann_hybrid_1hop: the kNN queries above over the index (recall@10
+//   against exact_knn's answers reported; the 1% filter stays exact)
+// and last one appended document and the first bm25 query after it (segment + one analyzed row).
 // Each query of a list runs once to warm up (the first bm25 builds the column's index: its time
 // is reported as fts_index_ms), then --reps times; medians over all (query, rep) runs.
 // With --peers, runs `node bench/peers/search.js` on the same files (LanceDB, SQLite FTS5) and
 // prints both side by side with ratios; exact and filtered kNN answers must equal LanceDB's.
-//   search_bench [--docs 100000] [--dim 128] [--reps 9] [--dir /tmp] [--peers] [--keep]
+//   search_bench [--docs 100000] [--dim 128] [--vectors lowrank|gaussian] [--reps 9] [--dir /tmp] [--peers]
+//                [--keep]
 // Exit status: 1 when a query fails or an exact answer differs from a peer's.
 #include <algorithm>
 #include <chrono>
@@ -122,6 +129,7 @@ std::vector<std::string> Slugs(const omnigraph::QueryRows& rows) {
 
 int main(int argc, char** argv) {
   size_t docs = 100000, dim = 128, reps = 9, authors = 1000;
+  std::string vectors_kind = "lowrank";
   std::string dir = fs::temp_directory_path().string();
   bool peers = false, keep = false;
   for (int i = 1; i < argc; ++i) {
@@ -141,12 +149,20 @@ int main(int argc, char** argv) {
       reps = std::stoul(next());
     } else if (a == "--dir") {
       dir = next();
+    } else if (a == "--vectors") {
+      vectors_kind = next();
+      if (vectors_kind != "lowrank" && vectors_kind != "gaussian") {
+        std::fprintf(stderr, "search_bench: --vectors is lowrank or gaussian\n");
+        return 2;
+      }
     } else if (a == "--peers") {
       peers = true;
     } else if (a == "--keep") {
       keep = true;
     } else {
-      std::fprintf(stderr, "usage: search_bench [--docs N] [--dim D] [--reps R] [--dir DIR] [--peers] [--keep]\n");
+      std::fprintf(stderr,
+                   "usage: search_bench [--docs N] [--dim D] [--vectors lowrank|gaussian] [--reps R] [--dir DIR] "
+                   "[--peers] [--keep]\n");
       return 2;
     }
   }
@@ -159,6 +175,25 @@ int main(int argc, char** argv) {
   std::normal_distribution<float> gauss(0.0f, 1.0f);
   std::vector<std::string> bodies(docs);
   std::vector<float> vectors(docs * dim);
+  // A vector: `gaussian`, every coordinate N(0, 1) (no structure: the worst case for any ANN
+  // index); `lowrank`, like real embeddings, near a 32-dimensional subspace (A z + 0.1 noise, A a
+  // fixed random dim x 32 matrix, z ~ N(0, I)).
+  constexpr size_t kIntrinsic = 32;
+  std::vector<float> basis(dim * kIntrinsic);
+  for (float& x : basis) x = gauss(rng) / 4.0f;
+  auto draw = [&](float* out) {
+    if (vectors_kind == "gaussian") {
+      for (size_t d = 0; d < dim; ++d) out[d] = gauss(rng);
+      return;
+    }
+    float z[kIntrinsic];
+    for (float& x : z) x = gauss(rng);
+    for (size_t d = 0; d < dim; ++d) {
+      float s = 0;
+      for (size_t j = 0; j < kIntrinsic; ++j) s += basis[d * kIntrinsic + j] * z[j];
+      out[d] = s + 0.1f * gauss(rng);
+    }
+  };
   {
     std::ofstream nd(work / "docs.ndjson"), data(work / "data.ndjson");
     std::ofstream vec(work / "vectors.f32", std::ios::binary);
@@ -175,10 +210,8 @@ int main(int argc, char** argv) {
       char cat[8];
       std::snprintf(cat, sizeof(cat), "c%02zu", static_cast<size_t>(rng() % 100));
       Json v = Json::array();
-      for (size_t d = 0; d < dim; ++d) {
-        vectors[i * dim + d] = gauss(rng);
-        v.push_back(vectors[i * dim + d]);
-      }
+      draw(&vectors[i * dim]);
+      for (size_t d = 0; d < dim; ++d) v.push_back(vectors[i * dim + d]);
       vec.write(reinterpret_cast<const char*>(&vectors[i * dim]), static_cast<std::streamsize>(dim * sizeof(float)));
       nd << Json{{"slug", slug}, {"body", body}, {"category", cat}}.dump() << "\n";
       data << Json{{"type", "Doc"}, {"data", {{"slug", slug}, {"body", body}, {"category", cat}, {"embedding", v}}}}
@@ -196,7 +229,7 @@ int main(int argc, char** argv) {
   for (const auto& [w, n] : freq) {
     if (w.size() >= 4 && n >= 20 && n <= 200) mid.push_back(w);
   }
-  Json meta = {{"n", docs}, {"dim", dim}, {"k", 10}, {"filter_category", "c00"}};
+  Json meta = {{"n", docs}, {"dim", dim}, {"k", 10}, {"filter_category", "c00"}, {"vectors", vectors_kind}};
   std::vector<std::string> texts;
   std::vector<std::vector<float>> qvecs;
   for (size_t q = 0; q < 20; ++q) {
@@ -205,7 +238,7 @@ int main(int argc, char** argv) {
     for (size_t k = 0; k < n; ++k) t += (k ? " " : "") + mid[rng() % mid.size()];
     texts.push_back(t);
     std::vector<float> v(dim);
-    for (float& x : v) x = gauss(rng);
+    draw(v.data());
     qvecs.push_back(v);
   }
   meta["text_queries"] = texts;
@@ -259,7 +292,7 @@ int main(int argc, char** argv) {
   };
   Json ours = {{"load_ms", load_ms}, {"ops", Json::object()}};
   double fts_index_ms = NAN;
-  for (const Op& op : ops) {
+  auto run = [&](const Op& op) {
     std::vector<double> times;
     Json answers = Json::array();
     for (size_t q = 0; q < op.params.size(); ++q) {
@@ -275,8 +308,59 @@ int main(int argc, char** argv) {
     }
     ours["ops"][op.name] = {{"median_ms", Median(times)}, {"answers", answers}};
     std::fprintf(stderr, "%-14s median %8.3f ms\n", op.name.c_str(), Median(times));
-  }
+  };
+  for (const Op& op : ops) run(op);
   ours["fts_index_ms"] = fts_index_ms;
+
+  // ANN: `optimize` (compaction, read structures, and the embedding's HNSW segment); the same
+  // kNN queries then rank the index's candidates exactly (the 1% filter stays exact: too few rows).
+  const double o0 = NowMs();
+  const omnigraph::OptimizeSummary opt = Take(db->Optimize(), "optimize");
+  const double optimize_ms = NowMs() - o0;
+  uint64_t ann_bytes = 0, text_bytes = 0;
+  for (const auto& x : opt.search_indexes) {
+    if (x.property == "embedding") ann_bytes = x.bytes;
+    if (x.property == "body") text_bytes = x.bytes;
+  }
+  // The body's index of the optimized version: assembled from its text segment (no analysis).
+  double t1 = NowMs();
+  Take(db->Query(ops[0].source, ops[0].params[0]), "bm25 from the segment");
+  const double fts_segment_ms = NowMs() - t1;
+  const std::vector<Op> ann_ops = {{"ann_knn", ops[1].source, ops[1].params},
+                                   {"ann_filtered_knn", ops[2].source, ops[2].params},
+                                   {"ann_hybrid_1hop", ops[4].source, ops[4].params}};
+  for (const Op& op : ann_ops) run(op);
+  // One new document, then the first bm25 query: the segment plus one analyzed row.
+  Take(db->Load(Json{{"type", "Doc"},
+                     {"data",
+                      {{"slug", "fresh"},
+                       {"body", bodies[0]},
+                       {"category", "c00"},
+                       {"embedding", std::vector<float>(vectors.begin(), vectors.begin() + static_cast<long>(dim))}}}}
+                        .dump() +
+                    "\n",
+                omnigraph::LoadMode::kAppend),
+       "one-row write");
+  t1 = NowMs();
+  Take(db->Query(ops[0].source, ops[0].params[1]), "bm25 after a write");
+  const double fts_after_write_ms = NowMs() - t1;
+  double recall = 0;
+  {
+    const Json& exact = ours["ops"]["exact_knn"]["answers"];
+    const Json& ann = ours["ops"]["ann_knn"]["answers"];
+    size_t hit = 0, total = 0;
+    for (size_t q = 0; q < exact.size() && q < ann.size(); ++q) {
+      std::set<std::string> x(exact[q].begin(), exact[q].end());
+      total += x.size();
+      for (const auto& slug : ann[q]) hit += x.count(slug.get<std::string>());
+    }
+    recall = total ? static_cast<double>(hit) / static_cast<double>(total) : NAN;
+  }
+  ours["optimize_ms"] = optimize_ms;
+  ours["ann_bytes"] = ann_bytes;
+  ours["ann_recall"] = recall;
+  ours["fts_segment_ms"] = fts_segment_ms;
+  ours["fts_after_write_ms"] = fts_after_write_ms;
 
   Json theirs;
   int rc = 0;
@@ -325,8 +409,8 @@ int main(int argc, char** argv) {
     }
   }
   std::printf(
-      "search_bench: %zu documents (fortunes text), Vector(%zu), %zu authors; medians of 20 queries x %zu reps\n\n",
-      docs, dim, authors, reps);
+      "search_bench: %zu documents (fortunes text), Vector(%zu) %s, %zu authors; medians of 20 queries x %zu reps\n\n",
+      docs, dim, vectors_kind.c_str(), authors, reps);
   std::printf(
       "| op | omnigraph ms | lancedb ms | sqlite fts5 ms | omnigraph / fastest peer |\n|---|---:|---:|---:|---:|\n");
   auto peer_ms = [&](const char* peer, const std::string& op) -> double {
@@ -335,8 +419,11 @@ int main(int argc, char** argv) {
     if (!p.contains("ops") || !p["ops"].contains(op)) return NAN;
     return p["ops"][op].value("median_ms", NAN);
   };
-  for (const Op& op : ops) {
+  std::vector<Op> all = ops;
+  all.insert(all.end(), ann_ops.begin(), ann_ops.end());
+  for (const Op& op : all) {
     const double o = ours["ops"][op.name]["median_ms"];
+    // LanceDB's HNSW answers ann_knn; the other ANN rows have no peer run.
     const double l = peer_ms("lancedb", op.name), s = peer_ms("sqlite", op.name);
     double best = NAN;
     for (double x : {l, s}) {
@@ -346,6 +433,14 @@ int main(int argc, char** argv) {
   }
   std::printf("\nload (one commit, %zu docs + %zu edges): %.0f ms; first bm25 query (builds the body index): %.0f ms\n",
               docs, docs, load_ms, fts_index_ms);
+  std::printf(
+      "ours: optimize (compaction, text and HNSW segments, read structures) %.0f ms; HNSW %.1f MiB, text "
+      "segment %.1f MiB; ann recall@10 %.3f against the exact answers\n",
+      optimize_ms, static_cast<double>(ann_bytes) / (1 << 20), static_cast<double>(text_bytes) / (1 << 20), recall);
+  std::printf(
+      "ours: first bm25 query from the text segment %.0f ms; after a one-row write %.0f ms (full build: %.0f "
+      "ms)\n",
+      fts_segment_ms, fts_after_write_ms, fts_index_ms);
   for (const auto& [peer, o] : overlap) std::printf("bm25 top-10 overlap with %s: %.2f\n", peer.c_str(), o);
   if (theirs.is_object() && theirs.contains("peers")) {
     for (const auto& [name, p] : theirs["peers"].items()) {

@@ -249,7 +249,7 @@ struct OptimizeSummary {
     bool committed = false;  // the table was rewritten in the compaction commit
   };
   std::vector<Table> tables{};
-  bool compacted = false;  // a compaction commit (operation "optimize") was published
+  bool compacted = false;  // some table was compacted (in the run's one commit, operation "optimize")
   // Derived read structures of the resulting head.
   struct Object {
     std::string type_name;
@@ -258,6 +258,18 @@ struct OptimizeSummary {
   };
   std::vector<Object> objects{};
   uint64_t built = 0, present = 0;
+  // Search index segments of @index (and key) properties (docs/search.md, "Indexes": HNSW for a
+  // Vector, an inverted text index for a String), published in the same commit as the compaction.
+  struct SearchIndex {
+    std::string type_name;
+    std::string property;
+    std::string kind;    // "vector" or "text"
+    bool built = false;  // false: an index already covered every row
+    uint64_t rows = 0;   // vectors indexed
+    uint64_t bytes = 0;  // the index object's size
+  };
+  std::vector<SearchIndex> search_indexes{};
+  bool indexed = false;  // some index segment was built (and published)
 };
 
 // What `Database::Cleanup` removed (or, in a preview, would remove).

@@ -46,6 +46,17 @@ int RunOptimize(const GraphFlags& flags, const std::string& branch) {
       d["status"] = o.built ? "built" : "present";
       derived.push_back(std::move(d));
     }
+    OrderedJson indexes = OrderedJson::array();
+    for (const auto& x : r->search_indexes) {
+      OrderedJson d;
+      d["type_name"] = x.type_name;
+      d["property"] = x.property;
+      d["kind"] = x.kind;
+      d["status"] = x.built ? "built" : "present";
+      d["rows"] = x.rows;
+      d["bytes"] = x.bytes;
+      indexes.push_back(std::move(d));
+    }
     OrderedJson j;
     j["uri"] = (*g)->uri();
     j["datasets"] = std::move(datasets);
@@ -53,6 +64,8 @@ int RunOptimize(const GraphFlags& flags, const std::string& branch) {
     j["graph_commit_id"] = r->commit_id;
     j["compacted"] = r->compacted;
     j["derived"] = std::move(derived);
+    j["search_indexes"] = std::move(indexes);
+    j["indexed"] = r->indexed;
     j["built"] = r->built;
     j["present"] = r->present;
     PrintJson(j);
@@ -71,6 +84,15 @@ int RunOptimize(const GraphFlags& flags, const std::string& branch) {
   }
   for (const auto& o : r->objects) {
     std::printf("  %-24s %-9s %s\n", o.type_name.c_str(), o.kind.c_str(), o.built ? "built" : "present");
+  }
+  for (const auto& x : r->search_indexes) {
+    const std::string subject = x.type_name + "." + x.property;
+    if (x.built) {
+      std::printf("  %-24s %-9s built (%llu rows, %llu bytes)\n", subject.c_str(), x.kind.c_str(),
+                  static_cast<unsigned long long>(x.rows), static_cast<unsigned long long>(x.bytes));
+    } else {
+      std::printf("  %-24s %-9s present\n", subject.c_str(), x.kind.c_str());
+    }
   }
   std::printf("optimized %s at commit %s in %.2fs: %s; %llu read structures built, %llu already present\n",
               branch.c_str(), r->commit_id.c_str(), secs,

@@ -351,13 +351,19 @@ Result<OptimizeSummary> Database::Optimize(std::string_view branch) {
     engine::CompactGraphOptions co;
     co.branch = std::string(branch);
     co.message = "optimize";
+    co.search_indexes = true;  // the index segments in compaction's commit
     OG_ASSIGN_OR_RETURN(engine::GraphCompaction c, engine::CompactGraph(*impl_->graph, co));
     OptimizeSummary out;
     out.branch = std::string(branch);
-    out.compacted = c.write.committed;
+    out.compacted = std::any_of(c.tables.begin(), c.tables.end(), [](const auto& t) { return t.changed; });
     for (const auto& t : c.tables) {
       out.tables.push_back(OptimizeSummary::Table{t.type_name, t.kind, t.fragments_before, t.fragments_removed,
                                                   t.fragments_added, t.rows_rewritten, t.changed});
+    }
+    for (const auto& x : c.indexes) {
+      out.search_indexes.push_back(
+          OptimizeSummary::SearchIndex{x.type_name, x.property, x.kind, x.built, x.rows, x.bytes});
+      out.indexed = out.indexed || x.built;
     }
     // The head the compaction made (or found): its derived structures are the ones readers load.
     OG_ASSIGN_OR_RETURN(engine::Snapshot snap, impl_->graph->AtCommit(c.write.commit.id));

@@ -471,6 +471,22 @@ Result<TableVersion> AddValueIndex(const TableVersion& base, std::string_view na
   return StageManifest(base, std::move(m));
 }
 
+Result<TableVersion> ReplaceIndexSegments(const TableVersion& base, IndexSegmentMeta segment) {
+  if (segment.keys.empty()) return InvalidArgumentError("an index segment needs at least one object");
+  for (uint32_t fid : segment.fragment_ids) {
+    if (base.manifest().FindFragment(fid) == nullptr) {
+      return InvalidArgumentError("index segment covers fragment " + std::to_string(fid) +
+                                  ", which the version does not have");
+    }
+  }
+  Manifest m = MetadataCopy(base.manifest(), "index", segment.kind + " " + std::to_string(segment.field_id));
+  std::erase_if(m.indexes,
+                [&](const IndexSegmentMeta& s) { return s.kind == segment.kind && s.field_id == segment.field_id; });
+  std::sort(segment.fragment_ids.begin(), segment.fragment_ids.end());
+  m.indexes.push_back(std::move(segment));
+  return StageManifest(base, std::move(m));
+}
+
 Result<TableVersion> DropColumn(const TableVersion& base, std::string_view name) {
   Manifest m = MetadataCopy(base.manifest(), "drop_column", std::string(name));
   const Field* f = m.schema.FindByName(name);

@@ -106,6 +106,11 @@ Result<TableVersion> MakeColumnNullable(const TableVersion& base, std::string_vi
 // unknown or non-String column.
 Result<TableVersion> AddValueIndex(const TableVersion& base, std::string_view name);
 
+// A version with the same rows whose segments of (segment.kind, segment.field_id) are replaced by
+// `segment` (its objects already written; e.g. an ANN index built by `optimize`), with operation
+// "index". InvalidArgument for a segment without objects or covering a fragment `base` lacks.
+Result<TableVersion> ReplaceIndexSegments(const TableVersion& base, IndexSegmentMeta segment);
+
 // Shared by writers and compaction: stages `m` (fills version id, parent, sequence, time) with
 // one PutIfAbsent and returns its handle sharing `base`'s cache.
 Result<TableVersion> StageManifest(const TableVersion& base, Manifest m);

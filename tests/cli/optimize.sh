@@ -20,10 +20,14 @@ before="$("$og" query --store "$dir/g" -e "$q" --format csv)"
 
 out="$("$og" optimize "$dir/g" --json | jq -cS .)"
 [[ "$out" == *'"built":2'* && "$out" == *'"present":0'* ]] || fail "first optimize: $out"
+# The key P.n is indexed: its text segment is built (and published in an index commit).
+[[ "$out" == *'"kind":"text","property":"n"'* && "$out" == *'"status":"built","type_name":"P"'* ]] || fail "no text segment: $out"
+[[ "$out" == *'"indexed":true'* ]] || fail "no index commit: $out"
 [[ -n "$(find "$dir/g/derived" -name '*.ogcsr')" ]] || fail "no adjacency object written"
 [[ -n "$(find "$dir/g/derived" -name '*.ogord')" ]] || fail "no ordinals object written"
 out="$("$og" optimize --store "$dir/g" --json | jq -cS .)"
 [[ "$out" == *'"built":0'* && "$out" == *'"present":2'* ]] || fail "second optimize: $out"
+[[ "$out" == *'"status":"present","type_name":"P"'* && "$out" == *'"indexed":false'* ]] || fail "second optimize rebuilt an index: $out"
 [[ "$("$og" query --store "$dir/g" -e "$q" --format csv)" == "$before" ]] || fail "answer changed after optimize"
 
 # A write: the node table's and edge table's versions move, so optimize builds again.

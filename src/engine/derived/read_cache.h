@@ -55,12 +55,19 @@ class GraphReadCache {
   template <class T, class Build>
   Result<std::shared_ptr<const T>> DerivedFor(const table::TableVersion& version, std::string_view kind,
                                               const std::string& column, Build build) {
-    const std::string key = std::string(kind) + ":" + Key(version) + "/" + column;
-    if (auto hit = cache_.Get<T>(key)) return hit;
+    return DerivedByKey<T>(kind, Key(version) + "/" + column, std::move(build));
+  }
+
+  // The same for a structure named by an immutable object key (an index segment shared by many
+  // table versions): cached under `kind` + ":" + `key`.
+  template <class T, class Build>
+  Result<std::shared_ptr<const T>> DerivedByKey(std::string_view kind, const std::string& key, Build build) {
+    const std::string full = std::string(kind) + ":" + key;
+    if (auto hit = cache_.Get<T>(full)) return hit;
     Result<T> built = build();
     if (!built.ok()) return built.status();
     auto shared = std::make_shared<const T>(std::move(*built));
-    cache_.Put(key, shared, shared->memory_bytes());
+    cache_.Put(full, shared, shared->memory_bytes());
     return std::shared_ptr<const T>(shared);
   }
 

@@ -117,6 +117,9 @@ class Pipeline {
   // variables are now all bound.
   Result<Rows> ApplyChecks(Rows rows, int var, bool with_var, std::vector<bool>* multi_done);
   Result<std::vector<uint32_t>> Candidates(int var);
+  // A nearest() ranking of the query's only variable: the candidates the ANN index leaves to rank
+  // (Context::AnnCandidates), else `cands` as they are.
+  Result<std::vector<uint32_t>> RankPrune(int var, std::vector<uint32_t> cands);
   // The constant side of `t` when it is `var.id = constant` or `var.key = constant` for a
   // single-property String or integer @key (whose id is the value's canonical text).
   const IrExpr* IdConstant(int var, const Test& t, bool* is_key) const;
@@ -365,7 +368,7 @@ Result<std::vector<uint32_t>> Pipeline::Candidates(int var) {
   for (size_t i = 0; i < tests.size(); ++i) {
     if (!pushed[i]) rest.push_back(&tests[i]);
   }
-  if (rest.empty()) return cands;
+  if (rest.empty()) return RankPrune(var, std::move(cands));
   std::vector<int64_t> row(ctx_.query().variables.size(), -1);
   std::vector<uint32_t> out;
   for (uint32_t c : cands) {
@@ -377,7 +380,23 @@ Result<std::vector<uint32_t>> Pipeline::Candidates(int var) {
     }
     if (keep) out.push_back(c);
   }
-  return out;
+  return RankPrune(var, std::move(out));
+}
+
+Result<std::vector<uint32_t>> Pipeline::RankPrune(int var, std::vector<uint32_t> cands) {
+  // Only where these candidates are the query's rows: its one variable, every test checked above.
+  const compiler::IrQuery& q = ctx_.query();
+  if (!q.limit || q.has_aggregate || q.variables.size() != 1 || q.order.empty() || !multi_.empty() ||
+      !negations_.empty() || cands.size() < 2) {
+    return cands;
+  }
+  const IrExpr& e =
+      q.order[0].expr.kind == IrExprKind::kAlias ? q.projections[q.order[0].expr.alias].expr : q.order[0].expr;
+  if (e.kind != IrExprKind::kNearest || e.args[0].var != var) return cands;
+  if (!std::is_sorted(cands.begin(), cands.end())) std::sort(cands.begin(), cands.end());
+  OG_ASSIGN_OR_RETURN(std::optional<std::vector<uint32_t>> kept, ctx_.AnnCandidates(e, cands, *q.limit));
+  if (kept) return std::move(*kept);
+  return cands;
 }
 
 Result<Rows> Pipeline::Expand(const Rows& rows, const IrClause& t) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -91,7 +92,29 @@ class Context {
   static bool TextIndexable(const compiler::IrExpr& e);
   Result<const std::vector<bool>*> TextMatchSet(const compiler::IrExpr& e, bool build);
   // nearest(): the distance of each row of `rows` (NaN for a row without a vector), in one pass.
-  Status NearestDistances(const compiler::IrExpr& e, const Rows& rows, std::vector<double>* out);
+  // `top` (the ranking is the first ordering and keeps this many rows): when the property's table
+  // has an ANN segment and the rows are many, only rows among the index's candidates (and of
+  // fragments it does not cover) get a distance, computed exactly; the rest are NaN (ranked out).
+  // Falls back to every row when fewer than `top` rows would be ranked.
+  Status NearestDistances(const compiler::IrExpr& e, const Rows& rows, std::vector<double>* out,
+                          std::optional<uint64_t> top = std::nullopt);
+  // The text index of a version from its persisted segment `seg` (TextIndexFor).
+  Result<search::TextIndex> TextIndexFromSegment(
+      const table::TableVersion& tv, const table::IndexSegmentMeta& seg, const TableOrdinals& ord,
+      const std::function<std::optional<std::string_view>(uint32_t)>& text_of);
+  // nearest()'s query vector (a parameter or literal, or a String embedded now), checked against
+  // the property's dimension; computed once per query.
+  Result<const std::vector<float>*> NearestQuery(const compiler::IrExpr& e);
+  // The ordinals among `ordinals` (ascending, distinct) a `top` nearest() ranking needs to look at:
+  // those the property's ANN segment proposes, plus every one of fragments the segment does not
+  // cover; ascending. nullopt when the index does not apply: no segment, under kAnnMinRows
+  // ordinals or under 1/kAnnMinShare of the type, a damaged object (logged), or fewer than `top`
+  // candidates with a vector (a filter left too few: rank every row exactly).
+  Result<std::optional<std::vector<uint32_t>>> AnnCandidates(const compiler::IrExpr& e,
+                                                             std::span<const uint32_t> ordinals, uint64_t top);
+  // The ANN half of NearestDistances: false when AnnCandidates does not apply.
+  Result<bool> AnnDistances(const compiler::IrExpr& e, const Rows& rows, const std::vector<float>& query,
+                            const format::Column& col, uint64_t top, std::vector<double>* out);
   // bm25(): the score of every row of the field's type.
   Result<const std::vector<double>*> Bm25Of(const compiler::IrExpr& e);
   // Ranks every rrf() of the query over `rows` (its arms over the entities these rows bind); rrf

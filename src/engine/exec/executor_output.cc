@@ -393,7 +393,7 @@ Result<std::vector<size_t>> OrderRows(Context& ctx, const Rows& rows, std::optio
   // all: nearest() needs a vector, bm25() a matching term, rrf() an entity in one of its arms
   // (docs/search.md). rrf() orders by its fused position (best first, ties as fused).
   const size_t m = q.order.size();
-  std::vector<Value> keys(n * m);  // row i's keys at [i * m, (i + 1) * m)
+  std::vector<Value> keys;  // the j-th ranked row's keys at [j * m, (j + 1) * m)
   std::vector<bool> desc;
   // nearest() distances of every row at once (one column lookup, a tight loop).
   std::vector<std::vector<double>> batched(m);
@@ -401,12 +401,32 @@ Result<std::vector<size_t>> OrderRows(Context& ctx, const Rows& rows, std::optio
     const auto& o = q.order[k];
     const compiler::IrExpr& e = o.expr.kind == IrExprKind::kAlias ? q.projections[o.expr.alias].expr : o.expr;
     desc.push_back(e.kind == IrExprKind::kRrf ? false : o.descending);
-    if (e.kind == IrExprKind::kNearest && n > 0) OG_RETURN_IF_ERROR(ctx.NearestDistances(e, rows, &batched[k]));
+    if (e.kind == IrExprKind::kNearest && n > 0) {
+      OG_RETURN_IF_ERROR(ctx.NearestDistances(e, rows, &batched[k], k == 0 ? limit : std::nullopt));
+    }
   }
-  std::vector<size_t> idx;
-  idx.reserve(n);
+  // A nearest()-first ranking with a limit: only rows at or under the limit-th smallest distance
+  // can be in the result (ties included, for the later keys), so only theirs get keys.
+  double cut = std::numeric_limits<double>::infinity();
+  if (limit && *limit > 0 && m > 0 && !batched[0].empty() && !desc[0]) {
+    std::vector<double> d;
+    d.reserve(n);
+    for (double x : batched[0]) {
+      if (!std::isnan(x)) d.push_back(x);
+    }
+    if (d.size() > *limit) {
+      std::nth_element(d.begin(), d.begin() + static_cast<std::ptrdiff_t>(*limit - 1), d.end());
+      cut = d[*limit - 1];
+    }
+  }
+  std::vector<size_t> ranked;  // the rows in the result, in row order
+  ranked.reserve(n);
+  std::vector<Value> row_keys(m);
   for (size_t i = 0; i < n; ++i) {
     bool ranked_out = false;
+    for (size_t k = 0; k < m && !ranked_out; ++k) ranked_out = !batched[k].empty() && std::isnan(batched[k][i]);
+    ranked_out = ranked_out || (m > 0 && !batched[0].empty() && batched[0][i] > cut);
+    if (ranked_out) continue;  // no distance: out of the result whatever its other keys
     for (size_t k = 0; k < m; ++k) {
       const auto& o = q.order[k];
       const compiler::IrExpr& e = o.expr.kind == IrExprKind::kAlias ? q.projections[o.expr.alias].expr : o.expr;
@@ -424,10 +444,14 @@ Result<std::vector<size_t>> OrderRows(Context& ctx, const Rows& rows, std::optio
         if (e.kind == IrExprKind::kNearest) ranked_out = ranked_out || v.is_null();
         if (e.kind == IrExprKind::kBm25) ranked_out = ranked_out || v.is_null() || !(v.float_value() > 0);
       }
-      keys[i * m + k] = std::move(v);
+      row_keys[k] = std::move(v);
     }
-    if (!ranked_out) idx.push_back(i);
+    if (ranked_out) continue;
+    ranked.push_back(i);
+    for (Value& v : row_keys) keys.push_back(std::move(v));
   }
+  std::vector<size_t> idx(ranked.size());  // positions into `ranked`
+  for (size_t j = 0; j < idx.size(); ++j) idx[j] = j;
   std::vector<int> tie_vars;
   // Ids from the variable's ordinals when the query loaded them (no id column read), else
   // from its id column.
@@ -457,13 +481,17 @@ Result<std::vector<size_t>> OrderRows(Context& ctx, const Rows& rows, std::optio
       if (c != 0) return c < 0;
     }
     for (size_t k = 0; k < tie_vars.size(); ++k) {
-      int c = id_of(a, k).compare(id_of(b, k));
+      int c = id_of(ranked[a], k).compare(id_of(ranked[b], k));
       if (c != 0) return c < 0;
     }
     return a < b;
   });
+  for (size_t& j : idx) j = ranked[j];
   return idx;
 }
+
+// Rows a nearest()-first ranking collects before it prunes to its limit.
+constexpr uint64_t kRankRowsBeforePrune = uint64_t{1} << 20;
 
 RowCollector::RowCollector(Context& ctx, size_t width, std::optional<uint64_t> keep, bool stop_at_keep)
     : ctx_(ctx), keep_(keep), stop_(stop_at_keep), charge_(ctx) {
@@ -485,8 +513,17 @@ Status RowCollector::Add(Rows rows) {
   }
   rows_.cells.insert(rows_.cells.end(), rows.cells.begin(), rows.cells.end());
   rows_.mult.insert(rows_.mult.end(), rows.mult.begin(), rows.mult.end());
-  // A limit keeps the best rows seen so far once twice as many (and a batch's worth) arrived.
-  if (keep_ && !stop_ && rows_.size() > std::max<uint64_t>(2 * *keep_, 4096)) return Prune();
+  // A limit keeps the best rows seen so far once twice as many (and a batch's worth) arrived. A
+  // nearest() ranking waits for more (up to kRankRowsBeforePrune), so that one ANN search sees
+  // the whole candidate set (executor_search.cc) instead of one per batch.
+  uint64_t batch = 4096;
+  const auto& order = ctx_.query().order;
+  if (!order.empty()) {
+    const compiler::IrExpr& first =
+        order[0].expr.kind == IrExprKind::kAlias ? ctx_.query().projections[order[0].expr.alias].expr : order[0].expr;
+    if (first.kind == IrExprKind::kNearest) batch = kRankRowsBeforePrune;
+  }
+  if (keep_ && !stop_ && rows_.size() > std::max<uint64_t>(2 * *keep_, batch)) return Prune();
   return Status::Ok();
 }
 

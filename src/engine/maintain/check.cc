@@ -1,5 +1,8 @@
 #include "engine/maintain/check.h"
 
+#include "engine/search/text_index.h"
+#include "engine/search/vector_index.h"
+
 #include <set>
 
 #include "common/error_codes.h"
@@ -7,6 +10,7 @@
 #include "common/thread_pool.h"
 #include "engine/graph/graph_layout.h"
 #include "engine/graph/reclaim.h"
+#include "engine/search/vector_index.h"
 #include "format/blob_file.h"
 #include "format/deletion_vector.h"
 #include "format/fragment_reader.h"
@@ -37,11 +41,11 @@ class Problems {
 
 // One data object a kept manifest names, to verify.
 struct DataObject {
-  enum Kind { kFragment, kDeletion, kBlob, kIndex } kind;
+  enum Kind { kFragment, kDeletion, kBlob, kIndex, kVectorIndex, kTextIndex } kind;
   std::string key;
   uint64_t file_size = 0;  // fragments: from the manifest
   uint64_t tail_size = 0;
-  uint64_t rows = 0;  // fragments: physical rows; deletion vectors: deleted rows
+  uint64_t rows = 0;  // fragments: physical rows; deletion vectors: deleted rows; vector indexes: dimension
 };
 
 Status VerifyObject(io::ObjectStore& store, const DataObject& o, uint64_t* bytes) {
@@ -78,6 +82,16 @@ Status VerifyObject(io::ObjectStore& store, const DataObject& o, uint64_t* bytes
       OG_ASSIGN_OR_RETURN(std::string b, store.Get(o.key));
       *bytes = b.size();
       return table::IdSegment::Parse(std::move(b), o.key).status();
+    }
+    case DataObject::kTextIndex: {
+      OG_ASSIGN_OR_RETURN(std::string b, store.Get(o.key));
+      *bytes = b.size();
+      return search::TextIndex::Decode(b, o.key).status();
+    }
+    case DataObject::kVectorIndex: {
+      OG_ASSIGN_OR_RETURN(std::string b, store.Get(o.key));
+      *bytes = b.size();
+      return search::VectorIndex::Decode(b, static_cast<uint32_t>(o.rows), o.key).status();
     }
   }
   return InternalError("unknown object kind");
@@ -193,6 +207,17 @@ Result<GraphCheck> CheckGraph(Graph& graph, const CheckOptions& options) {
       for (const auto& b : f.blob_keys) add(DataObject{DataObject::kBlob, table::AbsoluteKey(prefix, b), 0, 0, 0});
     }
     for (const auto& seg : m->indexes) {
+      if (seg.kind == search::kTextIndexKind) {
+        for (const auto& k : seg.keys) add(DataObject{DataObject::kTextIndex, table::AbsoluteKey(prefix, k), 0, 0, 0});
+        continue;
+      }
+      if (seg.kind == search::kVectorIndexKind) {
+        const table::Field* f = m->schema.FindById(seg.field_id);
+        const uint64_t dim = f != nullptr ? f->type.dimension : 0;
+        for (const auto& k : seg.keys)
+          add(DataObject{DataObject::kVectorIndex, table::AbsoluteKey(prefix, k), 0, 0, dim});
+        continue;
+      }
       for (const auto& k : seg.keys) add(DataObject{DataObject::kIndex, table::AbsoluteKey(prefix, k), 0, 0, 0});
     }
   }
@@ -201,7 +226,9 @@ Result<GraphCheck> CheckGraph(Graph& graph, const CheckOptions& options) {
       case DataObject::kFragment: out.fragments++; break;
       case DataObject::kDeletion: out.deletion_vectors++; break;
       case DataObject::kBlob: out.blob_files++; break;
-      case DataObject::kIndex: out.index_objects++; break;
+      case DataObject::kIndex:
+      case DataObject::kVectorIndex:
+      case DataObject::kTextIndex: out.index_objects++; break;
     }
   }
   if (!options.verify_data) {

@@ -43,6 +43,7 @@ Result<GraphCompaction> CompactGraph(Graph& graph, const CompactGraphOptions& op
   req.if_commit = options.if_commit;
   req.prepare = [&](const Snapshot& snap) -> Result<PreparedWrite> {
     out.tables.clear();
+    out.indexes.clear();
     PreparedWrite w;
     w.operation = std::string(kOptimizeOperation);
     w.message = options.message;
@@ -50,7 +51,19 @@ Result<GraphCompaction> CompactGraph(Graph& graph, const CompactGraphOptions& op
       return options.types.empty() ||
              std::find(options.types.begin(), options.types.end(), name) != options.types.end();
     };
-    auto compact = [&](const std::string& name, EntityKind kind) -> Status {
+    // The search index segments of the table's new version (or of the head's, when not compacted).
+    auto index = [&](const std::string& name, const std::vector<compiler::Property>& props,
+                     const table::TableVersion& t) -> Status {
+      if (!options.search_indexes) return Status::Ok();
+      auto it = w.tables.find(name);
+      const table::TableVersion& current = it != w.tables.end() ? it->second : t;
+      OG_ASSIGN_OR_RETURN(std::optional<table::TableVersion> next,
+                          IndexTable(current, name, props, search::HnswParams{}, &out.indexes));
+      if (next) w.tables.insert_or_assign(name, std::move(*next));
+      return Status::Ok();
+    };
+    auto compact = [&](const std::string& name, EntityKind kind,
+                       const std::vector<compiler::Property>& props) -> Status {
       if (!wanted(name)) return Status::Ok();
       OG_ASSIGN_OR_RETURN(table::TableVersion t, snap.Table(name));
       TableCompaction tc;
@@ -62,7 +75,7 @@ Result<GraphCompaction> CompactGraph(Graph& graph, const CompactGraphOptions& op
         topts.only_fragments = DueFragments(t.manifest(), *options.automatic);
         if (topts.only_fragments.empty()) {
           out.tables.push_back(std::move(tc));
-          return Status::Ok();
+          return index(name, props, t);
         }
       }
       OG_ASSIGN_OR_RETURN(table::CompactResult r, table::Compact(t, topts));
@@ -74,10 +87,10 @@ Result<GraphCompaction> CompactGraph(Graph& graph, const CompactGraphOptions& op
         w.tables.emplace(name, std::move(r.version));
       }
       out.tables.push_back(std::move(tc));
-      return Status::Ok();
+      return index(name, props, t);
     };
-    for (const auto& n : snap.catalog().nodes()) OG_RETURN_IF_ERROR(compact(n.name, EntityKind::kNode));
-    for (const auto& e : snap.catalog().edges()) OG_RETURN_IF_ERROR(compact(e.name, EntityKind::kEdge));
+    for (const auto& n : snap.catalog().nodes()) OG_RETURN_IF_ERROR(compact(n.name, EntityKind::kNode, n.properties));
+    for (const auto& e : snap.catalog().edges()) OG_RETURN_IF_ERROR(compact(e.name, EntityKind::kEdge, e.properties));
     return w;
   };
   OG_ASSIGN_OR_RETURN(out.write, graph.Write(req));
@@ -86,6 +99,7 @@ Result<GraphCompaction> CompactGraph(Graph& graph, const CompactGraphOptions& op
       t.changed = false;
       t.fragments_removed = t.fragments_added = t.rows_rewritten = 0;
     }
+    for (SearchIndexStatus& x : out.indexes) x.built = false;
   }
   return out;
 }

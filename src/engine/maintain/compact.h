@@ -1,6 +1,7 @@
 // Graph compaction (`omnigraph optimize`, and the automatic compaction after small writes): rewrites
-// small or deletion-heavy fragments of every table of a branch head into few large ones, and
-// publishes every rewritten table in ONE commit with operation "optimize". Such a commit changes no
+// small or deletion-heavy fragments of every table of a branch head into few large ones (and, for
+// `optimize`, builds the search index segments over the result), and publishes every new table
+// version in ONE commit with operation "optimize". Such a commit changes no
 // entity: its change listing is empty, the change feed skips it, and merges see identical images
 // (docs/decisions.md, "Maintenance"). Nothing worth rewriting publishes nothing.
 // Thread-safe (each call is one write through Graph::Write).
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "engine/graph/graph.h"
+#include "engine/maintain/search_indexes.h"
 #include "omnigraph/result.h"
 #include "table/compaction.h"
 
@@ -49,11 +51,15 @@ struct CompactGraphOptions {
   std::vector<std::string> types;  // empty: every type
   std::optional<std::string> if_commit;
   std::string message;
+  // Also build the search index segments of every (compacted or not) table in the same commit
+  // (search_indexes.h, IndexTable): explicit `optimize` only.
+  bool search_indexes = false;
 };
 
 struct GraphCompaction {
-  std::vector<TableCompaction> tables;  // node types, then edge types, in catalog order
-  WriteResult write;                    // write.committed false: nothing was rewritten
+  std::vector<TableCompaction> tables;     // node types, then edge types, in catalog order
+  std::vector<SearchIndexStatus> indexes;  // with `search_indexes`: one per indexed property
+  WriteResult write;                       // write.committed false: nothing was rewritten
 };
 
 // Errors: those of Graph::Write (NotFound for a missing branch, precondition_failure for a stale

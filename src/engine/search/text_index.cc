@@ -32,6 +32,7 @@ struct Partial {
 TextIndex TextIndex::Build(size_t n, const std::function<std::optional<std::string_view>(size_t)>& doc) {
   TextIndex idx;
   idx.doc_len_.assign(n, 0);
+  idx.present_.assign(n, 0);
   // Documents are analyzed in chunks on the shared pool, then merged in chunk order, so every
   // list stays in document order.
   constexpr size_t kChunk = 4096;
@@ -44,6 +45,7 @@ TextIndex TextIndex::Build(size_t n, const std::function<std::optional<std::stri
       const std::optional<std::string_view> text = doc(i);
       if (!text) continue;
       ++part.docs;
+      idx.present_[i] = 1;
       const auto d = static_cast<uint32_t>(i);
       AnalyzeBoth(*text, &stemmed, &unstemmed);
       idx.doc_len_[i] = static_cast<uint32_t>(stemmed.size());
@@ -82,7 +84,6 @@ TextIndex TextIndex::Build(size_t n, const std::function<std::optional<std::stri
       }
     }
   }
-  uint64_t bytes = 4 * uint64_t{n};
   for (auto& [term, occ] : occurrences) {
     std::vector<Posting>& list = idx.terms_[term];
     for (size_t k = 0; k < occ.size();) {  // occurrences arrive by document, positions ascending
@@ -94,10 +95,62 @@ TextIndex TextIndex::Build(size_t n, const std::function<std::optional<std::stri
       }
       list.push_back(p);
     }
-    bytes += term.size() + 48 + 12 * list.size();
   }
-  for (const auto& [w, docs] : idx.words_) bytes += w.size() + 48 + 4 * docs.size();
-  idx.memory_bytes_ = bytes + 4 * idx.positions_.size();
+  idx.ComputeMemory();
+  return idx;
+}
+
+void TextIndex::ComputeMemory() {
+  uint64_t bytes = 5 * uint64_t{doc_len_.size()} + 4 * positions_.size();
+  for (const auto& [term, list] : terms_) bytes += term.size() + 48 + 12 * list.size();
+  for (const auto& [w, docs] : words_) bytes += w.size() + 48 + 4 * docs.size();
+  memory_bytes_ = bytes;
+}
+
+TextIndex TextIndex::Merge(size_t n, const std::vector<Part>& parts) {
+  TextIndex idx;
+  idx.doc_len_.assign(n, 0);
+  idx.present_.assign(n, 0);
+  for (const Part& part : parts) {
+    const TextIndex& from = *part.index;
+    for (size_t d = 0; d < from.doc_len_.size(); ++d) {
+      const uint32_t to = part.docs[d];
+      if (to == kDropped || !from.present_[d]) continue;
+      idx.doc_len_[to] = from.doc_len_[d];
+      idx.present_[to] = 1;
+      ++idx.docs_;
+      idx.total_tokens_ += from.doc_len_[d];
+    }
+    for (const auto& [term, list] : from.terms_) {
+      std::vector<Posting>* out = nullptr;
+      for (const Posting& p : list) {
+        const uint32_t to = part.docs[p.doc];
+        if (to == kDropped) continue;
+        if (out == nullptr) out = &idx.terms_[term];
+        out->push_back(Posting{to, p.tf, static_cast<uint32_t>(idx.positions_.size())});
+        const auto b = from.positions_.begin() + p.first_position;
+        idx.positions_.insert(idx.positions_.end(), b, b + p.tf);
+      }
+    }
+    for (const auto& [word, docs] : from.words_) {
+      std::vector<uint32_t>* out = nullptr;
+      for (uint32_t d : docs) {
+        const uint32_t to = part.docs[d];
+        if (to == kDropped) continue;
+        if (out == nullptr) out = &idx.words_[word];
+        out->push_back(to);
+      }
+    }
+  }
+  // Lists stay by document when the parts map in order (the usual case); sort them otherwise.
+  for (auto& [term, list] : idx.terms_) {
+    auto by_doc = [](const Posting& a, const Posting& b) { return a.doc < b.doc; };
+    if (!std::is_sorted(list.begin(), list.end(), by_doc)) std::sort(list.begin(), list.end(), by_doc);
+  }
+  for (auto& [word, docs] : idx.words_) {
+    if (!std::is_sorted(docs.begin(), docs.end())) std::sort(docs.begin(), docs.end());
+  }
+  idx.ComputeMemory();
   return idx;
 }
 

@@ -15,6 +15,7 @@
 #include "engine/load/exporter.h"
 #include "engine/load/loader.h"
 #include "engine/maintain/schema_apply.h"
+#include "engine/maintain/search_indexes.h"
 #include "engine/merge/merge.h"
 #include "engine/mutate/mutation.h"
 #include "io/disk_cache_store.h"
@@ -286,6 +287,13 @@ Status Runner::RunWrite(const TestFile& file, const Record& r, io::ObjectStore& 
     mutation_output_ = res.write.committed ? "affected_nodes " + std::to_string(res.affected_nodes) +
                                                  " affected_edges " + std::to_string(res.affected_edges)
                                            : "no change";
+    return Status::Ok();
+  }
+  if (r.words[0] == "index") {  // index [branch B]: optimize's search-index step (one commit)
+    OG_ASSIGN_OR_RETURN(auto g, engine::Graph::Open(shared));
+    const std::string branch = r.words.size() > 2 && r.words[1] == "branch" ? r.words[2] : "main";
+    OG_ASSIGN_OR_RETURN(engine::SearchIndexBuild res, engine::BuildSearchIndexes(*g, branch));
+    *committed = res.write.committed;
     return Status::Ok();
   }
   if (r.words[0] == "branch") {  // branch create NAME [from B] | branch delete NAME
@@ -605,7 +613,7 @@ Status Runner::RunRecord(TestFile& file, Record& r) {
     } else if (*r.expected != std::vector<std::string>{mutation_output_}) {
       return Fail(r, "output differs.\nexpected:\n" + Join(*r.expected) + "got:\n" + mutation_output_ + "\n");
     }
-  } else if (d == "branch" || d == "merge" || d == "migrate") {
+  } else if (d == "branch" || d == "merge" || d == "migrate" || d == "index") {
     Expectation e;
     for (size_t i = 1; i + 1 < r.words.size(); ++i) {
       if (r.words[i] == "error") {

@@ -1,0 +1,177 @@
+#include "engine/maintain/search_indexes.h"
+
+#include <utility>
+
+#include "common/error_codes.h"
+#include "common/ulid.h"
+#include "table/scanner.h"
+#include "table/table_writer.h"
+
+namespace omnigraph::engine {
+
+namespace {
+
+// Writes a segment's one object (idx/<ulid>/<file>, one PutIfAbsent) and returns its manifest entry,
+// covering every fragment of `version`.
+Result<table::IndexSegmentMeta> StoreSegment(const table::TableVersion& version, std::string_view kind, uint32_t field,
+                                             uint64_t entries, std::string_view file, std::string object,
+                                             uint64_t* bytes) {
+  table::IndexSegmentMeta meta;
+  meta.kind = std::string(kind);
+  meta.field_id = field;
+  meta.entries = entries;
+  for (const table::FragmentMeta& f : version.manifest().fragments) meta.fragment_ids.push_back(f.id);
+  if (bytes != nullptr) *bytes = object.size();
+  meta.keys.push_back("idx/" + NewUlidString() + "/" + std::string(file));
+  OG_RETURN_IF_ERROR(version.store().PutIfAbsentMoved(version.AbsoluteKey(meta.keys[0]), std::move(object)));
+  return meta;
+}
+
+}  // namespace
+
+Result<table::IndexSegmentMeta> WriteVectorSegment(const table::TableVersion& version, const std::string& column,
+                                                   const search::HnswParams& params, uint64_t* bytes) {
+  const table::Field* field = version.schema().FindByName(column);
+  if (field == nullptr || field->type.kind != TypeKind::kVector) {
+    return InvalidArgumentError("'" + column + "' is not a Vector column of " + version.prefix());
+  }
+  const uint32_t dim = field->type.dimension;
+  // Every non-null vector, back to back, with its row address.
+  std::vector<float> values;
+  std::vector<uint64_t> labels;
+  table::ScanOptions scan;
+  scan.columns = std::vector<std::string>{column};
+  scan.with_row_address = true;
+  OG_ASSIGN_OR_RETURN(std::unique_ptr<table::Scanner> scanner, version.Scan(std::move(scan)));
+  values.reserve(size_t{dim} * version.row_count());
+  labels.reserve(version.row_count());
+  while (true) {
+    OG_ASSIGN_OR_RETURN(std::optional<format::Batch> batch, scanner->Next());
+    if (!batch) break;
+    const format::Column& vec = batch->column(0);
+    std::span<const uint64_t> addr = batch->column(1).u64_values();
+    for (size_t i = 0; i < batch->num_rows(); ++i) {
+      if (!vec.IsValid(i)) continue;
+      std::span<const float> v = vec.vector_at(i);
+      values.insert(values.end(), v.begin(), v.end());
+      labels.push_back(addr[i]);
+    }
+  }
+  OG_ASSIGN_OR_RETURN(
+      search::VectorIndex index,
+      search::VectorIndex::Build(
+          dim, labels, [&](size_t i) { return std::span<const float>(values.data() + i * dim, dim); }, params));
+  OG_ASSIGN_OR_RETURN(std::string object, index.Encode());
+  return StoreSegment(version, search::kVectorIndexKind, field->id, labels.size(), search::kVectorIndexFile,
+                      std::move(object), bytes);
+}
+
+Result<table::IndexSegmentMeta> WriteTextSegment(const table::TableVersion& version, const std::string& column,
+                                                 uint64_t* bytes) {
+  const table::Field* field = version.schema().FindByName(column);
+  if (field == nullptr || field->type.kind != TypeKind::kString) {
+    return InvalidArgumentError("'" + column + "' is not a String column of " + version.prefix());
+  }
+  // The column with row addresses, batch by batch (the index views the batches' strings).
+  std::vector<format::Batch> batches;
+  std::vector<std::pair<size_t, size_t>> at;  // document -> (batch, row)
+  std::vector<uint64_t> labels;
+  table::ScanOptions scan;
+  scan.columns = std::vector<std::string>{column};
+  scan.with_row_address = true;
+  OG_ASSIGN_OR_RETURN(std::unique_ptr<table::Scanner> scanner, version.Scan(std::move(scan)));
+  while (true) {
+    OG_ASSIGN_OR_RETURN(std::optional<format::Batch> batch, scanner->Next());
+    if (!batch) break;
+    std::span<const uint64_t> addr = batch->column(1).u64_values();
+    for (size_t i = 0; i < batch->num_rows(); ++i) {
+      at.emplace_back(batches.size(), i);
+      labels.push_back(addr[i]);
+    }
+    batches.push_back(std::move(*batch));
+  }
+  const search::TextIndex index =
+      search::TextIndex::Build(labels.size(), [&](size_t d) -> std::optional<std::string_view> {
+        const format::Column& col = batches[at[d].first].column(0);
+        if (!col.IsValid(at[d].second)) return std::nullopt;
+        return col.string_at(at[d].second);
+      });
+  std::string object = index.Encode(labels);
+  return StoreSegment(version, search::kTextIndexKind, field->id, labels.size(), search::kTextIndexFile,
+                      std::move(object), bytes);
+}
+
+namespace {
+
+// Whether `version` has one segment of `kind` on `field` covering every fragment.
+bool Covered(const table::TableVersion& version, std::string_view kind, uint32_t field) {
+  const table::Manifest& m = version.manifest();
+  for (const table::IndexSegmentMeta& s : m.indexes) {
+    if (s.kind != kind || s.field_id != field) continue;
+    if (s.fragment_ids.size() != m.fragments.size()) continue;
+    bool all = true;
+    for (size_t i = 0; i < m.fragments.size() && all; ++i) all = s.fragment_ids[i] == m.fragments[i].id;
+    if (all) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+Result<std::optional<table::TableVersion>> IndexTable(const table::TableVersion& version, const std::string& type,
+                                                      const std::vector<compiler::Property>& props,
+                                                      const search::HnswParams& params,
+                                                      std::vector<SearchIndexStatus>* statuses) {
+  std::optional<table::TableVersion> current;
+  for (const compiler::Property& p : props) {
+    const bool vector = p.index == compiler::IndexKind::kVector && p.type.kind == TypeKind::kVector;
+    const bool text = p.index == compiler::IndexKind::kFullText && p.type.kind == TypeKind::kString && !p.is_enum();
+    if (!vector && !text) continue;
+    const std::string_view kind = vector ? search::kVectorIndexKind : search::kTextIndexKind;
+    const table::TableVersion& at = current ? *current : version;
+    const table::Field* field = at.schema().FindByName(p.name);
+    if (field == nullptr) continue;
+    SearchIndexStatus st;
+    st.type_name = type;
+    st.property = p.name;
+    st.kind = std::string(kind);
+    if (!Covered(at, kind, field->id)) {
+      OG_ASSIGN_OR_RETURN(table::IndexSegmentMeta seg, vector ? WriteVectorSegment(at, p.name, params, &st.bytes)
+                                                              : WriteTextSegment(at, p.name, &st.bytes));
+      st.built = true;
+      st.rows = seg.entries;
+      OG_ASSIGN_OR_RETURN(table::TableVersion next, table::ReplaceIndexSegments(at, std::move(seg)));
+      current = std::move(next);
+    }
+    statuses->push_back(std::move(st));
+  }
+  return current;
+}
+
+Result<SearchIndexBuild> BuildSearchIndexes(Graph& graph, const std::string& branch, const search::HnswParams& params) {
+  SearchIndexBuild out;
+  WriteRequest req;
+  req.branch = branch;
+  req.kind = WriteKind::kConstructive;
+  req.prepare = [&](const Snapshot& snap) -> Result<PreparedWrite> {
+    out.indexes.clear();
+    PreparedWrite w;
+    w.operation = std::string(kOptimizeOperation);
+    auto build = [&](const std::string& type, const std::vector<compiler::Property>& props) -> Status {
+      OG_ASSIGN_OR_RETURN(table::TableVersion t, snap.Table(type));
+      OG_ASSIGN_OR_RETURN(std::optional<table::TableVersion> next, IndexTable(t, type, props, params, &out.indexes));
+      if (next) w.tables.insert_or_assign(type, std::move(*next));
+      return Status::Ok();
+    };
+    for (const auto& n : snap.catalog().nodes()) OG_RETURN_IF_ERROR(build(n.name, n.properties));
+    for (const auto& e : snap.catalog().edges()) OG_RETURN_IF_ERROR(build(e.name, e.properties));
+    return w;
+  };
+  OG_ASSIGN_OR_RETURN(out.write, graph.Write(req));
+  if (!out.write.committed) {
+    for (SearchIndexStatus& s : out.indexes) s.built = false;
+  }
+  return out;
+}
+
+}  // namespace omnigraph::engine
