@@ -274,10 +274,8 @@ class Reacher {
  public:
   // The nodes traversal `t` produces from `x` (its source when `forward`, else its destination),
   // sorted and distinct.
+  // Thread-safe (its per-node state is the calling thread's); costs what it reaches.
   Result<std::vector<uint32_t>> Reach(const Csr& csr, uint32_t x, bool forward, const compiler::IrClause& t);
-
- private:
-  std::vector<int32_t> dist_;
 };
 
 // The matches of `chain` from every row (memoized per node and level), summed into one row's

@@ -3,6 +3,7 @@
 // chain per end node (aggregates that read a chain's inner variables only through count()).
 #include <algorithm>
 #include <functional>
+#include <unordered_map>
 
 #include "common/error_codes.h"
 #include "common/thread_pool.h"
@@ -32,15 +33,26 @@ Result<std::vector<uint32_t>> Reacher::Reach(const Csr& csr, uint32_t x, bool fo
     }
     return out;
   }
-  if (dist_.size() != csr.num_src()) dist_.assign(csr.num_src(), -1);
+  // One -1 per node, kept by this thread across queries: every Reach leaves it all -1 again, so a
+  // point query costs what it touches, not an O(nodes) fill (it grows to the largest table seen).
+  thread_local std::vector<int32_t> dist;
+  if (dist.size() < csr.num_src()) dist.resize(csr.num_src(), -1);
   std::vector<uint32_t> touched{x}, frontier{x}, next;
-  dist_[x] = 0;
+  // Back to -1 however this returns (an allocation failure included).
+  struct Reset {
+    std::vector<int32_t>& dist;
+    const std::vector<uint32_t>& touched;
+    ~Reset() {
+      for (uint32_t y : touched) dist[y] = -1;
+    }
+  } reset{dist, touched};
+  dist[x] = 0;
   for (uint32_t h = 1; !frontier.empty() && (!t.max_hops || h <= *t.max_hops); ++h) {
     next.clear();
     auto visit = [&](std::span<const uint32_t> nodes) {
       for (uint32_t y : nodes) {
-        if (dist_[y] >= 0) continue;
-        dist_[y] = static_cast<int32_t>(h);
+        if (dist[y] >= 0) continue;
+        dist[y] = static_cast<int32_t>(h);
         next.push_back(y);
         touched.push_back(y);
       }
@@ -52,10 +64,9 @@ Result<std::vector<uint32_t>> Reacher::Reach(const Csr& csr, uint32_t x, bool fo
     std::swap(frontier, next);
   }
   for (uint32_t y : touched) {
-    const uint64_t d = static_cast<uint64_t>(dist_[y]);
+    const uint64_t d = static_cast<uint64_t>(dist[y]);
     const bool loop = csr.HasSelfLoop(forward ? y : x);
     if (in_range(d) || (loop && in_range(d + 1))) out.push_back(y);
-    dist_[y] = -1;
   }
   std::sort(out.begin(), out.end());
   return out;
@@ -143,16 +154,44 @@ void CollectReadOutsideCount(const IrExpr& e, std::vector<bool>* read) {
 
 }  // namespace
 
+namespace {
+
+// count(k, x) of CountChain per node x of one level: an array over the level's nodes when the
+// count starts from many rows (a global count), else a hash map of the nodes reached, so a point
+// query costs what it touches. kUnknown = not computed yet.
+constexpr uint64_t kUnknown = ~uint64_t{0};
+class LevelMemo {
+ public:
+  void MakeDense(size_t n) { dense_.assign(n, kUnknown); }
+  bool dense() const { return !dense_.empty(); }
+  size_t size() const { return dense_.size(); }
+  // The slot of x; stays valid while other nodes are added (unordered_map never moves its nodes).
+  uint64_t& Slot(uint32_t x) { return x < dense_.size() ? dense_[x] : sparse_.try_emplace(x, kUnknown).first->second; }
+  uint64_t& DenseSlot(size_t x) { return dense_[x]; }
+
+ private:
+  std::vector<uint64_t> dense_;
+  std::unordered_map<uint32_t, uint64_t> sparse_;
+};
+
+}  // namespace
+
 Result<Rows> CountChain(Context& ctx, Rows rows, const std::vector<PathLink>& chain, Reacher* reacher) {
-  // count(k, x): the matches of links k.. from node x; memoized per level in an array over the
-  // start table's ordinals (rows share nodes; kUnknown = not computed yet).
-  constexpr uint64_t kUnknown = ~uint64_t{0};
-  std::vector<std::vector<uint64_t>> memo(chain.size());
+  // count(k, x): the matches of links k.. from node x; memoized per level (rows share nodes).
+  std::vector<LevelMemo> memo(chain.size());
   std::vector<const Csr*> csrs;
   for (size_t k = 0; k < chain.size(); ++k) {
     OG_ASSIGN_OR_RETURN(const Csr* c, ctx.CsrFor(chain[k].t->edge_type));
     csrs.push_back(c);
-    memo[k].assign(chain[k].forward ? c->num_src() : c->num_dst(), kUnknown);
+  }
+  const size_t start_nodes = chain[0].forward ? csrs[0]->num_src() : csrs[0]->num_dst();
+  const bool global = rows.size() * 4 >= start_nodes;
+  if (global) {
+    for (size_t k = 0; k < chain.size(); ++k) {
+      const size_t n = chain[k].forward ? csrs[k]->num_src() : csrs[k]->num_dst();
+      OG_RETURN_IF_ERROR(ctx.Charge(8 * uint64_t{n}));
+      memo[k].MakeDense(n);
+    }
   }
   // All links one hop (the common case): a plain recursive walk over the CSR lists, no Status per
   // edge; the distinct neighbours of x are those of its sorted list that differ from the previous.
@@ -162,7 +201,7 @@ Result<Rows> CountChain(Context& ctx, Rows rows, const std::vector<PathLink>& ch
     one_hop = one_hop && t.direction != compiler::Direction::kBoth && t.min_hops == 1 && t.max_hops && *t.max_hops == 1;
   }
   auto fast = [&](auto&& self, size_t k, uint32_t x) -> uint64_t {
-    uint64_t& slot = memo[k][x];
+    uint64_t& slot = memo[k].Slot(x);
     if (slot != kUnknown) return slot;
     const auto nodes = chain[k].forward ? csrs[k]->OutNodes(x) : csrs[k]->InNodes(x);
     const bool last = k + 1 == chain.size();
@@ -176,7 +215,7 @@ Result<Rows> CountChain(Context& ctx, Rows rows, const std::vector<PathLink>& ch
   };
   // Many start rows (a global count): fill every level for all nodes, last level first, in
   // parallel over node ranges (a level reads only the next level's finished counts).
-  if (one_hop && rows.size() * 4 >= memo[0].size()) {
+  if (one_hop && global) {
     for (size_t k = chain.size(); k-- > 0;) {
       const bool last = k + 1 == chain.size();
       const size_t n = memo[k].size();
@@ -188,17 +227,17 @@ Result<Rows> CountChain(Context& ctx, Rows rows, const std::vector<PathLink>& ch
           uint64_t sum = 0;
           for (size_t i = 0; i < nodes.size(); ++i) {
             if (i > 0 && nodes[i] == nodes[i - 1]) continue;
-            sum += last ? 1 : memo[k + 1][nodes[i]];
+            sum += last ? 1 : memo[k + 1].DenseSlot(nodes[i]);
           }
-          memo[k][x] = sum;
+          memo[k].DenseSlot(x) = sum;
         }
         return Status::Ok();
       }));
     }
   }
   std::function<Result<uint64_t>(size_t, uint32_t)> count = [&](size_t k, uint32_t x) -> Result<uint64_t> {
-    if (one_hop && x < memo[k].size()) return fast(fast, k, x);
-    if (x < memo[k].size() && memo[k][x] != kUnknown) return memo[k][x];
+    if (one_hop) return fast(fast, k, x);
+    if (const uint64_t known = memo[k].Slot(x); known != kUnknown) return known;
     const Csr& csr = *csrs[k];
     uint64_t n = 0;
     auto add = [&](uint32_t y) -> Status {
@@ -211,7 +250,7 @@ Result<Rows> CountChain(Context& ctx, Rows rows, const std::vector<PathLink>& ch
       return Status::Ok();
     };
     OG_RETURN_IF_ERROR(ForEachProduced(csr, x, chain[k], reacher, add));
-    if (x < memo[k].size()) memo[k][x] = n;
+    memo[k].Slot(x) = n;
     return n;
   };
   uint64_t total = 0;

@@ -210,5 +210,52 @@ TEST_F(ExecutorPathsTest, SeedFiltersOverColumnsMatchTheReference) {
   EXPECT_EQ(Run("query q() { match { $p: Person { age: 85 } $p.big > 2 } return { $p.name } }"), (Rows{"\"d\""}));
 }
 
+// Point queries cost what they touch: a 2-hop count and a {2,2} count from one key run within a
+// 64 KiB query budget on a graph of 2,000 nodes and on one of 200,000 (per-node arrays of the
+// whole graph, 1.6 MB at that size, would be charged to the budget and fail it), and answer as
+// the reference does.
+TEST(ExecutorPointQueryTest, CostDoesNotGrowWithTheGraph) {
+  for (int n : {2000, 200000}) {
+    SCOPED_TRACE(n);
+    auto g = Graph::Init(std::make_shared<io::MemoryStore>(), "node P { n: String @key }\nedge K: P -> P\n");
+    ASSERT_TRUE(g.ok());
+    std::string data;
+    for (int i = 0; i < n; ++i) data += R"({"type":"P","data":{"n":"p)" + std::to_string(i) + "\"}}\n";
+    for (int i = 0; i < n; ++i) {
+      for (int m : {7, 13}) {
+        data += R"({"edge":"K","from":"p)" + std::to_string(i) + R"(","to":"p)" + std::to_string((i * m + 1) % n) +
+                "\"}\n";
+      }
+    }
+    ASSERT_TRUE(LoadNdjson(**g, data, LoadOptions{}).ok());
+    auto snap = (*g)->Head();
+    ASSERT_TRUE(snap.ok());
+    GraphReadCache cache;
+    ExecOptions small;
+    small.max_memory_bytes = 64 << 10;
+    for (const char* src : {R"(query q() { match { $a: P { n: "p1" } $a k $m $m k $b } return { count($b) as c } })",
+                            R"(query q() { match { $a: P { n: "p1" } $a k{2,2} $b } return { count($b) as c } })"}) {
+      auto qs = compiler::CompileQueries(snap->catalog(), src);
+      ASSERT_TRUE(qs.ok()) << qs.status().ToString();
+      auto got = ExecuteQuery(*snap, qs->front(), {}, 0, &cache, small);
+      ASSERT_TRUE(got.ok()) << src << ": " << got.status().ToString();
+      auto want = EvaluateReference(*snap, qs->front(), {}, 0);
+      ASSERT_TRUE(want.ok());
+      EXPECT_EQ(got->rows, want->rows) << src;
+      // The whole-graph count still runs (with its per-node arrays, charged) under the default.
+      ASSERT_TRUE(ExecuteQuery(*snap, qs->front(), {}, 0, &cache).ok());
+    }
+    // ... and is refused, not run unaccounted, under the small budget.
+    auto all = compiler::CompileQueries(snap->catalog(),
+                                        "query q() { match { $a: P $a k $m $m k $b } return { count($b) as c } }");
+    ASSERT_TRUE(all.ok());
+    auto global = ExecuteQuery(*snap, all->front(), {}, 0, &cache, small);
+    if (n == 200000) {
+      ASSERT_FALSE(global.ok());
+      EXPECT_EQ(global.status().code_string(), "resource_limit");
+    }
+  }
+}
+
 }  // namespace
 }  // namespace omnigraph::engine
