@@ -108,7 +108,8 @@ class TupleIndex {
     for (size_t s = h & mask;; s = (s + 1) & mask) {
       const uint32_t g = slots_[s];
       if (g == 0) break;
-      if (std::equal(t, t + k_, tuple(g - 1))) {
+      const int64_t* u = tuple(g - 1);
+      if (k_ == 1 ? *t == *u : std::equal(t, t + k_, u)) {  // one variable (the usual): no memcmp call
         *added = false;
         return g - 1;
       }
@@ -223,6 +224,66 @@ void SortByKeys(const std::vector<Value>& keys, size_t nk, std::vector<size_t>* 
   });
 }
 
+// Whether the group key `e` identifies its variable's binding: the variable itself, its id, or a
+// node's single @key (unique among live rows).
+bool IdentityKey(Context& ctx, const compiler::IrExpr& e) {
+  if (e.var < 0) return false;
+  if (e.kind == IrExprKind::kVariable) return true;
+  if (e.kind != IrExprKind::kProperty) return false;
+  if (e.property == "id") return true;
+  const compiler::NodeType* node = ctx.snap().catalog().FindNode(ctx.TypeOf(e.var));
+  return node != nullptr && node->key.size() == 1 && node->key[0] == e.property;
+}
+
+// A grouped query ordered by aggregates with a limit, whose groups are exactly the binding
+// groups (every grouping key an identity key): the binding groups that can be in the result, as
+// `*out` (the `limit` best by the order keys, and every group tying with the last of them, since
+// ties then order by the grouping keys). Only their key values get built. false when it does not
+// apply.
+Result<bool> TopGroups(Context& ctx, const std::vector<const compiler::IrExpr*>& aggs, const std::vector<int>& proj_agg,
+                       const std::vector<int>& order_agg, const std::vector<Acc>& acc, size_t nb,
+                       std::vector<size_t>* out) {
+  const compiler::IrQuery& q = ctx.query();
+  if (!q.limit || *q.limit == 0 || *q.limit >= nb || q.order.empty() || q.group_keys.empty()) return false;
+  for (int k : q.group_keys) {
+    if (!IdentityKey(ctx, q.projections[k].expr)) return false;
+  }
+  const size_t no = q.order.size(), na = aggs.size();
+  std::vector<int> which(no);
+  for (size_t o = 0; o < no; ++o) {
+    const compiler::IrExpr& e = q.order[o].expr;
+    which[o] = e.kind == IrExprKind::kAlias ? proj_agg[e.alias] : order_agg[o];
+    if (which[o] < 0) return false;  // a grouping key in the order: the general path
+  }
+  std::vector<Value> keys(nb * no);
+  std::vector<Value> finished(na);
+  for (size_t g = 0; g < nb; ++g) {
+    // Every aggregate of every group is finished: an error (an overflowing sum) in a group that
+    // will not be returned still fails the query, as on the general path.
+    for (size_t a = 0; a < na; ++a) {
+      OG_ASSIGN_OR_RETURN(finished[a], Finish(*aggs[a], acc[g * na + a]));
+    }
+    for (size_t o = 0; o < no; ++o) keys[g * no + o] = finished[static_cast<size_t>(which[o])];
+  }
+  auto cmp = [&](size_t a, size_t b) {
+    for (size_t o = 0; o < no; ++o) {
+      auto c = OrderValues(keys[a * no + o], keys[b * no + o], q.order[o].descending);
+      if (c != 0) return c;
+    }
+    return std::weak_ordering::equivalent;
+  };
+  std::vector<size_t> all(nb);
+  std::iota(all.begin(), all.end(), size_t{0});
+  const auto k = static_cast<std::ptrdiff_t>(*q.limit);
+  std::nth_element(all.begin(), all.begin() + (k - 1), all.end(), [&](size_t a, size_t b) { return cmp(a, b) < 0; });
+  const size_t kth = all[static_cast<size_t>(k - 1)];
+  out->clear();
+  for (size_t g = 0; g < nb; ++g) {
+    if (cmp(g, kth) <= 0) out->push_back(g);
+  }
+  return true;
+}
+
 Result<QueryResult> Aggregate(Context& ctx, const Rows& rows, QueryResult res) {
   const compiler::IrQuery& q = ctx.query();
   const size_t n = rows.size();
@@ -277,11 +338,29 @@ Result<QueryResult> Aggregate(Context& ctx, const Rows& rows, QueryResult res) {
   first.reserve(std::min<size_t>(n, 1024));
   TupleIndex index(std::max<size_t>(key_vars.size(), 1));
   std::vector<int64_t> tuple(std::max<size_t>(key_vars.size(), 1), 0);
+  // One key variable and rows binding a good share of its table (grouping by a node over its
+  // edges): an array over the table's ordinals (slot o + 1; -1 = unbound) instead of hashing.
+  std::vector<uint32_t> by_ordinal;  // group + 1; 0 = none yet
+  if (key_vars.size() == 1) {
+    OG_ASSIGN_OR_RETURN(const TableOrdinals* ord, ctx.Ordinals(ctx.TypeOf(key_vars[0])));
+    if (n * 4 >= ord->size()) {
+      OG_RETURN_IF_ERROR(ctx.Charge(4 * (uint64_t{ord->size()} + 1)));
+      by_ordinal.assign(size_t{ord->size()} + 1, 0);
+    }
+  }
   for (size_t i = 0; i < n; ++i) {
     const int64_t* r = rows.row(i);
-    for (size_t k = 0; k < key_vars.size(); ++k) tuple[k] = r[key_vars[k]];
     bool added = first.empty();
-    const size_t g = key_vars.empty() ? 0 : index.FindOrAdd(tuple.data(), &added);
+    size_t g = 0;
+    if (!by_ordinal.empty() && static_cast<uint64_t>(r[key_vars[0]] + 1) < by_ordinal.size()) {
+      uint32_t& slot = by_ordinal[static_cast<size_t>(r[key_vars[0]] + 1)];
+      added = slot == 0;
+      if (added) slot = static_cast<uint32_t>(first.size() + 1);
+      g = slot - 1;
+    } else if (!key_vars.empty()) {
+      for (size_t k = 0; k < key_vars.size(); ++k) tuple[k] = r[key_vars[k]];
+      g = index.FindOrAdd(tuple.data(), &added);
+    }
     if (added) {
       first.push_back(i);
       acc.resize(acc.size() + na);
@@ -299,8 +378,15 @@ Result<QueryResult> Aggregate(Context& ctx, const Rows& rows, QueryResult res) {
   }
   const size_t nk = q.group_keys.size();
   const size_t nb = first.size();
-  std::vector<Value> bkeys(nb * nk);  // key values per binding group
-  for (size_t g = 0; g < nb; ++g) {
+  // The binding groups to build key values for: all, or only the top-k candidates (TopGroups).
+  std::vector<size_t> order;
+  OG_ASSIGN_OR_RETURN(bool top, TopGroups(ctx, aggs, proj_agg, order_agg, acc, nb, &order));
+  if (!top) {
+    order.resize(nb);
+    std::iota(order.begin(), order.end(), size_t{0});
+  }
+  std::vector<Value> bkeys(nb * nk);  // key values per binding group (of `order`)
+  for (size_t g : order) {
     for (size_t k = 0; k < nk; ++k) {
       OG_ASSIGN_OR_RETURN(Value v, ctx.Eval(q.projections[q.group_keys[k]].expr, rows.row(first[g])));
       bkeys[g * nk + k] = CanonicalKey(std::move(v));
@@ -313,8 +399,6 @@ Result<QueryResult> Aggregate(Context& ctx, const Rows& rows, QueryResult res) {
     }
     return std::weak_ordering::equivalent;
   };
-  std::vector<size_t> order(nb);
-  std::iota(order.begin(), order.end(), size_t{0});
   if (nk > 0) SortByKeys(bkeys, nk, &order);
   // Groups in grouping-key order: runs of binding groups with equal keys merged into the first.
   struct Group {
@@ -322,7 +406,7 @@ Result<QueryResult> Aggregate(Context& ctx, const Rows& rows, QueryResult res) {
     size_t first;  // the group's first row (order expressions evaluate on it)
   };
   std::vector<Group> groups;
-  for (size_t j = 0; j < nb; ++j) {
+  for (size_t j = 0; j < order.size(); ++j) {
     const size_t g = order[j];
     if (!groups.empty() && key_cmp(groups.back().rep, g) == 0) {
       Group& into = groups.back();
