@@ -666,7 +666,7 @@ bool Pipeline::CountsNext(const std::vector<bool>& bound, size_t width, const St
   std::vector<const IrClause*> rest = st.pending;
   rest.erase(rest.begin() + pick);
   auto chain = CountableChain(shape, *st.pending[pick], rest, st.multi_done);
-  return chain && (mode.count_last || PathCountable(shape, *chain, *mode.read));
+  return chain && (mode.count_last || ChainUnread(*chain, *mode.read) || PathCountable(shape, *chain, *mode.read));
 }
 
 Status Pipeline::Flush(Rows piece, int var, bool with_var, const State& st, RowSink& sink, const RunMode& mode) {
@@ -700,6 +700,10 @@ Status Pipeline::Continue(Rows rows, State st, RowSink& sink, const RunMode& mod
         if (auto chain = CountableChain(rows, t, st.pending, st.multi_done)) {
           if (mode.count_last) {
             OG_ASSIGN_OR_RETURN(Rows counted, CountChain(ctx_, std::move(rows), *chain, &reacher_));
+            return sink.Add(std::move(counted));
+          }
+          if (ChainUnread(*chain, *mode.read)) {
+            OG_ASSIGN_OR_RETURN(Rows counted, CountPerRow(ctx_, std::move(rows), *chain, &reacher_));
             return sink.Add(std::move(counted));
           }
           if (PathCountable(rows, *chain, *mode.read)) {

@@ -282,6 +282,13 @@ class Reacher {
 // multiplicity: no row per match is built; the chain's variables stay unbound.
 Result<Rows> CountChain(Context& ctx, Rows rows, const std::vector<PathLink>& chain, Reacher* reacher);
 
+// Whether no variable the chain introduces is read (only counted, or not at all).
+bool ChainUnread(const std::vector<PathLink>& chain, const std::vector<bool>& read);
+// The matches of `chain` per row when ChainUnread: each row kept once (rows without a match
+// dropped), its multiplicity times its number of matches, every variable of the chain collapsed
+// (e.g. `$a knows $b` grouped by $a, counting $b: one row per $a, its distinct out-neighbours).
+Result<Rows> CountPerRow(Context& ctx, Rows rows, const std::vector<PathLink>& chain, Reacher* reacher);
+
 // The matches of `chain` per node of its last variable, counted level by level over a weighted
 // frontier instead of enumerated: one row per (row, end node) with the number of matches as its
 // multiplicity (Rows::mult); the chain's inner variables are collapsed. When `read` marks none of

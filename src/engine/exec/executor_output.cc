@@ -346,6 +346,10 @@ Result<QueryResult> Aggregate(Context& ctx, const Rows& rows, QueryResult res) {
     if (n * 4 >= ord->size()) {
       OG_RETURN_IF_ERROR(ctx.Charge(4 * (uint64_t{ord->size()} + 1)));
       by_ordinal.assign(size_t{ord->size()} + 1, 0);
+      // At most one group per ordinal: no regrowth (and no moving of accumulators) on the way.
+      const size_t most = std::min<size_t>(n, size_t{ord->size()} + 1);
+      acc.reserve(most * na);
+      first.reserve(most);
     }
   }
   for (size_t i = 0; i < n; ++i) {

@@ -176,7 +176,11 @@ class LevelMemo {
 
 }  // namespace
 
-Result<Rows> CountChain(Context& ctx, Rows rows, const std::vector<PathLink>& chain, Reacher* reacher) {
+namespace {
+
+// The matches of `chain` from each row's start node (memoized per node and level), not weighted.
+Result<std::vector<uint64_t>> ChainCounts(Context& ctx, const Rows& rows, const std::vector<PathLink>& chain,
+                                          Reacher* reacher) {
   // count(k, x): the matches of links k.. from node x; memoized per level (rows share nodes).
   std::vector<LevelMemo> memo(chain.size());
   std::vector<const Csr*> csrs;
@@ -253,12 +257,20 @@ Result<Rows> CountChain(Context& ctx, Rows rows, const std::vector<PathLink>& ch
     memo[k].Slot(x) = n;
     return n;
   };
-  uint64_t total = 0;
   const int start = chain.front().forward ? chain.front().t->src : chain.front().t->dst;
+  std::vector<uint64_t> counts(rows.size());
   for (size_t i = 0; i < rows.size(); ++i) {
-    OG_ASSIGN_OR_RETURN(uint64_t n, count(0, static_cast<uint32_t>(rows.row(i)[start])));
-    total += n * (rows.mult.empty() ? 1 : rows.mult[i]);
+    OG_ASSIGN_OR_RETURN(counts[i], count(0, static_cast<uint32_t>(rows.row(i)[start])));
   }
+  return counts;
+}
+
+}  // namespace
+
+Result<Rows> CountChain(Context& ctx, Rows rows, const std::vector<PathLink>& chain, Reacher* reacher) {
+  OG_ASSIGN_OR_RETURN(std::vector<uint64_t> counts, ChainCounts(ctx, rows, chain, reacher));
+  uint64_t total = 0;
+  for (size_t i = 0; i < rows.size(); ++i) total += counts[i] * (rows.mult.empty() ? 1 : rows.mult[i]);
   // The caller only sums multiplicities: one representative row carries the total.
   Rows out;
   out.width = rows.width;
@@ -266,6 +278,36 @@ Result<Rows> CountChain(Context& ctx, Rows rows, const std::vector<PathLink>& ch
   if (total > 0) {
     out.Append(rows.row(0));
     out.mult.push_back(total);
+  }
+  return out;
+}
+
+bool ChainUnread(const std::vector<PathLink>& chain, const std::vector<bool>& read) {
+  for (const PathLink& link : chain) {
+    const int fresh = link.forward ? link.t->dst : link.t->src;
+    if (static_cast<size_t>(fresh) >= read.size() || read[fresh]) return false;
+  }
+  return true;
+}
+
+Result<Rows> CountPerRow(Context& ctx, Rows rows, const std::vector<PathLink>& chain, Reacher* reacher) {
+  OG_ASSIGN_OR_RETURN(std::vector<uint64_t> counts, ChainCounts(ctx, rows, chain, reacher));
+  Rows out;
+  out.width = rows.width;
+  out.bound = rows.bound;
+  out.collapsed = rows.collapsed;
+  out.collapsed.resize(rows.width, false);
+  for (const PathLink& link : chain) {
+    const int fresh = link.forward ? link.t->dst : link.t->src;
+    out.bound[fresh] = true;
+    out.collapsed[fresh] = true;
+  }
+  out.cells.reserve(rows.cells.size());
+  out.mult.reserve(rows.size());
+  for (size_t i = 0; i < rows.size(); ++i) {
+    if (counts[i] == 0) continue;
+    out.Append(rows.row(i));
+    out.mult.push_back(counts[i] * (rows.mult.empty() ? 1 : rows.mult[i]));
   }
   return out;
 }
