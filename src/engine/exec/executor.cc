@@ -293,7 +293,8 @@ Result<std::vector<uint32_t>> Pipeline::Candidates(int var) {
   std::vector<uint32_t> cands;
   std::vector<bool> pushed(tests.size(), false);
   bool by_id = false;
-  for (const Test& t : tests) {  // id or single key equality: a dictionary lookup
+  for (size_t ti = 0; ti < tests.size(); ++ti) {  // id or single key equality: a dictionary lookup
+    const Test& t = tests[ti];
     bool is_key = false;
     const IrExpr* other = IdConstant(var, t, &is_key);
     if (other == nullptr) continue;
@@ -312,7 +313,10 @@ Result<std::vector<uint32_t>> Pipeline::Candidates(int var) {
       continue;  // e.g. a parameter of another type: scan instead
     }
     by_id = true;
-    // Every test (this one included) is re-checked on the candidate below.
+    // The row found has exactly this id (a key's id is its value's spelling), so this test holds;
+    // the others are checked on the candidate below. (Re-checking it would read the whole key
+    // column for one row.)
+    pushed[ti] = true;
     if (!v.is_null()) {
       if (auto o = ord->Find(id)) cands.push_back(*o);
     }
