@@ -1,5 +1,6 @@
 #include "engine/maintain/search_indexes.h"
 
+#include <set>
 #include <utility>
 
 #include "common/error_codes.h"
@@ -30,40 +31,85 @@ Result<table::IndexSegmentMeta> StoreSegment(const table::TableVersion& version,
 }  // namespace
 
 Result<table::IndexSegmentMeta> WriteVectorSegment(const table::TableVersion& version, const std::string& column,
-                                                   const search::HnswParams& params, uint64_t* bytes) {
+                                                   const search::HnswParams& params, uint64_t* bytes, bool* folded) {
+  if (folded != nullptr) *folded = false;
   const table::Field* field = version.schema().FindByName(column);
   if (field == nullptr || field->type.kind != TypeKind::kVector) {
     return InvalidArgumentError("'" + column + "' is not a Vector column of " + version.prefix());
   }
   const uint32_t dim = field->type.dimension;
-  // Every non-null vector, back to back, with its row address.
+  const table::Manifest& m = version.manifest();
+  // The newest segment of the column, folded forward when most of what it indexes is still live:
+  // its labels that are no longer live rows are marked deleted and the rows of the fragments it
+  // does not cover are added. Otherwise (or when it cannot be read) a new build.
+  std::optional<search::VectorIndex> base;
+  std::set<uint32_t> covered;
+  const table::IndexSegmentMeta* old = nullptr;
+  for (const table::IndexSegmentMeta& s : m.indexes) {
+    if (s.kind == search::kVectorIndexKind && s.field_id == field->id && !s.keys.empty() &&
+        (old == nullptr || s.fragment_ids.size() > old->fragment_ids.size())) {
+      old = &s;
+    }
+  }
+  std::vector<uint64_t> gone;
+  if (old != nullptr) {
+    const std::string key = version.AbsoluteKey(old->keys[0]);
+    Result<std::string> object = version.store().Get(key);
+    Result<search::VectorIndex> decoded =
+        object.ok() ? search::VectorIndex::Decode(*object, dim, key) : Result<search::VectorIndex>(object.status());
+    if (decoded.ok()) {
+      covered.insert(old->fragment_ids.begin(), old->fragment_ids.end());
+      for (uint64_t label : decoded->Labels()) {
+        const table::FragmentMeta* f = m.FindFragment(table::RowAddressFragment(label));
+        bool live = f != nullptr && covered.count(f->id) > 0;
+        if (live && f->deleted_rows > 0) {
+          OG_ASSIGN_OR_RETURN(auto dv, version.LoadDeletion(*f));
+          live = !dv->Contains(table::RowAddressOffset(label));
+        }
+        if (!live) gone.push_back(label);
+      }
+      // A graph of mostly dead waypoints searches badly: rebuild instead.
+      if (4 * (decoded->deleted() + gone.size()) <= decoded->size()) base = std::move(*decoded);
+    }
+  }
+  if (!base) covered.clear();
+  // The vectors to add: every non-null one of the fragments not covered, with its row address.
   std::vector<float> values;
   std::vector<uint64_t> labels;
   table::ScanOptions scan;
   scan.columns = std::vector<std::string>{column};
   scan.with_row_address = true;
-  OG_ASSIGN_OR_RETURN(std::unique_ptr<table::Scanner> scanner, version.Scan(std::move(scan)));
-  values.reserve(size_t{dim} * version.row_count());
-  labels.reserve(version.row_count());
-  while (true) {
-    OG_ASSIGN_OR_RETURN(std::optional<format::Batch> batch, scanner->Next());
-    if (!batch) break;
-    const format::Column& vec = batch->column(0);
-    std::span<const uint64_t> addr = batch->column(1).u64_values();
-    for (size_t i = 0; i < batch->num_rows(); ++i) {
-      if (!vec.IsValid(i)) continue;
-      std::span<const float> v = vec.vector_at(i);
-      values.insert(values.end(), v.begin(), v.end());
-      labels.push_back(addr[i]);
+  std::vector<uint32_t> fresh;
+  for (const table::FragmentMeta& f : m.fragments) {
+    if (!covered.count(f.id)) fresh.push_back(f.id);
+  }
+  if (!fresh.empty()) {
+    scan.fragment_ids = fresh;
+    OG_ASSIGN_OR_RETURN(std::unique_ptr<table::Scanner> scanner, version.Scan(std::move(scan)));
+    while (true) {
+      OG_ASSIGN_OR_RETURN(std::optional<format::Batch> batch, scanner->Next());
+      if (!batch) break;
+      const format::Column& vec = batch->column(0);
+      std::span<const uint64_t> addr = batch->column(1).u64_values();
+      for (size_t i = 0; i < batch->num_rows(); ++i) {
+        if (!vec.IsValid(i)) continue;
+        std::span<const float> v = vec.vector_at(i);
+        values.insert(values.end(), v.begin(), v.end());
+        labels.push_back(addr[i]);
+      }
     }
   }
-  OG_ASSIGN_OR_RETURN(
-      search::VectorIndex index,
-      search::VectorIndex::Build(
-          dim, labels, [&](size_t i) { return std::span<const float>(values.data() + i * dim, dim); }, params));
-  OG_ASSIGN_OR_RETURN(std::string object, index.Encode());
-  return StoreSegment(version, search::kVectorIndexKind, field->id, labels.size(), search::kVectorIndexFile,
-                      std::move(object), bytes);
+  auto vector_of = [&](size_t i) { return std::span<const float>(values.data() + i * dim, dim); };
+  if (base) {
+    OG_RETURN_IF_ERROR(base->Extend(gone, labels, vector_of));
+    if (folded != nullptr) *folded = true;
+  } else {
+    OG_ASSIGN_OR_RETURN(search::VectorIndex built, search::VectorIndex::Build(dim, labels, vector_of, params));
+    base = std::move(built);
+  }
+  OG_ASSIGN_OR_RETURN(std::string object, base->Encode());
+  return StoreSegment(version, search::kVectorIndexKind, field->id, base->size() - base->deleted(),
+                      search::kVectorIndexFile, std::move(object), bytes);
 }
 
 Result<table::IndexSegmentMeta> WriteTextSegment(const table::TableVersion& version, const std::string& column,
@@ -136,8 +182,9 @@ Result<std::optional<table::TableVersion>> IndexTable(const table::TableVersion&
     st.property = p.name;
     st.kind = std::string(kind);
     if (!Covered(at, kind, field->id)) {
-      OG_ASSIGN_OR_RETURN(table::IndexSegmentMeta seg, vector ? WriteVectorSegment(at, p.name, params, &st.bytes)
-                                                              : WriteTextSegment(at, p.name, &st.bytes));
+      OG_ASSIGN_OR_RETURN(table::IndexSegmentMeta seg,
+                          vector ? WriteVectorSegment(at, p.name, params, &st.bytes, &st.folded)
+                                 : WriteTextSegment(at, p.name, &st.bytes));
       st.built = true;
       st.rows = seg.entries;
       OG_ASSIGN_OR_RETURN(table::TableVersion next, table::ReplaceIndexSegments(at, std::move(seg)));

@@ -26,10 +26,11 @@ namespace omnigraph::engine {
 struct SearchIndexStatus {
   std::string type_name;
   std::string property;
-  std::string kind;    // "vector" or "text"
-  bool built = false;  // false: a segment already covered every fragment
-  uint64_t rows = 0;   // rows indexed (text: every row; vector: non-null values)
-  uint64_t bytes = 0;  // the object's size
+  std::string kind;     // "vector" or "text"
+  bool built = false;   // false: a segment already covered every fragment
+  uint64_t rows = 0;    // rows indexed (text: every row; vector: non-null values)
+  uint64_t bytes = 0;   // the object's size
+  bool folded = false;  // vector: an older segment was extended rather than rebuilt
 };
 
 struct SearchIndexBuild {
@@ -37,12 +38,16 @@ struct SearchIndexBuild {
   WriteResult write;                       // write.committed false: nothing was built
 };
 
-// The ANN segment of Vector column `column` over every live row of `version`: builds it, writes
-// its object (idx/<ulid>/vector.hnsw, one PutIfAbsent) and returns its manifest entry (covering
-// every fragment of `version`; `*bytes`, when given, gets the object's size). InvalidArgument for a
-// column that is not a Vector.
+// The ANN segment of Vector column `column` over every live row of `version`, written as one
+// object (idx/<ulid>/vector.hnsw, one PutIfAbsent); returns its manifest entry (covering every
+// fragment of `version`; `*bytes`, when given, gets the object's size). When the column already
+// has a segment and at most a quarter of what it indexes would be dead, that segment is folded
+// forward (`*folded`): its labels that are no longer live rows are marked deleted and the rows of
+// fragments it did not cover are added, instead of a new build. InvalidArgument for a column that
+// is not a Vector.
 Result<table::IndexSegmentMeta> WriteVectorSegment(const table::TableVersion& version, const std::string& column,
-                                                   const search::HnswParams& params = {}, uint64_t* bytes = nullptr);
+                                                   const search::HnswParams& params = {}, uint64_t* bytes = nullptr,
+                                                   bool* folded = nullptr);
 
 // The text segment of String column `column` over every live row of `version` (idx/<ulid>/text.idx),
 // as WriteVectorSegment.

@@ -282,6 +282,43 @@ TEST_F(SearchIndexTest, WritesAfterTheIndexAreSeen) {
   EXPECT_EQ(e.got, e.want);
 }
 
+// A later optimize folds the writes into the existing HNSW segment (new rows added, rows deleted
+// or updated since marked deleted) instead of rebuilding it; after a compaction rewrote what it
+// covered, it rebuilds.
+TEST_F(SearchIndexTest, LaterBuildsFoldTheDeltaIntoTheSegment) {
+  ASSERT_TRUE(BuildSearchIndexes(*graph_, "main").ok());
+  Load(Docs(3000, 3100));  // 90 more vectors
+  LoadOptions merge;
+  merge.mode = LoadMode::kMerge;
+  ASSERT_TRUE(LoadNdjson(*graph_, R"({"type":"Doc","data":{"slug":"d1","emb":)" + VecJson(Vec(777777)) + "}}\n", merge)
+                  .ok());
+  auto r = BuildSearchIndexes(*graph_, "main");
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  const SearchIndexStatus* emb = Find(*r, "emb");
+  ASSERT_NE(emb, nullptr);
+  EXPECT_TRUE(emb->built);
+  EXPECT_TRUE(emb->folded);
+  EXPECT_EQ(emb->rows, 2790u);  // 2,700 + 90 (d1's old vector deleted, its new one added)
+  EXPECT_EQ(VectorSegments().size(), 1u);
+  EXPECT_EQ(VectorSegments()[0].fragment_ids.size(), graph_->Head("main")->Table("Doc")->manifest().fragments.size());
+  EXPECT_GE(Recall(20, 10), 0.99);
+  Answer a = Nearest(Vec(777777), 3);
+  ASSERT_FALSE(a.got.empty());
+  EXPECT_EQ(a.got[0], "d1");  // its new vector, from the folded segment
+  EXPECT_EQ(a.got, a.want);
+  auto check = CheckGraph(*graph_);
+  ASSERT_TRUE(check.ok());
+  EXPECT_EQ(check->problems_total, 0u);
+  // Compaction rewrites every fragment: nothing of the old graph is live, so a new build.
+  ASSERT_TRUE(CompactGraph(*graph_, CompactGraphOptions{}).ok());
+  auto again = BuildSearchIndexes(*graph_, "main");
+  ASSERT_TRUE(again.ok());
+  ASSERT_NE(Find(*again, "emb"), nullptr);
+  EXPECT_TRUE(Find(*again, "emb")->built);
+  EXPECT_FALSE(Find(*again, "emb")->folded);
+  EXPECT_GE(Recall(20, 10), 0.99);
+}
+
 TEST_F(SearchIndexTest, FilteredRankingsNeverStarve) {
   ASSERT_TRUE(BuildSearchIndexes(*graph_, "main").ok());
   auto snap = graph_->Head("main");

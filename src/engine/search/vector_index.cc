@@ -117,17 +117,22 @@ Result<VectorIndex> VectorIndex::Build(uint32_t dim, std::span<const uint64_t> l
   } catch (const std::exception& e) {
     return InternalError(std::string("hnswlib: ") + e.what());
   }
+  OG_RETURN_IF_ERROR(out.AddAll(labels, vector, params.threads));
+  out.memory_bytes_ = HnswMemory(*out.hnsw_);
+  return out;
+}
+
+Status VectorIndex::AddAll(std::span<const uint64_t> labels,
+                           const std::function<std::span<const float>(size_t)>& vector, uint32_t threads) {
   for (size_t i = 0; i < labels.size(); ++i) {
-    if (vector(i).size() != dim) {
+    if (vector(i).size() != dim_) {
       return InvalidArgumentError("vector " + std::to_string(i) + " has " + std::to_string(vector(i).size()) +
-                                  " values; the index is of dimension " + std::to_string(dim));
+                                  " values; the index is of dimension " + std::to_string(dim_));
     }
   }
-  // The first row alone (it becomes the entry point), then the rest in parallel: hnswlib's
-  // insertion is thread-safe.
   auto add = [&](size_t i) -> Status {
     try {
-      out.hnsw_->addPoint(vector(i).data(), labels[i]);
+      hnsw_->addPoint(vector(i).data(), labels[i]);
     } catch (const std::bad_alloc&) {
       return ResourceExhaustedError("not enough memory while building a vector index");
     } catch (const std::exception& e) {
@@ -135,26 +140,55 @@ Result<VectorIndex> VectorIndex::Build(uint32_t dim, std::span<const uint64_t> l
     }
     return Status::Ok();
   };
-  if (!labels.empty()) OG_RETURN_IF_ERROR(add(0));
-  const size_t threads = params.threads != 0 ? params.threads : std::max(1u, std::thread::hardware_concurrency());
-  if (labels.size() > 1) {
-    if (threads <= 1 || labels.size() < 1024) {
-      for (size_t i = 1; i < labels.size(); ++i) OG_RETURN_IF_ERROR(add(i));
-    } else {
-      // Chunks of rows per task, so the pool's queue stays small.
-      constexpr size_t kChunk = 256;
-      const size_t chunks = (labels.size() - 1 + kChunk - 1) / kChunk;
-      OG_RETURN_IF_ERROR(ThreadPool::Default().ParallelFor(chunks, [&](size_t c) -> Status {
-        const size_t begin = 1 + c * kChunk;
-        const size_t end = std::min(labels.size(), begin + kChunk);
-        for (size_t i = begin; i < end; ++i) OG_RETURN_IF_ERROR(add(i));
-        return Status::Ok();
-      }));
-    }
+  // Into an empty index the first row alone (it becomes the entry point), then the rest in
+  // parallel: hnswlib's insertion is thread-safe.
+  size_t from = 0;
+  if (hnsw_->cur_element_count == 0 && !labels.empty()) OG_RETURN_IF_ERROR(add(from++));
+  const size_t workers = threads != 0 ? threads : std::max(1u, std::thread::hardware_concurrency());
+  if (workers <= 1 || labels.size() - from < 1024) {
+    for (size_t i = from; i < labels.size(); ++i) OG_RETURN_IF_ERROR(add(i));
+  } else {
+    // Chunks of rows per task, so the pool's queue stays small.
+    constexpr size_t kChunk = 256;
+    const size_t chunks = (labels.size() - from + kChunk - 1) / kChunk;
+    OG_RETURN_IF_ERROR(ThreadPool::Default().ParallelFor(chunks, [&](size_t c) -> Status {
+      const size_t begin = from + c * kChunk;
+      const size_t end = std::min(labels.size(), begin + kChunk);
+      for (size_t i = begin; i < end; ++i) OG_RETURN_IF_ERROR(add(i));
+      return Status::Ok();
+    }));
   }
-  out.memory_bytes_ = HnswMemory(*out.hnsw_);
+  rows_ = hnsw_->cur_element_count;
+  return Status::Ok();
+}
+
+Status VectorIndex::Extend(std::span<const uint64_t> gone, std::span<const uint64_t> labels,
+                           const std::function<std::span<const float>(size_t)>& vector) {
+  if (!hnsw_) return InternalError("extending an empty VectorIndex");
+  try {
+    if (!labels.empty()) hnsw_->resizeIndex(hnsw_->cur_element_count + labels.size());
+    for (uint64_t label : gone) hnsw_->markDelete(label);
+  } catch (const std::bad_alloc&) {
+    return ResourceExhaustedError("not enough memory to extend a vector index");
+  } catch (const std::exception& e) {
+    return InternalError(std::string("hnswlib: ") + e.what());
+  }
+  OG_RETURN_IF_ERROR(AddAll(labels, vector, params_.threads));
+  memory_bytes_ = HnswMemory(*hnsw_);
+  return Status::Ok();
+}
+
+std::vector<uint64_t> VectorIndex::Labels() const {
+  std::vector<uint64_t> out;
+  if (!hnsw_) return out;
+  out.reserve(hnsw_->cur_element_count);
+  for (size_t i = 0; i < hnsw_->cur_element_count; ++i) {
+    if (!hnsw_->isMarkedDeleted(static_cast<hnswlib::tableint>(i))) out.push_back(hnsw_->getExternalLabel(i));
+  }
   return out;
 }
+
+uint64_t VectorIndex::deleted() const { return hnsw_ ? hnsw_->num_deleted_ : 0; }
 
 Result<std::string> VectorIndex::Encode() const {
   if (!hnsw_) return InternalError("encoding an empty VectorIndex");

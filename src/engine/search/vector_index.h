@@ -59,6 +59,17 @@ class VectorIndex {
                                    const std::function<std::span<const float>(size_t)>& vector,
                                    const HnswParams& params = {});
 
+  // Folds a delta into this index (`optimize` after writes): the rows `labels` (vector(i) for
+  // labels[i], all new) are added and the labels `gone` (rows deleted or rewritten since) are
+  // marked deleted, so searches never return them (they stay in the graph as waypoints).
+  // InvalidArgument for a vector of another length; ResourceExhausted when hnswlib cannot
+  // allocate.
+  Status Extend(std::span<const uint64_t> gone, std::span<const uint64_t> labels,
+                const std::function<std::span<const float>(size_t)>& vector);
+  // Every label not marked deleted, and the count of those marked.
+  std::vector<uint64_t> Labels() const;
+  uint64_t deleted() const;
+
   // The object's bytes.
   Result<std::string> Encode() const;
   // `corrupt` (naming `key`) for damaged bytes, a failed checksum, a wrong structure or a dimension
@@ -74,6 +85,10 @@ class VectorIndex {
   uint64_t memory_bytes() const { return memory_bytes_; }
 
  private:
+  // Adds `labels` (checking every vector's length first), in parallel on `threads` (0 = all).
+  Status AddAll(std::span<const uint64_t> labels, const std::function<std::span<const float>(size_t)>& vector,
+                uint32_t threads);
+
   uint32_t dim_ = 0;
   uint64_t rows_ = 0;
   uint64_t memory_bytes_ = 0;
