@@ -33,7 +33,7 @@ Result<CompactResult> Compact(const TableVersion& base, const CompactOptions& op
       any_deletes |= f.deleted_rows > 0;
     }
   }
-  CompactResult result{false, base, 0, 0, 0};
+  CompactResult result{false, base, 0, 0, 0, {}};
   if (candidates.empty() || (only.empty() && candidates.size() < options.min_candidates && !any_deletes)) {
     return result;
   }
@@ -55,6 +55,7 @@ Result<CompactResult> Compact(const TableVersion& base, const CompactOptions& op
     for (uint64_t r = 0; r < f->physical_rows; ++r) {
       if (!dv->Contains(static_cast<uint32_t>(r))) live.push_back(r);
     }
+    for (uint64_t r : live) result.moved.emplace_back(MakeRowAddress(f->id, static_cast<uint32_t>(r)), 0);
     if (live.empty()) continue;
     format::Batch fb = format::Batch::NoColumns(live.size());
     if (!ids.empty()) {
@@ -97,6 +98,14 @@ Result<CompactResult> Compact(const TableVersion& base, const CompactOptions& op
     fresh_ids.push_back(f.meta.id);
     effects.push_back([&] { return WritePlannedFragment(base, options.fragment, &f); });
   }
+  // The rewritten rows' new addresses: the planned fragments hold them in the order they were read.
+  size_t at = 0;
+  for (const PlannedFragment& f : fresh) {
+    for (uint64_t r = 0; r < f.meta.physical_rows && at < result.moved.size(); ++r) {
+      result.moved[at++].second = MakeRowAddress(f.meta.id, static_cast<uint32_t>(r));
+    }
+  }
+  if (at != result.moved.size()) return InternalError("compact: planned fragments do not hold every rewritten row");
   std::vector<MergedSegment> segments;
   AddIndexEffects(base, &feeds, kept, fresh_ids, m.indexes, &effects, &segments);
   OG_RETURN_IF_ERROR(RunEffects(effects));

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "omnigraph/result.h"
@@ -35,6 +36,9 @@ struct CompactResult {
   uint64_t fragments_removed = 0;
   uint64_t fragments_written = 0;
   uint64_t rows_rewritten = 0;
+  // (old row address, new row address) of every rewritten row, ascending by old address: lets
+  // an index segment over the removed fragments be relabelled instead of rebuilt.
+  std::vector<std::pair<uint64_t, uint64_t>> moved;
 };
 
 // Thread-safe (reads `base`, writes only new objects).

@@ -53,12 +53,18 @@ Result<GraphCompaction> CompactGraph(Graph& graph, const CompactGraphOptions& op
     };
     // The search index segments of the table's new version (or of the head's, when not compacted).
     auto index = [&](const std::string& name, const std::vector<compiler::Property>& props,
-                     const table::TableVersion& t) -> Status {
+                     const table::TableVersion& t, const table::CompactResult* compacted) -> Status {
       if (!options.search_indexes) return Status::Ok();
       auto it = w.tables.find(name);
       const table::TableVersion& current = it != w.tables.end() ? it->second : t;
+      Rewrites rewrites;
+      if (compacted != nullptr) {
+        rewrites.before = &t.manifest();
+        rewrites.moved = compacted->moved;
+      }
       OG_ASSIGN_OR_RETURN(std::optional<table::TableVersion> next,
-                          IndexTable(current, name, props, search::HnswParams{}, &out.indexes));
+                          IndexTable(current, name, props, search::HnswParams{}, &out.indexes,
+                                     compacted != nullptr ? &rewrites : nullptr));
       if (next) w.tables.insert_or_assign(name, std::move(*next));
       return Status::Ok();
     };
@@ -75,10 +81,11 @@ Result<GraphCompaction> CompactGraph(Graph& graph, const CompactGraphOptions& op
         topts.only_fragments = DueFragments(t.manifest(), *options.automatic);
         if (topts.only_fragments.empty()) {
           out.tables.push_back(std::move(tc));
-          return index(name, props, t);
+          return index(name, props, t, nullptr);
         }
       }
       OG_ASSIGN_OR_RETURN(table::CompactResult r, table::Compact(t, topts));
+      const bool rewrote = r.changed;
       if (r.changed) {
         tc.changed = true;
         tc.fragments_removed = r.fragments_removed;
@@ -87,7 +94,7 @@ Result<GraphCompaction> CompactGraph(Graph& graph, const CompactGraphOptions& op
         w.tables.emplace(name, std::move(r.version));
       }
       out.tables.push_back(std::move(tc));
-      return index(name, props, t);
+      return index(name, props, t, rewrote ? &r : nullptr);
     };
     for (const auto& n : snap.catalog().nodes()) OG_RETURN_IF_ERROR(compact(n.name, EntityKind::kNode, n.properties));
     for (const auto& e : snap.catalog().edges()) OG_RETURN_IF_ERROR(compact(e.name, EntityKind::kEdge, e.properties));

@@ -10,7 +10,9 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "compiler/catalog.h"
@@ -30,7 +32,7 @@ struct SearchIndexStatus {
   bool built = false;   // false: a segment already covered every fragment
   uint64_t rows = 0;    // rows indexed (text: every row; vector: non-null values)
   uint64_t bytes = 0;   // the object's size
-  bool folded = false;  // vector: an older segment was extended rather than rebuilt
+  bool folded = false;  // an older segment was carried forward rather than rebuilt
 };
 
 struct SearchIndexBuild {
@@ -45,14 +47,23 @@ struct SearchIndexBuild {
 // forward (`*folded`): its labels that are no longer live rows are marked deleted and the rows of
 // fragments it did not cover are added, instead of a new build. InvalidArgument for a column that
 // is not a Vector.
+// What a compaction in the same write did to the table: the version before it (whose segments
+// it dropped when it rewrote every fragment they covered) and its moved rows (CompactResult::
+// moved). A segment's rows the compaction moved are relabelled, not re-added.
+struct Rewrites {
+  const table::Manifest* before = nullptr;
+  std::span<const std::pair<uint64_t, uint64_t>> moved;
+};
 Result<table::IndexSegmentMeta> WriteVectorSegment(const table::TableVersion& version, const std::string& column,
                                                    const search::HnswParams& params = {}, uint64_t* bytes = nullptr,
-                                                   bool* folded = nullptr);
+                                                   bool* folded = nullptr, const Rewrites* rewrites = nullptr);
 
 // The text segment of String column `column` over every live row of `version` (idx/<ulid>/text.idx),
 // as WriteVectorSegment.
+// (Carried forward from an older segment the same way, no text analyzed again for its rows.)
 Result<table::IndexSegmentMeta> WriteTextSegment(const table::TableVersion& version, const std::string& column,
-                                                 uint64_t* bytes = nullptr);
+                                                 uint64_t* bytes = nullptr, bool* folded = nullptr,
+                                                 const Rewrites* rewrites = nullptr);
 
 // The index segments `props` (type `type`'s properties) call for on `version`, as the ones
 // BuildSearchIndexes writes: the new version with every missing or stale segment replaced, or
@@ -60,7 +71,8 @@ Result<table::IndexSegmentMeta> WriteTextSegment(const table::TableVersion& vers
 Result<std::optional<table::TableVersion>> IndexTable(const table::TableVersion& version, const std::string& type,
                                                       const std::vector<compiler::Property>& props,
                                                       const search::HnswParams& params,
-                                                      std::vector<SearchIndexStatus>* statuses);
+                                                      std::vector<SearchIndexStatus>* statuses,
+                                                      const Rewrites* rewrites = nullptr);
 
 // All of them in one commit (Database::Optimize instead does it in compaction's commit,
 // CompactGraphOptions::search_indexes). Errors: those of Graph::Write (NotFound for a missing branch, permission_denied

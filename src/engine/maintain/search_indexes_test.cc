@@ -290,8 +290,8 @@ TEST_F(SearchIndexTest, LaterBuildsFoldTheDeltaIntoTheSegment) {
   Load(Docs(3000, 3100));  // 90 more vectors
   LoadOptions merge;
   merge.mode = LoadMode::kMerge;
-  ASSERT_TRUE(LoadNdjson(*graph_, R"({"type":"Doc","data":{"slug":"d1","emb":)" + VecJson(Vec(777777)) + "}}\n", merge)
-                  .ok());
+  ASSERT_TRUE(
+      LoadNdjson(*graph_, R"({"type":"Doc","data":{"slug":"d1","emb":)" + VecJson(Vec(777777)) + "}}\n", merge).ok());
   auto r = BuildSearchIndexes(*graph_, "main");
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   const SearchIndexStatus* emb = Find(*r, "emb");
@@ -299,6 +299,10 @@ TEST_F(SearchIndexTest, LaterBuildsFoldTheDeltaIntoTheSegment) {
   EXPECT_TRUE(emb->built);
   EXPECT_TRUE(emb->folded);
   EXPECT_EQ(emb->rows, 2790u);  // 2,700 + 90 (d1's old vector deleted, its new one added)
+  ASSERT_NE(Find(*r, "body"), nullptr);
+  EXPECT_TRUE(Find(*r, "body")->folded);  // the text segment carried forward too
+  EXPECT_EQ(Find(*r, "body")->rows, 3100u);
+  ExpectTextSearchesRight();
   EXPECT_EQ(VectorSegments().size(), 1u);
   EXPECT_EQ(VectorSegments()[0].fragment_ids.size(), graph_->Head("main")->Table("Doc")->manifest().fragments.size());
   EXPECT_GE(Recall(20, 10), 0.99);
@@ -317,6 +321,46 @@ TEST_F(SearchIndexTest, LaterBuildsFoldTheDeltaIntoTheSegment) {
   EXPECT_TRUE(Find(*again, "emb")->built);
   EXPECT_FALSE(Find(*again, "emb")->folded);
   EXPECT_GE(Recall(20, 10), 0.99);
+}
+
+// `optimize` compacts and indexes in one write: the segment's rows the compaction moved are
+// relabelled to their new addresses (not re-added), the rows written since are added.
+TEST_F(SearchIndexTest, OptimizeRelabelsTheSegmentAcrossItsCompaction) {
+  CompactGraphOptions optimize;
+  optimize.search_indexes = true;
+  ASSERT_TRUE(CompactGraph(*graph_, optimize).ok());
+  Load(Docs(3000, 3050));  // 45 more vectors, in a small fragment
+  auto r = CompactGraph(*graph_, optimize);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_TRUE(r->write.committed);
+  const SearchIndexStatus* emb = nullptr;
+  for (const auto& x : r->indexes) {
+    if (x.property == "emb") emb = &x;
+  }
+  ASSERT_NE(emb, nullptr);
+  EXPECT_TRUE(emb->built);
+  EXPECT_TRUE(emb->folded);
+  EXPECT_EQ(emb->rows, 2745u);
+  for (const auto& x : r->indexes) {
+    if (x.property == "body") {
+      EXPECT_TRUE(x.folded);  // relabelled, and the 50 new rows analyzed
+      EXPECT_EQ(x.rows, 3050u);
+    }
+  }
+  ExpectTextSearchesRight();
+  auto t = graph_->Head("main")->Table("Doc");
+  ASSERT_TRUE(t.ok());
+  EXPECT_EQ(t->manifest().fragments.size(), 1u);  // everything was rewritten
+  ASSERT_EQ(VectorSegments().size(), 1u);
+  EXPECT_EQ(VectorSegments()[0].fragment_ids.size(), 1u);
+  EXPECT_GE(Recall(20, 10), 0.99);
+  Answer a = Nearest(Vec(3001), 3);  // a row of the new fragment, by its own vector
+  ASSERT_FALSE(a.got.empty());
+  EXPECT_EQ(a.got[0], "d3001");
+  EXPECT_EQ(a.got, a.want);
+  auto check = CheckGraph(*graph_);
+  ASSERT_TRUE(check.ok());
+  EXPECT_EQ(check->problems_total, 0u);
 }
 
 TEST_F(SearchIndexTest, FilteredRankingsNeverStarve) {

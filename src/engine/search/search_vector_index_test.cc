@@ -114,6 +114,37 @@ TEST(VectorIndexTest, RoundTripsThroughItsObject) {
   for (size_t i = 0; i < 10; ++i) EXPECT_EQ(idx->Search(queries.at(i), 10, 64), back->Search(queries.at(i), 10, 64));
 }
 
+// A folded index (rows added, labels marked deleted) round-trips with its deleted marks counted
+// (hnswlib's loader leaves that count to us) and never returns a deleted label.
+TEST(VectorIndexTest, ExtendRelabelAndReload) {
+  const Data d = Random(300, 8, 7);
+  auto idx = BuildOf(d);
+  ASSERT_TRUE(idx.ok());
+  const std::vector<uint64_t> gone(d.labels.begin(), d.labels.begin() + 10);
+  const Data more = Random(5, 8, 8);
+  std::vector<uint64_t> fresh;
+  for (uint64_t i = 0; i < 5; ++i) fresh.push_back((uint64_t{9} << 32) | i);
+  ASSERT_TRUE(idx->Relabel(std::vector<std::pair<uint64_t, uint64_t>>{{d.labels[20], uint64_t{77} << 32}}).ok());
+  EXPECT_EQ(idx->Relabel(std::vector<std::pair<uint64_t, uint64_t>>{{12345, 1}}).code(), ErrorCode::kInvalidArgument);
+  ASSERT_TRUE(idx->Extend(gone, fresh, [&](size_t i) { return more.at(i); }).ok());
+  EXPECT_EQ(idx->deleted(), 10u);
+  auto back = VectorIndex::Decode(std::move(idx->Encode()).value(), 8, "k");
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(back->size(), 305u);
+  EXPECT_EQ(back->deleted(), 10u);
+  EXPECT_EQ(back->Labels().size(), 295u);
+  for (size_t q = 0; q < 10; ++q) {
+    auto got = back->Search(d.at(q), 5, 64);  // the deleted row's own vector
+    for (const auto& [dist, label] : got) EXPECT_NE(label, d.labels[q]);
+  }
+  auto renamed = back->Search(d.at(20), 1, 64);
+  ASSERT_EQ(renamed.size(), 1u);
+  EXPECT_EQ(renamed[0].second, uint64_t{77} << 32);
+  auto added = back->Search(more.at(3), 1, 64);
+  ASSERT_EQ(added.size(), 1u);
+  EXPECT_EQ(added[0].second, fresh[3]);
+}
+
 TEST(VectorIndexTest, DamagedOrForeignObjectsAreTypedErrors) {
   const Data d = Random(300, 8, 6);
   auto idx = BuildOf(d);

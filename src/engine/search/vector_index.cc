@@ -178,6 +178,21 @@ Status VectorIndex::Extend(std::span<const uint64_t> gone, std::span<const uint6
   return Status::Ok();
 }
 
+Status VectorIndex::Relabel(std::span<const std::pair<uint64_t, uint64_t>> renames) {
+  if (!hnsw_) return InternalError("relabelling an empty VectorIndex");
+  for (const auto& [from, to] : renames) {
+    auto it = hnsw_->label_lookup_.find(from);
+    if (it == hnsw_->label_lookup_.end()) {
+      return InvalidArgumentError("the vector index holds no label " + std::to_string(from));
+    }
+    const hnswlib::tableint id = it->second;
+    hnsw_->label_lookup_.erase(it);
+    hnsw_->setExternalLabel(id, to);
+    hnsw_->label_lookup_[to] = id;
+  }
+  return Status::Ok();
+}
+
 std::vector<uint64_t> VectorIndex::Labels() const {
   std::vector<uint64_t> out;
   if (!hnsw_) return out;
@@ -264,6 +279,13 @@ Result<VectorIndex> VectorIndex::Decode(std::string_view object, uint32_t dim, s
   if (out.hnsw_->cur_element_count != out.rows_ || out.hnsw_->data_size_ != size_t{dim} * sizeof(float)) {
     return CorruptError(where + ": the vector index's rows or dimension disagree with its header");
   }
+  // hnswlib 0.6.2's loading constructor leaves its deleted count uninitialized (and then adds the
+  // marked elements to it): count them here.
+  size_t marked = 0;
+  for (size_t i = 0; i < out.hnsw_->cur_element_count; ++i) {
+    marked += out.hnsw_->isMarkedDeleted(static_cast<hnswlib::tableint>(i)) ? 1 : 0;
+  }
+  out.hnsw_->num_deleted_ = marked;
   out.memory_bytes_ = HnswMemory(*out.hnsw_);
   return out;
 }

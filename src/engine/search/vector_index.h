@@ -66,6 +66,9 @@ class VectorIndex {
   // allocate.
   Status Extend(std::span<const uint64_t> gone, std::span<const uint64_t> labels,
                 const std::function<std::span<const float>(size_t)>& vector);
+  // Renames labels (rows a compaction moved to new addresses): each (old, new) pair with `old` in
+  // the index. InvalidArgument for a label the index does not hold.
+  Status Relabel(std::span<const std::pair<uint64_t, uint64_t>> renames);
   // Every label not marked deleted, and the count of those marked.
   std::vector<uint64_t> Labels() const;
   uint64_t deleted() const;
