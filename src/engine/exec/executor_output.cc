@@ -2,6 +2,7 @@
 // top-k with the total-order id tie-break, limit, and projection of only the kept rows.
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <numeric>
 
@@ -472,6 +473,60 @@ Result<QueryResult> Aggregate(Context& ctx, const Rows& rows, QueryResult res) {
 
 }  // namespace
 
+namespace {
+
+// Rows an ordering with a limit must build keys for, when its first key is a String or integer
+// property and the rows are many: those at or better than the limit-th best value of that key
+// (ties included, for the later keys), found by comparing the column's values directly (no Value
+// per row). Empty: every row (not applicable, or a row without a value).
+constexpr size_t kShortlistRows = 1024;
+Result<std::vector<uint8_t>> Shortlist(Context& ctx, const Rows& rows, std::optional<uint64_t> limit,
+                                       const std::vector<bool>& desc) {
+  const compiler::IrQuery& q = ctx.query();
+  const size_t n = rows.size();
+  std::vector<uint8_t> keep;
+  if (!limit || *limit == 0 || q.order.empty() || n < kShortlistRows || n <= 4 * *limit) return keep;
+  const compiler::IrExpr& e =
+      q.order[0].expr.kind == IrExprKind::kAlias ? q.projections[q.order[0].expr.alias].expr : q.order[0].expr;
+  if (e.kind != IrExprKind::kProperty || e.var < 0) return keep;
+  OG_ASSIGN_OR_RETURN(const format::Column* col, ctx.Column(ctx.TypeOf(e.var), e.property));
+  if (col == nullptr) return keep;
+  const TypeKind kind = col->type().kind;
+  for (size_t i = 0; i < n; ++i) {
+    const int64_t o = rows.row(i)[e.var];
+    if (o < 0 || !col->IsValid(static_cast<size_t>(o))) return keep;  // nulls order apart: every row
+  }
+  auto ordinal = [&](size_t i) { return static_cast<size_t>(rows.row(i)[e.var]); };
+  auto select = [&](auto value) {
+    using T = decltype(value(size_t{0}));
+    std::vector<T> v(n);
+    for (size_t i = 0; i < n; ++i) v[i] = value(ordinal(i));
+    std::vector<T> w = v;
+    const auto k = static_cast<std::ptrdiff_t>(*limit - 1);
+    if (desc[0]) {
+      std::nth_element(w.begin(), w.begin() + k, w.end(), std::greater<T>());
+    } else {
+      std::nth_element(w.begin(), w.begin() + k, w.end());
+    }
+    const T cut = w[static_cast<size_t>(k)];
+    keep.resize(n);
+    for (size_t i = 0; i < n; ++i) keep[i] = desc[0] ? !(v[i] < cut) : !(cut < v[i]);
+  };
+  switch (kind) {
+    case TypeKind::kString: select([&](size_t o) { return col->string_at(o); }); break;
+    case TypeKind::kI32:
+    case TypeKind::kDate: select([&](size_t o) { return int64_t{col->i32_values()[o]}; }); break;
+    case TypeKind::kI64:
+    case TypeKind::kDateTime: select([&](size_t o) { return col->i64_values()[o]; }); break;
+    case TypeKind::kU32: select([&](size_t o) { return uint64_t{col->u32_values()[o]}; }); break;
+    case TypeKind::kU64: select([&](size_t o) { return col->u64_values()[o]; }); break;
+    default: break;  // floats (NaN orders above every number), bools, enums as strings are fine too
+  }
+  return keep;
+}
+
+}  // namespace
+
 Result<std::vector<size_t>> OrderRows(Context& ctx, const Rows& rows, std::optional<uint64_t> limit) {
   const compiler::IrQuery& q = ctx.query();
   const size_t n = rows.size();
@@ -507,10 +562,12 @@ Result<std::vector<size_t>> OrderRows(Context& ctx, const Rows& rows, std::optio
       cut = d[*limit - 1];
     }
   }
+  OG_ASSIGN_OR_RETURN(std::vector<uint8_t> shortlist, Shortlist(ctx, rows, limit, desc));
   std::vector<size_t> ranked;  // the rows in the result, in row order
   ranked.reserve(n);
   std::vector<Value> row_keys(m);
   for (size_t i = 0; i < n; ++i) {
+    if (!shortlist.empty() && !shortlist[i]) continue;
     bool ranked_out = false;
     for (size_t k = 0; k < m && !ranked_out; ++k) ranked_out = !batched[k].empty() && std::isnan(batched[k][i]);
     ranked_out = ranked_out || (m > 0 && !batched[0].empty() && batched[0][i] > cut);
