@@ -38,6 +38,7 @@ enum class ExprKind : uint8_t {
   kSearch,     // search(expr, expr)
   kFuzzy,      // fuzzy(expr, expr[, expr])
   kMatchText,  // match_text(expr, expr)
+  kPathFn,     // length/nodes/edges/cost($path): `function` names it
 };
 // The function name of a search or ranking kind ("nearest", "bm25", "rrf", "search", "fuzzy",
 // "match_text"); empty for every other kind (an aggregate's name is AggFnName).
@@ -54,6 +55,7 @@ struct Expr {
   std::string property;  // kProperty
   AggFn agg = AggFn::kCount;
   std::vector<Expr> args;  // function arguments
+  std::string function;    // kPathFn: "length", "nodes", "edges" or "cost"
 };
 
 enum class CompareOp : uint8_t { kEq, kNe, kLt, kLe, kGt, kGe, kContains, kStartsWith };
@@ -71,7 +73,7 @@ struct Hops {
   std::optional<uint32_t> max;  // nullopt = unbounded ({min,})
 };
 
-enum class ClauseKind : uint8_t { kBinding, kTraversal, kFilter, kNot, kTextSearch };
+enum class ClauseKind : uint8_t { kBinding, kTraversal, kFilter, kNot, kTextSearch, kShortest };
 
 // One clause of a match block. Only the fields of `kind` are meaningful.
 struct Clause {
@@ -89,6 +91,11 @@ struct Clause {
   bool undirected = false;
   std::optional<Hops> hops;
   SourceSpan hops_span;
+  // kShortest: $var: shortest($src edge{min,max} $dst[, weight: property]) or all_shortest(...);
+  // `var` names the path, the traversal fields hold the pattern.
+  bool all_paths = false;
+  std::string weight;
+  SourceSpan weight_span;
   // kFilter: lhs op rhs
   Expr lhs;
   CompareOp op = CompareOp::kEq;

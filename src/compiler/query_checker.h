@@ -26,7 +26,9 @@ struct PropInfo {
 };
 
 // Where an expression appears; decides which functions are allowed.
-enum class ExprContext : uint8_t { kMatch, kReturn, kOrder, kAggregateArg, kFunctionArg };
+// kPathArg: the argument of a path function (length, nodes, edges, cost), the only place a path
+// variable may appear.
+enum class ExprContext : uint8_t { kMatch, kReturn, kOrder, kAggregateArg, kFunctionArg, kPathArg };
 
 // Checks one query. Not thread-safe (one instance per query); the catalog is only read.
 class QueryChecker {
@@ -61,6 +63,7 @@ class QueryChecker {
   Status CheckClauses(const std::vector<Clause>& clauses, std::vector<IrClause>* out);
   Result<IrClause> CheckBinding(const Clause& c);
   Result<IrClause> CheckTraversal(const Clause& c);
+  Result<IrClause> CheckShortest(const Clause& c);
   Result<IrClause> CheckFilter(const Clause& c);
   Result<IrClause> CheckNegation(const Clause& c);
   Result<IrExpr> CheckExpr(const Expr& e, ExprContext ctx);

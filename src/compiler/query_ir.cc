@@ -53,6 +53,13 @@ void DumpClauses(const IrQuery& q, const std::vector<IrClause>& clauses, int lev
         break;
       }
       case IrClauseKind::kTextFilter: *out += "text " + DumpIrExpr(q, c.call); break;
+      case IrClauseKind::kShortestPath:
+        *out += std::string(c.all_paths ? "all_shortest " : "shortest ") + VarName(q, c.var) + " = " +
+                VarName(q, c.src) + (c.direction == Direction::kBoth ? " <-" : " -") + c.edge_type + "-> " +
+                VarName(q, c.dst) + " hops " + std::to_string(c.min_hops) + ".." +
+                (c.max_hops ? std::to_string(*c.max_hops) : "*");
+        if (!c.weight.empty()) *out += " weight " + c.weight;
+        break;
     }
     *out += "\n";
   }
@@ -76,6 +83,7 @@ std::string DumpIrType(const IrType& t) {
   switch (t.kind) {
     case IrType::Kind::kNode: return "node " + t.entity_type;
     case IrType::Kind::kEdge: return "edge " + t.entity_type;
+    case IrType::Kind::kPath: return "path " + t.entity_type;
     case IrType::Kind::kValue: break;
   }
   std::string out = t.data.ToString();
@@ -103,6 +111,10 @@ std::string DumpIrExpr(const IrQuery& q, const IrExpr& e) {
     case IrExprKind::kSearch:
     case IrExprKind::kFuzzy:
     case IrExprKind::kMatchText: return std::string(SearchFunctionName(e.kind)) + "(" + ExprList(q, e.args) + ")";
+    case IrExprKind::kPathLength: return "length(" + ExprList(q, e.args) + "):" + DumpIrType(e.type);
+    case IrExprKind::kPathNodes: return "nodes(" + ExprList(q, e.args) + "):" + DumpIrType(e.type);
+    case IrExprKind::kPathEdges: return "edges(" + ExprList(q, e.args) + "):" + DumpIrType(e.type);
+    case IrExprKind::kPathCost: return "cost(" + ExprList(q, e.args) + "):" + DumpIrType(e.type);
     case IrExprKind::kAlias:
       if (e.alias >= 0 && static_cast<size_t>(e.alias) < q.projections.size()) {
         return "alias " + q.projections[static_cast<size_t>(e.alias)].name;
@@ -120,7 +132,11 @@ std::string DumpIr(const IrQuery& q) {
   if (!q.description.empty()) out += "description " + QuoteString(q.description) + "\n";
   if (!q.instruction.empty()) out += "instruction " + QuoteString(q.instruction) + "\n";
   for (const IrVariable& v : q.variables) {
-    out += "var $" + v.name + ": " + (v.kind == VarKind::kNode ? "node " : "edge ") + v.type_name;
+    out += "var $" + v.name + ": " +
+           (v.kind == VarKind::kNode   ? "node "
+            : v.kind == VarKind::kEdge ? "edge "
+                                       : "path ") +
+           v.type_name;
     if (v.scope > 0) out += " (not #" + std::to_string(v.scope) + ")";
     out += "\n";
   }

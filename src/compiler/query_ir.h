@@ -14,7 +14,9 @@
 
 namespace omnigraph::compiler {
 
-enum class VarKind : uint8_t { kNode, kEdge };
+// kPath: a path bound by a shortest-path clause (type_name: its edge type); only the path
+// functions (length, nodes, edges, cost) read it.
+enum class VarKind : uint8_t { kNode, kEdge, kPath };
 
 struct IrVariable {
   std::string name;  // without '$'; anonymous `$_` variables are named "_1", "_2", ...
@@ -26,28 +28,32 @@ struct IrVariable {
 
 // The static type of an expression.
 struct IrType {
-  enum class Kind : uint8_t { kValue, kNode, kEdge };
+  enum class Kind : uint8_t { kValue, kNode, kEdge, kPath };
   Kind kind = Kind::kValue;
   DataType data;  // kValue
   bool nullable = false;
   std::vector<std::string> enum_values;  // kValue of an enum property
-  std::string entity_type;               // kNode / kEdge: the type name
+  std::string entity_type;               // kNode / kEdge: the type name; kPath: its edge type
 };
 
 enum class IrExprKind : uint8_t {
-  kLiteral,    // literal: a typed Value
-  kParam,      // $param: bound at execution time (params.h)
-  kProperty,   // var.property (also the physical `id`, and `src`/`dst` of edges)
-  kVariable,   // a whole node (projection of all its properties)
-  kNow,        // now(): DateTime, one value per query execution
-  kAggregate,  // agg(args[0])
-  kNearest,    // args: [property, query]; F64 squared L2 distance (lower = closer)
-  kBm25,       // args: [field, query]; F64 relevance (higher = better)
-  kRrf,        // args: [rank, rank, k (U64 literal, default 60)]; F64 fused score
-  kSearch,     // args: [field, query]; Bool (any query token in the field)
-  kFuzzy,      // args: [field, query, max_edits (U64, default 2)]; Bool
-  kMatchText,  // args: [field, query]; Bool (phrase match)
-  kAlias,      // order by a projection alias: `alias` = projection index
+  kLiteral,     // literal: a typed Value
+  kParam,       // $param: bound at execution time (params.h)
+  kProperty,    // var.property (also the physical `id`, and `src`/`dst` of edges)
+  kVariable,    // a whole node (projection of all its properties)
+  kNow,         // now(): DateTime, one value per query execution
+  kAggregate,   // agg(args[0])
+  kNearest,     // args: [property, query]; F64 squared L2 distance (lower = closer)
+  kBm25,        // args: [field, query]; F64 relevance (higher = better)
+  kRrf,         // args: [rank, rank, k (U64 literal, default 60)]; F64 fused score
+  kSearch,      // args: [field, query]; Bool (any query token in the field)
+  kFuzzy,       // args: [field, query, max_edits (U64, default 2)]; Bool
+  kMatchText,   // args: [field, query]; Bool (phrase match)
+  kAlias,       // order by a projection alias: `alias` = projection index
+  kPathLength,  // args: [path variable]; I64 number of hops
+  kPathNodes,   // args: [path variable]; [String] node ids from the clause's source to its target
+  kPathEdges,   // args: [path variable]; [String] edge ids, in path order
+  kPathCost,    // args: [path variable]; F64 sum of the weights (the hop count when unweighted)
 };
 // The function name of a search or ranking kind ("nearest", "bm25", "rrf", "search", "fuzzy",
 // "match_text"); empty for every other kind (an aggregate's name is AggFnName).
@@ -65,7 +71,7 @@ struct IrExpr {
   std::vector<IrExpr> args;
 };
 
-enum class IrClauseKind : uint8_t { kBinding, kTraversal, kFilter, kNegation, kTextFilter };
+enum class IrClauseKind : uint8_t { kBinding, kTraversal, kFilter, kNegation, kTextFilter, kShortestPath };
 enum class Direction : uint8_t { kOut, kBoth };  // kOut: src -> dst as written; kBoth: <edge>
 
 struct IrPropertyEq {
@@ -85,6 +91,11 @@ struct IrClause {
   Direction direction = Direction::kOut;
   uint32_t min_hops = 1;
   std::optional<uint32_t> max_hops = 1;
+  // kShortestPath: `var` (a kPath variable) is bound to a shortest path src -[edge_type]-> dst
+  // (direction, min_hops 0 or 1, max_hops as for a traversal); `weight` names a numeric edge
+  // property (Dijkstra) or is empty (hops); `all_paths`: every shortest path, one row each.
+  std::string weight;
+  bool all_paths = false;
   // kFilter: lhs op rhs
   IrExpr lhs;
   CompareOp op = CompareOp::kEq;

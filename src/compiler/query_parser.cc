@@ -351,6 +351,10 @@ class Parser {
     }
     if (At(TokenKind::kVariable)) {
       const Token& n1 = Peek(1);
+      if (n1.Is(TokenKind::kColon) && (Peek(2).IsWord("shortest") || Peek(2).IsWord("all_shortest")) &&
+          Peek(3).Is(TokenKind::kLParen)) {
+        return ParseShortest(std::move(c));
+      }
       if (n1.Is(TokenKind::kColon)) return ParseBinding(std::move(c));
       bool edge_binding = n1.Is(TokenKind::kVariable) && Peek(2).Is(TokenKind::kColon);
       bool undirected = n1.Is(TokenKind::kLt) && Peek(2).Is(TokenKind::kIdent) && Peek(3).Is(TokenKind::kGt);
@@ -444,6 +448,28 @@ class Parser {
     }
     Advance();  // }
     return Status::Ok();
+  }
+
+  // $path: shortest($src edge{min,max} $dst[, weight: property]) | $path: all_shortest(...)
+  Result<Clause> ParseShortest(Clause c) {
+    c.var = Peek().text;
+    c.var_span = Advance().span();
+    Advance();  // :
+    c.all_paths = Advance().IsWord("all_shortest");
+    Advance();  // (
+    if (!At(TokenKind::kVariable)) return Fail({"variable"});
+    OG_ASSIGN_OR_RETURN(c, ParseTraversal(std::move(c)));
+    c.kind = ClauseKind::kShortest;
+    if (At(TokenKind::kComma)) {
+      Advance();
+      OG_RETURN_IF_ERROR(ExpectWord("weight"));
+      OG_RETURN_IF_ERROR(Expect(TokenKind::kColon));
+      if (!At(TokenKind::kIdent)) return Fail({"property name"});
+      c.weight = Peek().text;
+      c.weight_span = Advance().span();
+    }
+    OG_RETURN_IF_ERROR(Expect(TokenKind::kRParen));
+    return c;
   }
 
   Result<Clause> ParseTraversal(Clause c) {
@@ -677,10 +703,14 @@ class Parser {
     } else if (word == "fuzzy") {
       e.kind = ExprKind::kFuzzy;
       OG_RETURN_IF_ERROR(ParseArgs(&e, 2, 3, word));
+    } else if (word == "length" || word == "nodes" || word == "edges" || word == "cost") {
+      e.kind = ExprKind::kPathFn;
+      e.function = word;
+      OG_RETURN_IF_ERROR(ParseArgs(&e, 1, 1, word));
     } else {
       return ErrorAt(fn_tok, "unknown function `" + word +
                                  "`; expected one of count, sum, avg, min, max, now, nearest, "
-                                 "bm25, rrf, search, match_text, fuzzy");
+                                 "bm25, rrf, search, match_text, fuzzy, length, nodes, edges, cost");
     }
     return e;
   }

@@ -74,12 +74,25 @@ void PrintClause(const Clause& c, int level, std::string* out) {
       *out += "}";
       break;
     case ClauseKind::kTextSearch: *out += PrintExpr(c.call); break;
+    case ClauseKind::kShortest:
+      *out += "$" + c.var + (c.all_paths ? ": all_shortest($" : ": shortest($") + c.src + " ";
+      *out += c.undirected ? "<" + c.edge + ">" : c.edge;
+      if (c.hops) {
+        *out += "{" + std::to_string(c.hops->min) + ",";
+        if (c.hops->max) *out += std::to_string(*c.hops->max);
+        *out += "}";
+      }
+      *out += " $" + c.dst;
+      if (!c.weight.empty()) *out += ", weight: " + c.weight;
+      *out += ")";
+      break;
   }
   *out += "\n";
 }
 
 std::string_view FunctionName(const Expr& e) {
   if (e.kind == ExprKind::kAggregate) return AggFnName(e.agg);
+  if (e.kind == ExprKind::kPathFn) return e.function;
   return SearchFunctionName(e.kind);
 }
 

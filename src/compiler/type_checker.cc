@@ -47,6 +47,7 @@ std::string DefaultColumnName(const Expr& e) {
     case ExprKind::kSearch:
     case ExprKind::kFuzzy:
     case ExprKind::kMatchText: return std::string(SearchFunctionName(e.kind));
+    case ExprKind::kPathFn: return e.function;
   }
   return "literal";
 }
@@ -211,6 +212,8 @@ Status QueryChecker::CheckClauses(const std::vector<Clause>& given, std::vector<
       OG_ASSIGN_OR_RETURN(slots[i], CheckBinding(c));
     } else if (c.kind == ClauseKind::kTraversal) {
       OG_ASSIGN_OR_RETURN(slots[i], CheckTraversal(c));
+    } else if (c.kind == ClauseKind::kShortest) {
+      OG_ASSIGN_OR_RETURN(slots[i], CheckShortest(c));
     }
   }
   for (size_t i = 0; i < clauses.size(); ++i) {
@@ -373,6 +376,25 @@ Result<IrExpr> QueryChecker::CheckVarRef(const Expr& e, ExprContext ctx) {
   const IrVariable& v = ir_.variables[static_cast<size_t>(st->index)];
   IrExpr out;
   out.var = st->index;
+  if (v.kind == VarKind::kPath) {
+    if (e.kind != ExprKind::kVariable) {
+      return Err(ErrorCode::kTypePathMisuse, e.span,
+                 "path " + Var(e.name) + " has no properties; read it with length(), nodes(), edges() or cost()");
+    }
+    if (ctx != ExprContext::kPathArg && ctx != ExprContext::kAggregateArg) {
+      return Err(ErrorCode::kTypePathMisuse, e.span,
+                 "path " + Var(e.name) + " is read through length(" + Var(e.name) + "), nodes(" + Var(e.name) +
+                     "), edges(" + Var(e.name) + ") or cost(" + Var(e.name) + ")");
+    }
+    out.kind = IrExprKind::kVariable;
+    out.type.kind = IrType::Kind::kPath;
+    out.type.entity_type = v.type_name;
+    return out;
+  }
+  if (ctx == ExprContext::kPathArg) {
+    return Err(ErrorCode::kTypePathMisuse, e.span,
+               Var(e.name) + " is not a path; path functions read a variable bound by shortest() or all_shortest()");
+  }
   if (e.kind == ExprKind::kVariable) {
     if (v.kind == VarKind::kEdge && ctx == ExprContext::kReturn) {
       return Err(ErrorCode::kTypeEdgeBindingMisuse, e.span,
@@ -474,6 +496,26 @@ Result<IrExpr> QueryChecker::CheckCall(const Expr& e, ExprContext ctx) {
     return arg;
   };
   switch (e.kind) {
+    case ExprKind::kPathFn: {
+      const Expr& a = e.args[0];
+      if (a.kind != ExprKind::kVariable) {
+        return Err(ErrorCode::kTypePathMisuse, a.span,
+                   e.function + "() takes a path variable (bound by shortest() or all_shortest())");
+      }
+      OG_ASSIGN_OR_RETURN(IrExpr arg, CheckVarRef(a, ExprContext::kPathArg));
+      if (e.function == "length") {
+        out.kind = IrExprKind::kPathLength;
+        out.type = ValueType(DataType::Scalar(TypeKind::kI64), false);
+      } else if (e.function == "cost") {
+        out.kind = IrExprKind::kPathCost;
+        out.type = ValueType(DataType::Scalar(TypeKind::kF64), false);
+      } else {
+        out.kind = e.function == "nodes" ? IrExprKind::kPathNodes : IrExprKind::kPathEdges;
+        out.type = ValueType(DataType::List(TypeKind::kString), false);
+      }
+      out.args.push_back(std::move(arg));
+      return out;
+    }
     case ExprKind::kAggregate: {
       if (ctx != ExprContext::kReturn && ctx != ExprContext::kOrder) {
         return Err(ErrorCode::kTypeFunctionPlacement, e.span,
@@ -489,6 +531,10 @@ Result<IrExpr> QueryChecker::CheckCall(const Expr& e, ExprContext ctx) {
                    std::string(AggFnName(e.agg)) + "() needs a variable or a property");
       }
       OG_ASSIGN_OR_RETURN(IrExpr arg, CheckVarRef(a, ExprContext::kAggregateArg));
+      if (arg.type.kind == IrType::Kind::kPath && e.agg != AggFn::kCount) {
+        return Err(ErrorCode::kTypePathMisuse, a.span,
+                   std::string(AggFnName(e.agg)) + "() cannot read a path; only count() can");
+      }
       if (IsBlob(arg.type)) {
         return Err(ErrorCode::kTypeBlobValue, a.span, "Blob property `" + a.property + "` cannot be aggregated");
       }
@@ -764,13 +810,17 @@ Status QueryChecker::CheckOrder() {
 
 void QueryChecker::CollectReads() {
   std::set<IrTypeRef> reads;
-  for (const IrVariable& v : ir_.variables) reads.insert({v.kind, v.type_name});
+  for (const IrVariable& v : ir_.variables) {
+    if (v.kind != VarKind::kPath) reads.insert({v.kind, v.type_name});
+  }
   std::vector<const std::vector<IrClause>*> pending{&ir_.clauses};
   while (!pending.empty()) {
     const std::vector<IrClause>* clauses = pending.back();
     pending.pop_back();
     for (const IrClause& c : *clauses) {
-      if (c.kind == IrClauseKind::kTraversal) reads.insert({VarKind::kEdge, c.edge_type});
+      if (c.kind == IrClauseKind::kTraversal || c.kind == IrClauseKind::kShortestPath) {
+        reads.insert({VarKind::kEdge, c.edge_type});
+      }
       if (c.kind == IrClauseKind::kNegation) pending.push_back(&c.body);
     }
   }

@@ -179,6 +179,7 @@ Status Pipeline::Prepare() {
         }
         break;
       case IrClauseKind::kTraversal:
+      case IrClauseKind::kShortestPath:  // applied once both endpoints are bound (PickTraversal)
         needed_.insert(c.src);
         needed_.insert(c.dst);
         traversals_.push_back(&c);
@@ -516,7 +517,7 @@ std::optional<std::vector<PathLink>> Pipeline::CountableChain(const Rows& rows, 
   const IrClause* t = &first;
   int at = -1;  // the variable the next link starts from
   while (true) {
-    if (t->edge_var >= 0 || t->src == t->dst) return std::nullopt;
+    if (t->kind != IrClauseKind::kTraversal || t->edge_var >= 0 || t->src == t->dst) return std::nullopt;
     bool forward;
     if (at < 0) {
       const bool sb = rows.bound[t->src], db = rows.bound[t->dst];
@@ -574,7 +575,8 @@ int Pipeline::PickTraversal(const Rows& rows, const State& st, int next) const {
     for (size_t i = 0; i < st.pending.size(); ++i) {
       const IrClause& t = *st.pending[i];
       const bool sb = rows.bound[t.src], db = rows.bound[t.dst];
-      if (pass == 0 ? (sb && db) : (sb != db && (next < 0 || (sb ? t.dst : t.src) == next))) {
+      const bool path = t.kind == IrClauseKind::kShortestPath;  // only once both are bound
+      if (pass == 0 ? (sb && db) : (!path && sb != db && (next < 0 || (sb ? t.dst : t.src) == next))) {
         return static_cast<int>(i);
       }
     }
@@ -601,7 +603,7 @@ Result<int> Pipeline::PickSeed(const Rows& rows) const {
 
 Result<bool> Pipeline::OrderedFits(const Rows& seed) {
   for (const IrClause* t : traversals_) {
-    if (t->edge_var >= 0) return false;
+    if (t->edge_var >= 0 || t->kind == IrClauseKind::kShortestPath) return false;
   }
   if (needed_.empty()) return false;
   OG_ASSIGN_OR_RETURN(int first, PickSeed(seed));
@@ -696,6 +698,11 @@ Status Pipeline::Continue(Rows rows, State st, RowSink& sink, const RunMode& mod
     if (int pick = PickTraversal(rows, st, next); pick >= 0) {
       const IrClause& t = *st.pending[pick];
       st.pending.erase(st.pending.begin() + pick);
+      if (t.kind == IrClauseKind::kShortestPath) {
+        OG_ASSIGN_OR_RETURN(rows, ShortestPaths(ctx_, rows, t));
+        OG_ASSIGN_OR_RETURN(rows, ApplyChecks(std::move(rows), t.var, true, &st.multi_done));
+        continue;
+      }
       std::vector<int> fresh;
       for (int v : {t.src, t.dst, t.edge_var}) {
         if (v >= 0 && !rows.bound[v]) fresh.push_back(v);

@@ -141,6 +141,10 @@ Result<Value> Context::Eval(const IrExpr& e, const int64_t* row) {
     }
     case IrExprKind::kAggregate: return InternalError("aggregate evaluated per row");
     case IrExprKind::kAlias: return InternalError("alias evaluated per row");
+    case IrExprKind::kPathLength:
+    case IrExprKind::kPathNodes:
+    case IrExprKind::kPathEdges:
+    case IrExprKind::kPathCost: return EvalPath(e, row);
     default: return EvalSearch(e, row);
   }
 }

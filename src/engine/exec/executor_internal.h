@@ -41,6 +41,30 @@ struct Rows {
   void Append(const int64_t* r) { cells.insert(cells.end(), r, r + width); }
 };
 
+// A path bound by a shortest-path clause (executor_shortest.cc): node ordinals from the clause's
+// source to its target (the first of the source's table, the rest of the target's), the edge
+// ordinals between them, and the sum of the weights (the hop count when unweighted). Rows hold
+// the path's index in its Context.
+struct PathValue {
+  std::vector<uint32_t> nodes, edges;
+  double cost = 0;
+};
+
+class Context;
+// Compares the paths of one path variable by their node ids in order (a shorter prefix first):
+// the order rows with equal other bindings take. Unbound (-1) first.
+class PathNodeIds {
+ public:
+  PathNodeIds(const std::vector<PathValue>& paths, const TableOrdinals& first, const TableOrdinals& rest)
+      : paths_(&paths), first_(&first), rest_(&rest) {}
+  int Compare(int64_t x, int64_t y) const;
+
+ private:
+  const std::vector<PathValue>* paths_;
+  const TableOrdinals* first_;  // the table of a path's first node
+  const TableOrdinals* rest_;   // the table of the others
+};
+
 // Per-query state: the table versions and cached structures of every variable.
 class Context {
  public:
@@ -124,6 +148,13 @@ class Context {
   Result<std::optional<int64_t>> RrfPosition(const compiler::IrExpr& e, const int64_t* row);
   static bool IsConstant(const compiler::IrExpr& e);
 
+  // Paths (executor_shortest.cc): AddPath keeps one for this query (charged to the budget) and
+  // returns the index rows hold; EvalPath answers length/nodes/edges/cost of a row's path.
+  Result<int64_t> AddPath(PathValue p);
+  Result<Value> EvalPath(const compiler::IrExpr& e, const int64_t* row);
+  // The comparator of path variable `var`'s paths (PathNodeIds).
+  Result<PathNodeIds> PathIds(int var);
+
   // The query's memory budget (ExecOptions::max_memory_bytes): Charge adds `bytes` held by the
   // query's rows and fails with `resource_limit` past the budget (nothing is charged then);
   // Release gives them back.
@@ -143,6 +174,9 @@ class Context {
   uint64_t budget_;
   uint64_t used_ = 0;
   Context* parent_ = nullptr;  // a block's context charges its parent
+  std::vector<PathValue> paths_;
+  // The shortest-path clause binding path variable `var` (nullptr when none).
+  const compiler::IrClause* PathClause(int var) const;
   std::map<std::string, table::TableVersion> tables_;
   std::map<std::string, std::shared_ptr<const TableOrdinals>> ordinals_;
   std::map<std::string, std::shared_ptr<const format::Column>> columns_;  // "type\x1fcolumn"
@@ -298,6 +332,11 @@ Result<Rows> CountPerRow(Context& ctx, Rows rows, const std::vector<PathLink>& c
 bool PathCountable(const Rows& rows, const std::vector<PathLink>& chain, const std::vector<bool>& read);
 Result<Rows> PathCounts(Context& ctx, Rows rows, const std::vector<PathLink>& chain, const std::vector<bool>& read,
                         Reacher* reacher);
+
+// Binds the path variable of shortest-path clause `t` in every row of `rows` (both endpoints
+// bound): rows whose endpoints no path joins are dropped; all_shortest gives one row per path
+// (executor_shortest.cc).
+Result<Rows> ShortestPaths(Context& ctx, const Rows& rows, const compiler::IrClause& t);
 
 // For an aggregating query: the variables whose bindings its result reads (grouping keys, aggregate
 // arguments, order keys) other than through count($v), which only needs $v bound.

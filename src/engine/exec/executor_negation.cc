@@ -58,9 +58,9 @@ void RenumberClause(IrClause* c, const std::vector<int>& map) {
 std::vector<bool> BoundByClauses(const std::vector<IrClause>& clauses, size_t width) {
   std::vector<bool> bound(width, false);
   for (const IrClause& c : clauses) {
-    for (int v :
-         {c.kind == IrClauseKind::kBinding ? c.var : -1, c.kind == IrClauseKind::kTraversal ? c.src : -1,
-          c.kind == IrClauseKind::kTraversal ? c.dst : -1, c.kind == IrClauseKind::kTraversal ? c.edge_var : -1}) {
+    const bool walks = c.kind == IrClauseKind::kTraversal || c.kind == IrClauseKind::kShortestPath;
+    for (int v : {c.kind == IrClauseKind::kBinding || c.kind == IrClauseKind::kShortestPath ? c.var : -1,
+                  walks ? c.src : -1, walks ? c.dst : -1, c.kind == IrClauseKind::kTraversal ? c.edge_var : -1}) {
       if (v >= 0 && static_cast<size_t>(v) < width) bound[v] = true;
     }
   }

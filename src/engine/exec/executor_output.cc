@@ -602,8 +602,19 @@ Result<std::vector<size_t>> OrderRows(Context& ctx, const Rows& rows, std::optio
   // from its id column.
   std::vector<const TableOrdinals*> tie_ords;
   std::vector<const format::Column*> tie_ids;
+  // Paths tie by their node ids in order (PathNodeIds).
+  std::vector<std::optional<PathNodeIds>> tie_paths;
   for (size_t v = 0; v < q.variables.size(); ++v) {
     if (q.variables[v].scope != 0) continue;
+    if (q.variables[v].kind == compiler::VarKind::kPath) {
+      OG_ASSIGN_OR_RETURN(PathNodeIds ids, ctx.PathIds(static_cast<int>(v)));
+      tie_vars.push_back(static_cast<int>(v));
+      tie_paths.push_back(std::move(ids));
+      tie_ords.push_back(nullptr);
+      tie_ids.push_back(nullptr);
+      continue;
+    }
+    tie_paths.emplace_back();
     tie_vars.push_back(static_cast<int>(v));
     const TableOrdinals* ord = ctx.LoadedOrdinals(ctx.TypeOf(static_cast<int>(v)));
     const format::Column* c = nullptr;
@@ -626,7 +637,9 @@ Result<std::vector<size_t>> OrderRows(Context& ctx, const Rows& rows, std::optio
       if (c != 0) return c < 0;
     }
     for (size_t k = 0; k < tie_vars.size(); ++k) {
-      int c = id_of(ranked[a], k).compare(id_of(ranked[b], k));
+      const int c = tie_paths[k]
+                        ? tie_paths[k]->Compare(rows.row(ranked[a])[tie_vars[k]], rows.row(ranked[b])[tie_vars[k]])
+                        : id_of(ranked[a], k).compare(id_of(ranked[b], k));
       if (c != 0) return c < 0;
     }
     return a < b;

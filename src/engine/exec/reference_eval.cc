@@ -58,6 +58,12 @@ class Evaluator {
   Result<std::vector<Binding>> Eval(const std::vector<IrClause>& clauses, std::vector<Binding> rows);
   Result<std::vector<Binding>> Apply(const IrClause& c, std::vector<Binding> rows);
   Result<std::vector<Binding>> Traverse(const IrClause& c, std::vector<Binding> rows);
+  // shortest() / all_shortest(): full breadth-first distances to the target (or Dijkstra over
+  // every node), then every walk of that length that stays on them, in node-id order.
+  Result<std::vector<Binding>> Shortest(const IrClause& c, std::vector<Binding> rows);
+  Result<std::vector<size_t>> PathsBetween(const IrClause& c, size_t a, size_t b);
+  const IrClause* PathClause(int var, const std::vector<IrClause>& clauses) const;
+  Result<Value> PathFn(const IrExpr& e, const Binding& b);
   Result<Value> Expr(const IrExpr& e, const Binding& b);
   // search, fuzzy, match_text, nearest, bm25, rrf (docs/search.md).
   Result<Value> Search(const IrExpr& e, const Binding& b);
@@ -74,6 +80,11 @@ class Evaluator {
   int64_t now_ms_;
   std::map<std::string, TableData> tables_;
   std::map<std::string, Adjacency> adjacency_;
+  struct RefPath {
+    std::vector<size_t> nodes, edges;  // table rows
+    double cost = 0;
+  };
+  std::vector<RefPath> paths_;                                                  // bindings of path variables index this
   std::map<const IrExpr*, std::vector<double>> bm25_;                           // score per row of the field's table
   std::map<const IrExpr*, std::map<int64_t, std::pair<double, int64_t>>> rrf_;  // row -> (score, position)
 };
@@ -136,6 +147,10 @@ Result<Value> Evaluator::Expr(const IrExpr& e, const Binding& b) {
     }
     case IrExprKind::kAggregate: return InternalError("aggregate evaluated per row");
     case IrExprKind::kAlias: return InternalError("alias evaluated per row");
+    case IrExprKind::kPathLength:
+    case IrExprKind::kPathNodes:
+    case IrExprKind::kPathEdges:
+    case IrExprKind::kPathCost: return PathFn(e, b);
     default: return Search(e, b);
   }
 }
@@ -283,6 +298,186 @@ std::optional<int64_t> Evaluator::RrfPosition(const IrExpr& e, const Binding& b)
   return f->second.second;
 }
 
+const IrClause* Evaluator::PathClause(int var, const std::vector<IrClause>& clauses) const {
+  for (const IrClause& c : clauses) {
+    if (c.kind == IrClauseKind::kShortestPath && c.var == var) return &c;
+    if (const IrClause* in = PathClause(var, c.body)) return in;
+  }
+  return nullptr;
+}
+
+Result<Value> Evaluator::PathFn(const IrExpr& e, const Binding& b) {
+  const int var = e.args.at(0).var;
+  if (b[var] < 0) return Value::Null(e.type.data);
+  const RefPath& p = paths_.at(static_cast<size_t>(b[var]));
+  if (e.kind == IrExprKind::kPathLength) return Value::I64(static_cast<int64_t>(p.edges.size()));
+  if (e.kind == IrExprKind::kPathCost) return Value::F64(p.cost);
+  const IrClause* c = PathClause(var, q_.clauses);
+  if (c == nullptr) return InternalError("no clause binds the path");
+  std::vector<Value> ids;
+  if (e.kind == IrExprKind::kPathEdges) {
+    OG_ASSIGN_OR_RETURN(const TableData* t, Table(c->edge_type));
+    for (size_t r : p.edges) ids.push_back(Value::String(t->Id(r)));
+  } else {
+    for (size_t i = 0; i < p.nodes.size(); ++i) {
+      OG_ASSIGN_OR_RETURN(const TableData* t, Table(TypeOf(i == 0 ? c->src : c->dst)));
+      ids.push_back(Value::String(t->Id(p.nodes[i])));
+    }
+  }
+  return Value::List(TypeKind::kString, std::move(ids));
+}
+
+Result<std::vector<size_t>> Evaluator::PathsBetween(const IrClause& c, size_t a, size_t b) {
+  OG_ASSIGN_OR_RETURN(const Adjacency* adj, Adj(c.edge_type));
+  const compiler::EdgeType* et = snap_.catalog().FindEdge(c.edge_type);
+  OG_ASSIGN_OR_RETURN(const TableData* nodes, Table(et->to_type));
+  OG_ASSIGN_OR_RETURN(const TableData* edges, Table(c.edge_type));
+  const bool both = c.direction == compiler::Direction::kBoth;
+  const bool hetero = et->from_type != et->to_type;
+  // (neighbour, edge row) of n, forward or backward along the clause.
+  auto next = [&](size_t n, bool forward) {
+    std::vector<std::pair<size_t, size_t>> out;
+    for (int side = 0; side < (both ? 2 : 1); ++side) {
+      const bool use_out = forward == (side == 0);
+      if (hetero && !use_out) continue;
+      const auto& lists = use_out ? adj->out : adj->in;
+      if (n < lists.size()) out.insert(out.end(), lists[n].begin(), lists[n].end());
+    }
+    return out;
+  };
+  double weight_missing = std::numeric_limits<double>::quiet_NaN();
+  const size_t wf = c.weight.empty() ? 0 : edges->Field(c.weight);
+  // The weight of edge row r: 1 unweighted; NaN when null (not traversable).
+  auto weight = [&](size_t r) -> Result<double> {
+    if (c.weight.empty()) return 1.0;
+    if (wf == edges->fields.size() || edges->rows[r][wf].is_null()) return weight_missing;
+    const Value& v = edges->rows[r][wf];
+    const double w = IsFloatKind(v.kind())      ? v.float_value()
+                     : IsUnsignedKind(v.kind()) ? static_cast<double>(v.uint_value())
+                                                : static_cast<double>(v.int_value());
+    if (std::isnan(w) || w < 0) return Status(ErrorCode::kPathWeight, "negative or NaN weight");
+    return w;
+  };
+  std::vector<size_t> found;
+  auto keep = [&](RefPath p) {
+    found.push_back(paths_.size());
+    paths_.push_back(std::move(p));
+  };
+  if (a == b && c.min_hops == 0 && !hetero) {
+    keep(RefPath{{a}, {}, 0});
+    return found;
+  }
+  if (hetero) {  // one hop: the cheapest edge, then the smallest id
+    std::optional<std::pair<double, size_t>> best;
+    for (auto [d, r] : next(a, true)) {
+      if (d != b) continue;
+      OG_ASSIGN_OR_RETURN(double w, weight(r));
+      if (std::isnan(w)) continue;
+      if (!best || w < best->first || (w == best->first && edges->Id(r) < edges->Id(best->second))) best = {{w, r}};
+    }
+    if (best && c.max_hops.value_or(1) >= 1) keep(RefPath{{a, b}, {best->second}, best->first});
+    return found;
+  }
+  const double inf = std::numeric_limits<double>::infinity();
+  // Distance of every node to b (Bellman-Ford style relaxation until nothing changes).
+  std::vector<double> to_b(nodes->rows.size(), inf);
+  to_b[b] = 0;
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (size_t n = 0; n < nodes->rows.size(); ++n) {
+      for (auto [y, r] : next(n, true)) {
+        OG_ASSIGN_OR_RETURN(double w, weight(r));
+        if (std::isnan(w) || to_b[y] == inf) continue;
+        if (to_b[y] + w < to_b[n]) to_b[n] = to_b[y] + w, changed = true;
+      }
+    }
+  }
+  // The cost of the answer: from a (at least one hop when a == b).
+  double total = to_b[a];
+  if (a == b) {
+    total = inf;
+    for (auto [y, r] : next(a, true)) {
+      OG_ASSIGN_OR_RETURN(double w, weight(r));
+      if (!std::isnan(w) && to_b[y] + w < total) total = to_b[y] + w;
+    }
+  }
+  if (total == inf) return found;
+  if (!c.weight.empty()) {  // one cheapest path: follow tight edges (first found)
+    RefPath p{{a}, {}, total};
+    size_t at = a;
+    double left = total;
+    while (p.edges.empty() || at != b) {
+      bool moved = false;
+      for (auto [y, r] : next(at, true)) {
+        OG_ASSIGN_OR_RETURN(double w, weight(r));
+        if (std::isnan(w) || to_b[y] + w != left) continue;
+        if (y == at && !(p.edges.empty() && a == b)) continue;  // a loop is a first step only of a cycle
+        p.nodes.push_back(y), p.edges.push_back(r), at = y, left = to_b[y], moved = true;
+        break;
+      }
+      if (!moved || p.edges.size() > nodes->rows.size()) return InternalError("reference: no tight edge");
+    }
+    keep(std::move(p));
+    return found;
+  }
+  const auto hops = static_cast<size_t>(total);
+  if (c.max_hops && hops > *c.max_hops) return found;
+  // Every walk of `hops` steps along to_b, in node-id order; parallel edges: the smallest id.
+  std::function<void(RefPath&)> walk = [&](RefPath& p) {
+    const size_t k = p.nodes.size();
+    if (k == hops + 1) {
+      if (c.all_paths || found.empty()) keep(p);
+      return;
+    }
+    std::map<std::string, std::pair<size_t, size_t>> by_id;  // node id -> (node, edge)
+    for (auto [y, r] : next(p.nodes.back(), true)) {
+      const bool ok = k == hops ? y == b : (to_b[y] == static_cast<double>(hops - k) && !(y == b && a == b));
+      if (!ok) continue;
+      auto [it, fresh] = by_id.try_emplace(nodes->Id(y), y, r);
+      if (!fresh && edges->Id(r) < edges->Id(it->second.second)) it->second.second = r;
+    }
+    for (const auto& [id, ye] : by_id) {
+      p.nodes.push_back(ye.first);
+      p.edges.push_back(ye.second);
+      walk(p);
+      p.nodes.pop_back();
+      p.edges.pop_back();
+    }
+  };
+  RefPath start{{a}, {}, static_cast<double>(hops)};
+  walk(start);
+  return found;
+}
+
+Result<std::vector<Binding>> Evaluator::Shortest(const IrClause& c, std::vector<Binding> rows) {
+  std::vector<Binding> out;
+  for (const Binding& b : rows) {
+    std::vector<size_t> as, bs;
+    for (auto [end, list] : {std::pair{c.src, &as}, std::pair{c.dst, &bs}}) {
+      if (b[end] >= 0) {
+        list->push_back(static_cast<size_t>(b[end]));
+        continue;
+      }
+      OG_ASSIGN_OR_RETURN(const TableData* t, Table(TypeOf(end)));
+      for (size_t i = 0; i < t->rows.size(); ++i) list->push_back(i);
+    }
+    for (size_t a : as) {
+      for (size_t d : bs) {
+        if (c.src == c.dst && a != d) continue;
+        OG_ASSIGN_OR_RETURN(std::vector<size_t> paths, PathsBetween(c, a, d));
+        for (size_t p : paths) {
+          Binding nb = b;
+          nb[c.src] = static_cast<int64_t>(a);
+          nb[c.dst] = static_cast<int64_t>(d);
+          nb[c.var] = static_cast<int64_t>(p);
+          out.push_back(std::move(nb));
+        }
+      }
+    }
+  }
+  return out;
+}
+
 Result<std::vector<Binding>> Evaluator::Traverse(const IrClause& c, std::vector<Binding> rows) {
   OG_ASSIGN_OR_RETURN(const Adjacency* adj, Adj(c.edge_type));
   const compiler::EdgeType* e = snap_.catalog().FindEdge(c.edge_type);
@@ -386,6 +581,7 @@ Result<std::vector<Binding>> Evaluator::Apply(const IrClause& c, std::vector<Bin
       return out;
     }
     case IrClauseKind::kTraversal: return Traverse(c, std::move(rows));
+    case IrClauseKind::kShortestPath: return Shortest(c, std::move(rows));
     case IrClauseKind::kFilter: {
       std::vector<Binding> out;
       for (Binding& b : rows) {
@@ -418,10 +614,12 @@ Result<std::vector<Binding>> Evaluator::Apply(const IrClause& c, std::vector<Bin
 Result<std::vector<Binding>> Evaluator::Eval(const std::vector<IrClause>& clauses, std::vector<Binding> rows) {
   // Bindings and traversals first, then filters and negations: the type checker lets a filter
   // mention a variable that a later clause binds, so source order alone would see it unbound.
-  for (int pass = 0; pass < 2; ++pass) {
+  // Shortest paths in between: both their endpoints are bound by then (or range over their type).
+  for (int pass = 0; pass < 3; ++pass) {
     for (const IrClause& c : clauses) {
-      bool binds = c.kind == IrClauseKind::kBinding || c.kind == IrClauseKind::kTraversal;
-      if (binds != (pass == 0)) continue;
+      const bool binds = c.kind == IrClauseKind::kBinding || c.kind == IrClauseKind::kTraversal;
+      const int when = binds ? 0 : c.kind == IrClauseKind::kShortestPath ? 1 : 2;
+      if (when != pass) continue;
       OG_ASSIGN_OR_RETURN(rows, Apply(c, std::move(rows)));
     }
   }
@@ -500,6 +698,15 @@ Result<QueryResult> Evaluator::Run() {
       if (q_.variables[v].scope != 0) continue;
       if (b[v] < 0) {
         ids.emplace_back();
+        continue;
+      }
+      if (q_.variables[v].kind == compiler::VarKind::kPath) {  // the node ids in order
+        const IrClause* c = PathClause(static_cast<int>(v), q_.clauses);
+        if (c == nullptr) return InternalError("no clause binds the path");
+        OG_ASSIGN_OR_RETURN(const TableData* t, Table(TypeOf(c->dst)));
+        std::string key;
+        for (size_t n : paths_[b[v]].nodes) key += t->Id(n) + std::string(1, '\0');
+        ids.push_back(std::move(key));
         continue;
       }
       OG_ASSIGN_OR_RETURN(const TableData* t, Table(TypeOf(static_cast<int>(v))));
