@@ -67,6 +67,21 @@ class MatchSink final : public RowSink {
   size_t slot_;
 };
 
+// Whether `t` compares a property of `var` with a constant: then *prop and *other are its sides and
+// *left says the constant is on the left (FilterByColumn's `constant_left`).
+bool ColumnTest(const Test& t, int var, const IrExpr** prop, const IrExpr** other, bool* left) {
+  *left = t.rhs->kind == IrExprKind::kProperty && t.rhs->var == var && Context::IsConstant(*t.lhs);
+  if (*left) {
+    *prop = t.rhs, *other = t.lhs;
+    return true;
+  }
+  if (t.lhs->kind == IrExprKind::kProperty && t.lhs->var == var && Context::IsConstant(*t.rhs)) {
+    *prop = t.lhs, *other = t.rhs;
+    return true;
+  }
+  return false;
+}
+
 // The plan of one clause list (the query's, or one `not` block's), reusable across seeds.
 class Pipeline {
  public:
@@ -124,6 +139,16 @@ class Pipeline {
   // single-property String or integer @key (whose id is the value's canonical text).
   const IrExpr* IdConstant(int var, const Test& t, bool* is_key) const;
   Result<Rows> Expand(const Rows& rows, const IrClause& t);
+  // The tests of edge variable `var` that compare a property with a constant, evaluated once over
+  // the edge table's columns: the edge ordinals passing all of them, one bit each (nullptr when
+  // there are no such tests). Expand emits only those edges, and ApplyChecks skips the tests.
+  Result<const std::vector<bool>*> EdgeFilter(int var);
+  struct EdgeTests {
+    std::vector<bool> allowed;  // by edge ordinal
+    std::vector<bool> pushed;   // by index in var_tests_[var]
+    bool any = false;
+  };
+  std::map<int, EdgeTests> edge_tests_;
   // True when no test (of `v` alone, or not yet applied across variables) mentions `v`.
   bool Unconstrained(int v, const std::vector<bool>& multi_done) const {
     if (!var_tests_[v].empty()) return false;
@@ -239,7 +264,10 @@ Status Pipeline::Prepare() {
 Result<Rows> Pipeline::ApplyChecks(Rows rows, int var, bool with_var, std::vector<bool>* multi_done) {
   std::vector<const Test*> tests;
   if (with_var && var >= 0) {
-    for (const Test& t : var_tests_[var]) tests.push_back(&t);
+    auto pushed = edge_tests_.find(var);  // applied in Expand
+    for (size_t i = 0; i < var_tests_[var].size(); ++i) {
+      if (pushed == edge_tests_.end() || !pushed->second.pushed[i]) tests.push_back(&var_tests_[var][i]);
+    }
   }
   for (size_t i = 0; i < multi_.size(); ++i) {
     if ((*multi_done)[i]) continue;
@@ -334,14 +362,8 @@ Result<std::vector<uint32_t>> Pipeline::Candidates(int var) {
         if ((t.op == CompareOp::kEq) != (pass == 0)) continue;
         const IrExpr* prop = nullptr;
         const IrExpr* other = nullptr;
-        const bool left = t.rhs->kind == IrExprKind::kProperty && t.rhs->var == var && Context::IsConstant(*t.lhs);
-        if (left) {
-          prop = t.rhs, other = t.lhs;
-        } else if (t.lhs->kind == IrExprKind::kProperty && t.lhs->var == var && Context::IsConstant(*t.rhs)) {
-          prop = t.lhs, other = t.rhs;
-        } else {
-          continue;
-        }
+        bool left = false;
+        if (!ColumnTest(t, var, &prop, &other, &left)) continue;
         OG_ASSIGN_OR_RETURN(const format::Column* c, ctx_.Column(type, prop->property));
         OG_ASSIGN_OR_RETURN(Value v, ctx_.Eval(*other, nullptr));
         FilterByColumn(c, t.op, v, left, &cands);
@@ -404,8 +426,42 @@ Result<std::vector<uint32_t>> Pipeline::RankPrune(int var, std::vector<uint32_t>
   return cands;
 }
 
+Result<const std::vector<bool>*> Pipeline::EdgeFilter(int var) {
+  if (auto it = edge_tests_.find(var); it != edge_tests_.end()) return it->second.any ? &it->second.allowed : nullptr;
+  EdgeTests& et = edge_tests_[var];
+  const auto& tests = var_tests_[var];
+  et.pushed.assign(tests.size(), false);
+  std::optional<std::vector<uint32_t>> edges;  // the passing ordinals so far
+  for (size_t i = 0; i < tests.size(); ++i) {
+    const IrExpr* prop = nullptr;
+    const IrExpr* other = nullptr;
+    bool left = false;
+    if (!ColumnTest(tests[i], var, &prop, &other, &left)) continue;
+    OG_ASSIGN_OR_RETURN(const format::Column* c, ctx_.Column(ctx_.TypeOf(var), prop->property));
+    OG_ASSIGN_OR_RETURN(Value v, ctx_.Eval(*other, nullptr));
+    if (!edges) {
+      OG_ASSIGN_OR_RETURN(const table::TableVersion* tv, ctx_.Table(ctx_.TypeOf(var)));
+      edges.emplace(c != nullptr ? c->length() : tv->row_count());
+      std::iota(edges->begin(), edges->end(), uint32_t{0});
+    }
+    FilterByColumn(c, tests[i].op, v, left, &*edges);
+    et.pushed[i] = true;
+  }
+  if (!edges) return nullptr;
+  et.any = true;
+  for (uint32_t e : *edges) {
+    if (e >= et.allowed.size()) et.allowed.resize(e + 1, false);
+    et.allowed[e] = true;
+  }
+  return &et.allowed;
+}
+
 Result<Rows> Pipeline::Expand(const Rows& rows, const IrClause& t) {
   OG_ASSIGN_OR_RETURN(const Csr* csr, ctx_.CsrFor(t.edge_type));
+  const std::vector<bool>* allowed = nullptr;  // the edge variable's column tests, applied here
+  if (t.edge_var >= 0) {
+    OG_ASSIGN_OR_RETURN(allowed, EdgeFilter(t.edge_var));
+  }
   const bool both = t.direction == compiler::Direction::kBoth;
   // One directed hop: y is produced iff it is a neighbour (a self loop produces the node itself),
   // each once (docs/language.md, "Match clauses"), so no breadth-first state is needed.
@@ -417,6 +473,7 @@ Result<Rows> Pipeline::Expand(const Rows& rows, const IrClause& t) {
   if (t.edge_var >= 0) out.bound[t.edge_var] = true;
   std::vector<int64_t> nb(rows.width);
   auto emit = [&](const int64_t* r, int64_t s, int64_t d, int64_t e) {
+    if (allowed != nullptr && (e < 0 || static_cast<size_t>(e) >= allowed->size() || !(*allowed)[e])) return;
     if (r[t.src] >= 0 && r[t.src] != s) return;
     if (r[t.dst] >= 0 && r[t.dst] != d) return;
     std::copy(r, r + rows.width, nb.begin());

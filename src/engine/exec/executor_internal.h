@@ -338,6 +338,29 @@ Result<Rows> PathCounts(Context& ctx, Rows rows, const std::vector<PathLink>& ch
 // (executor_shortest.cc).
 Result<Rows> ShortestPaths(Context& ctx, const Rows& rows, const compiler::IrClause& t);
 
+// Codes for the grouping keys of an aggregating query whose keys are all properties (none an
+// identity: `id` or a node's single @key) with an integer, Bool, Date, DateTime or String column,
+// read from the columns without building a Value per row (executor_group_keys.cc). Equal codes
+// mean equal values (typed equality; null and unbound are code 0), so rows are grouped by their
+// codes: one group per distinct key tuple instead of one per binding.
+class KeyCoder {
+ public:
+  // nullopt when a key does not qualify (the caller groups by bindings).
+  static Result<std::optional<KeyCoder>> For(Context& ctx);
+  size_t width() const { return keys_.size(); }
+  // The codes of binding row `row`, one per key, into `out`.
+  void Code(const int64_t* row, int64_t* out);
+
+ private:
+  struct Key {
+    int var = -1;
+    const format::Column* column = nullptr;  // nullptr: the property is absent (all null)
+    std::unordered_map<int64_t, int64_t> ints;
+    std::unordered_map<std::string_view, int64_t> strings;
+  };
+  std::vector<Key> keys_;
+};
+
 // For an aggregating query: the variables whose bindings its result reads (grouping keys, aggregate
 // arguments, order keys) other than through count($v), which only needs $v bound.
 std::vector<bool> ReadVariables(const compiler::IrQuery& q);

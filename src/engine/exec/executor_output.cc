@@ -337,12 +337,15 @@ Result<QueryResult> Aggregate(Context& ctx, const Rows& rows, QueryResult res) {
   std::vector<size_t> first;  // per binding group: its first row
   acc.reserve(std::min<size_t>(n, 1024) * na);
   first.reserve(std::min<size_t>(n, 1024));
-  TupleIndex index(std::max<size_t>(key_vars.size(), 1));
-  std::vector<int64_t> tuple(std::max<size_t>(key_vars.size(), 1), 0);
+  // Keys that are all (non-identity) properties: grouped by their coded column values.
+  OG_ASSIGN_OR_RETURN(std::optional<KeyCoder> coder, KeyCoder::For(ctx));
+  const size_t tuple_width = coder ? coder->width() : std::max<size_t>(key_vars.size(), 1);
+  TupleIndex index(tuple_width);
+  std::vector<int64_t> tuple(tuple_width, 0);
   // One key variable and rows binding a good share of its table (grouping by a node over its
   // edges): an array over the table's ordinals (slot o + 1; -1 = unbound) instead of hashing.
   std::vector<uint32_t> by_ordinal;  // group + 1; 0 = none yet
-  if (key_vars.size() == 1) {
+  if (key_vars.size() == 1 && !coder) {
     OG_ASSIGN_OR_RETURN(const TableOrdinals* ord, ctx.Ordinals(ctx.TypeOf(key_vars[0])));
     if (n * 4 >= ord->size()) {
       OG_RETURN_IF_ERROR(ctx.Charge(4 * (uint64_t{ord->size()} + 1)));
@@ -362,6 +365,9 @@ Result<QueryResult> Aggregate(Context& ctx, const Rows& rows, QueryResult res) {
       added = slot == 0;
       if (added) slot = static_cast<uint32_t>(first.size() + 1);
       g = slot - 1;
+    } else if (coder) {
+      coder->Code(r, tuple.data());
+      g = index.FindOrAdd(tuple.data(), &added);
     } else if (!key_vars.empty()) {
       for (size_t k = 0; k < key_vars.size(); ++k) tuple[k] = r[key_vars[k]];
       g = index.FindOrAdd(tuple.data(), &added);

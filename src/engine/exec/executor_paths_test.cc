@@ -293,3 +293,31 @@ TEST(ExecutorOrderTest, TopKByPropertyMatchesTheReference) {
 
 }  // namespace
 }  // namespace omnigraph::engine
+
+namespace omnigraph::engine {
+namespace {
+
+// Grouping by non-identity properties groups by coded column values (KeyCoder): nulls form one
+// group, a String and an integer key together, a property absent from the table.
+TEST_F(ExecutorPathsTest, GroupsByCodedPropertyValues) {
+  EXPECT_EQ(Run("query q() { match { $p: Person } return { $p.age, count($p) as n } order { n desc, $p.age } }"),
+            (Rows{"30|2", "85|2", "NULL|1", "12|1", "41|1"}));
+  Run("query q() { match { $p: Person } return { $p.nick, $p.age, count($p) as n, max($p.big) as b } }");
+  Run("query q() { match { $p: Person $p knows $q } return { $q.age, $p.nick, count($p) as n } order { n desc } }");
+  Run("query q() { match { $p: Person $p $k:knows $q } return { $k.since, count($k) as n } }");
+}
+
+// Tests of an edge variable against constants are applied inside the expansion (EdgeFilter).
+TEST_F(ExecutorPathsTest, EdgePropertyFiltersInTheExpansion) {
+  EXPECT_EQ(Run("query q() { match { $a: Person $a $k:knows $b $k.since >= 2 } return { count($k) as n } }"),
+            (Rows{"1"}));
+  EXPECT_EQ(Run("query q() { match { $a: Person $a $k:knows $b $k.since < 2 } return { $a.name, $b.name } }"),
+            (Rows{"\"a\"|\"b\""}));
+  Run("query q() { match { $a: Person { name: \"a\" } $a $k:<knows> $b $k.since != 1 } return { $b.name } }");
+  Run("query q() { match { $b: Person { name: \"b\" } $a $k:knows $b 2 <= $k.since $a.age > 1 } return { $a.name } }");
+  Run("query q() { match { $a: Person $a $k:knows $b $k.since > 0 $k.since < 3 $b.name != \"c\" } "
+      "return { $a.name, $k.since } }");
+}
+
+}  // namespace
+}  // namespace omnigraph::engine

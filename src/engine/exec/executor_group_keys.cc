@@ -1,0 +1,72 @@
+// KeyCoder (executor_internal.h): grouping keys coded from their columns, so that grouping by a
+// String or integer property (`return { $p.city, count($p) }`) hashes column values once per row
+// instead of building, sorting and merging a Value per binding.
+#include "common/check.h"
+#include "engine/exec/executor_internal.h"
+
+namespace omnigraph::engine::exec {
+
+using compiler::IrExprKind;
+
+Result<std::optional<KeyCoder>> KeyCoder::For(Context& ctx) {
+  const compiler::IrQuery& q = ctx.query();
+  KeyCoder coder;
+  for (int k : q.group_keys) {
+    const compiler::IrExpr& e = q.projections[k].expr;
+    if (e.kind != IrExprKind::kProperty || e.var < 0 || e.property == "id") return std::optional<KeyCoder>();
+    if (q.variables[e.var].kind == compiler::VarKind::kNode) {
+      const compiler::NodeType* node = ctx.snap().catalog().FindNode(ctx.TypeOf(e.var));
+      if (node != nullptr && node->key.size() == 1 && node->key[0] == e.property) return std::optional<KeyCoder>();
+    }
+    switch (e.type.data.kind) {
+      case TypeKind::kBool:
+      case TypeKind::kI32:
+      case TypeKind::kI64:
+      case TypeKind::kU32:
+      case TypeKind::kU64:
+      case TypeKind::kDate:
+      case TypeKind::kDateTime:
+      case TypeKind::kString: break;
+      default: return std::optional<KeyCoder>();  // floats (-0 = 0), lists, vectors: by value
+    }
+    if (!e.type.data.is_scalar()) return std::optional<KeyCoder>();
+    Key key;
+    key.var = e.var;
+    OG_ASSIGN_OR_RETURN(key.column, ctx.Column(ctx.TypeOf(e.var), e.property));
+    if (key.column != nullptr && key.column->type().kind != e.type.data.kind) return std::optional<KeyCoder>();
+    coder.keys_.push_back(std::move(key));
+  }
+  if (coder.keys_.empty()) return std::optional<KeyCoder>();
+  return std::optional<KeyCoder>(std::move(coder));
+}
+
+void KeyCoder::Code(const int64_t* row, int64_t* out) {
+  for (size_t k = 0; k < keys_.size(); ++k) {
+    Key& key = keys_[k];
+    const int64_t o = row[key.var];
+    const format::Column* c = key.column;
+    if (o < 0 || c == nullptr || c->IsNull(static_cast<size_t>(o))) {
+      out[k] = 0;
+      continue;
+    }
+    const auto i = static_cast<size_t>(o);
+    if (c->type().kind == TypeKind::kString) {
+      out[k] = key.strings.try_emplace(c->string_at(i), static_cast<int64_t>(key.strings.size() + 1)).first->second;
+      continue;
+    }
+    int64_t raw = 0;
+    switch (c->type().kind) {
+      case TypeKind::kBool: raw = c->bool_values()[i] != 0; break;
+      case TypeKind::kI32:
+      case TypeKind::kDate: raw = c->i32_values()[i]; break;
+      case TypeKind::kI64:
+      case TypeKind::kDateTime: raw = c->i64_values()[i]; break;
+      case TypeKind::kU32: raw = c->u32_values()[i]; break;
+      case TypeKind::kU64: raw = static_cast<int64_t>(c->u64_values()[i]); break;  // a bijection
+      default: OG_CHECK(false && "KeyCoder: uncodable column");
+    }
+    out[k] = key.ints.try_emplace(raw, static_cast<int64_t>(key.ints.size() + 1)).first->second;
+  }
+}
+
+}  // namespace omnigraph::engine::exec
