@@ -109,6 +109,16 @@ class Csr {
   static Result<std::shared_ptr<const Csr>> Build(const table::TableVersion& edges, const TableOrdinals& src,
                                                   const TableOrdinals& dst, bool same_table);
 
+  // The CSR of `edges` derived from `base`, the CSR of an earlier version (manifest `base_edges`)
+  // of the same edge table over the same node ordinals `src` / `dst` (adjacency_delta.cc), when
+  // `edges` keeps base_edges' fragments (in order, each with the same or more deleted rows) and appends new
+  // ones: surviving edges are renumbered and the new ones inserted, in one pass over the arrays
+  // with id lookups only for the new edges. nullopt when the versions are not related that way
+  // (compaction, a rewrite): build instead.
+  static Result<std::optional<std::shared_ptr<const Csr>>> Extend(const Csr& base, const table::Manifest& base_edges,
+                                                                  const table::TableVersion& edges,
+                                                                  const TableOrdinals& src, const TableOrdinals& dst);
+
   Csr() = default;
   Csr(const Csr&) = delete;
   Csr& operator=(const Csr&) = delete;

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "engine/load/loader.h"
+#include "engine/mutate/mutation.h"
 #include "io/memory_store.h"
 
 namespace omnigraph::engine {
@@ -161,6 +162,69 @@ TEST(EngineCsrCache, BoundedByBytes) {
   ASSERT_TRUE(one.Ordinals(*snap->Table("T")).ok());
   EXPECT_LE(one.stats().used, one.stats().budget);
   EXPECT_LE(one.size(), 2u);
+}
+
+// A write's next CSR is derived from the previous version's (Csr::Extend): appended edges,
+// deleted edges (a self-loop among them), inserted ones, appended fragments deleted whole. Each result equals a build
+// from scratch, list by list.
+TEST_F(EngineCsrTest, ExtendsTheLastVersionsCsrAfterSmallWrites) {
+  Load(R"({"type":"P","data":{"name":"a"}}
+{"type":"P","data":{"name":"b"}}
+{"type":"P","data":{"name":"c"}}
+{"type":"P","data":{"name":"d"}}
+{"edge":"Knows","from":"a","to":"b","data":{"w":1}}
+{"edge":"Knows","from":"a","to":"c","data":{"w":2}}
+{"edge":"Knows","from":"b","to":"b","data":{"w":3}}
+{"edge":"Knows","from":"c","to":"a","data":{"w":4}}
+)");
+  ASSERT_NE(Build("Knows", "P", "P"), nullptr);
+  auto same_as_fresh = [&](const char* step) {
+    SCOPED_TRACE(step);
+    auto extended = Build("Knows", "P", "P");
+    ASSERT_NE(extended, nullptr);
+    auto snap = graph_->Head();
+    GraphReadCache fresh_cache;
+    auto fresh = fresh_cache.CsrFor(*snap->Table("Knows"), *snap->Table("P"), *snap->Table("P"));
+    ASSERT_TRUE(fresh.ok());
+    const Csr& f = **fresh;
+    ASSERT_EQ(extended->num_src(), f.num_src());
+    ASSERT_EQ(extended->num_edges(), f.num_edges());
+    for (uint32_t n = 0; n < f.num_src(); ++n) {
+      auto eq = [](std::span<const uint32_t> x, std::span<const uint32_t> y) {
+        return std::vector<uint32_t>(x.begin(), x.end()) == std::vector<uint32_t>(y.begin(), y.end());
+      };
+      EXPECT_TRUE(eq(extended->OutNodes(n), f.OutNodes(n))) << n;
+      EXPECT_TRUE(eq(extended->OutEdges(n), f.OutEdges(n))) << n;
+      EXPECT_TRUE(eq(extended->InNodes(n), f.InNodes(n))) << n;
+      EXPECT_TRUE(eq(extended->InEdges(n), f.InEdges(n))) << n;
+      EXPECT_EQ(extended->HasSelfLoop(n), f.HasSelfLoop(n)) << n;
+    }
+  };
+  auto mutate = [&](const char* q) {
+    auto r = RunMutation(*graph_, q, "");
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+  };
+  Load(R"({"edge":"Knows","from":"d","to":"a","data":{"w":5}}
+{"edge":"Knows","from":"a","to":"b","data":{"w":6}}
+{"edge":"Knows","from":"a","to":"a","data":{"w":7}}
+)");
+  same_as_fresh("append");
+  EXPECT_EQ(cache_.counts().csrs_extended, 1u);
+  mutate("query m() { delete Knows where w = 3 }");
+  same_as_fresh("delete the self-loop");
+  mutate("query m() { delete Knows where w = 2 }");
+  same_as_fresh("delete");
+  mutate("query m() { insert Knows { from: \"b\", to: \"d\", w: 10 } }");
+  same_as_fresh("insert");
+  mutate("query m() { delete Knows where w >= 5 }");
+  same_as_fresh("delete whole appended fragments");
+  EXPECT_EQ(cache_.counts().csrs_extended, 5u);
+  EXPECT_EQ(cache_.counts().csrs_built, 1u);
+  // A new node changes the node ordinals: built again.
+  Load(R"({"type":"P","data":{"name":"e"}}
+)");
+  same_as_fresh("new node");
+  EXPECT_EQ(cache_.counts().csrs_built, 2u);
 }
 
 }  // namespace

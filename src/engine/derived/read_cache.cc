@@ -18,6 +18,7 @@ GraphReadCache::Counts GraphReadCache::counts() const {
   c.ordinals_loaded = ordinals_loaded_.load();
   c.csrs_built = csrs_built_.load();
   c.csrs_loaded = csrs_loaded_.load();
+  c.csrs_extended = csrs_extended_.load();
   c.written = written_.load();
   c.rejected = rejected_.load();
   return c;
@@ -106,7 +107,15 @@ Result<std::shared_ptr<const Csr>> GraphReadCache::CsrFor(const table::TableVers
                                                           const table::TableVersion& src,
                                                           const table::TableVersion& dst, const DerivedStore& derived) {
   std::string key = "a:" + Key(edges) + "|" + Key(src) + "|" + Key(dst);
-  if (auto hit = cache_.Get<Csr>(key)) return hit;
+  const std::string nodes = Key(src) + "|" + Key(dst);
+  auto remember = [&](const std::shared_ptr<const Csr>& csr) {
+    MutexLock lock(&latest_mu_);
+    latest_csr_.insert_or_assign(edges.prefix(), LatestCsr{edges.shared_manifest(), nodes, csr});
+  };
+  if (auto hit = cache_.Get<Csr>(key)) {
+    remember(hit);
+    return hit;
+  }
   const bool same = Key(src) == Key(dst);
   // Ordinals are scan positions, so a CSR is valid for exactly these three versions.
   const std::string object = CsrKey(edges.prefix(), edges.version_id(), src.version_id(), dst.version_id());
@@ -127,6 +136,24 @@ Result<std::shared_ptr<const Csr>> GraphReadCache::CsrFor(const table::TableVers
   if (got == nullptr) {
     OG_ASSIGN_OR_RETURN(auto so, Ordinals(src, derived));
     OG_ASSIGN_OR_RETURN(auto dso, Ordinals(dst, derived));
+    std::optional<LatestCsr> latest;
+    {
+      MutexLock lock(&latest_mu_);
+      auto it = latest_csr_.find(edges.prefix());
+      if (it != latest_csr_.end() && it->second.nodes == nodes) latest = it->second;
+    }
+    if (latest) {
+      if (auto base = latest->csr.lock()) {
+        OG_ASSIGN_OR_RETURN(auto extended, Csr::Extend(*base, *latest->edges, edges, *so, *dso));
+        if (extended) {
+          csrs_extended_.fetch_add(1);
+          got = std::move(*extended);
+          cache_.Put(key, got, got->memory_bytes());
+          remember(got);
+          return got;
+        }
+      }
+    }
     OG_ASSIGN_OR_RETURN(got, Csr::Build(edges, *so, *dso, same));
     csrs_built_.fetch_add(1);
     if (derived.store != nullptr && derived.writable) {
@@ -138,6 +165,7 @@ Result<std::shared_ptr<const Csr>> GraphReadCache::CsrFor(const table::TableVers
     }
   }
   cache_.Put(key, got, got->memory_bytes());
+  remember(got);
   return got;
 }
 

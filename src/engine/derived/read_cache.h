@@ -36,6 +36,10 @@ class GraphReadCache {
 
   Result<std::shared_ptr<const TableOrdinals>> Ordinals(const table::TableVersion& version,
                                                         const DerivedStore& derived = {});
+  // On a miss, a CSR is derived from the CSR last served for an earlier version of the same edge
+  // table over the same node versions when Csr::Extend applies (a small write: one pass over the
+  // arrays); such a CSR is kept in memory only (not persisted: a write would otherwise cost a
+  // whole object), `optimize` persists the version's own.
   // One column of the version, indexed by ordinal; nullptr when the schema has no such column.
   Result<std::shared_ptr<const format::Column>> ColumnFor(const table::TableVersion& version,
                                                           const std::string& column);
@@ -87,8 +91,9 @@ class GraphReadCache {
   struct Counts {
     uint64_t ordinals_built = 0, ordinals_loaded = 0;
     uint64_t csrs_built = 0, csrs_loaded = 0;
-    uint64_t written = 0;   // derived objects persisted (or already there: a racing writer)
-    uint64_t rejected = 0;  // persisted objects ignored as damaged or of an unknown version
+    uint64_t csrs_extended = 0;  // derived from an earlier version's CSR (Csr::Extend)
+    uint64_t written = 0;        // derived objects persisted (or already there: a racing writer)
+    uint64_t rejected = 0;       // persisted objects ignored as damaged or of an unknown version
   };
   Counts counts() const;
   // The first failed write of a derived object (its message names the object), or ok. A failed
@@ -104,7 +109,16 @@ class GraphReadCache {
   ByteLruCache cache_;
   Mutex point_mu_;
   std::unordered_map<std::string, uint32_t> point_reads_ OG_GUARDED_BY(point_mu_);  // "version/column" -> reads
-  std::atomic<uint64_t> ordinals_built_{0}, ordinals_loaded_{0}, csrs_built_{0}, csrs_loaded_{0};
+  std::atomic<uint64_t> ordinals_built_{0}, ordinals_loaded_{0}, csrs_built_{0}, csrs_loaded_{0}, csrs_extended_{0};
+  // The CSR last served per edge table (by prefix), to extend for the table's next version. Weak:
+  // it does not keep an evicted CSR alive.
+  struct LatestCsr {
+    std::shared_ptr<const table::Manifest> edges;  // not a handle: its store may be gone
+    std::string nodes;                             // Key(src) + "|" + Key(dst)
+    std::weak_ptr<const Csr> csr;
+  };
+  Mutex latest_mu_;
+  std::unordered_map<std::string, LatestCsr> latest_csr_ OG_GUARDED_BY(latest_mu_);
   std::atomic<uint64_t> written_{0}, rejected_{0};
   mutable Mutex write_error_mu_;
   Status first_write_error_ OG_GUARDED_BY(write_error_mu_);
