@@ -30,6 +30,11 @@ struct PropInfo {
 // variable may appear.
 enum class ExprContext : uint8_t { kMatch, kReturn, kOrder, kAggregateArg, kFunctionArg, kPathArg };
 
+// `$m: Metric { count: 2.7 }` with `count` an integer property: the Rust implementation compares
+// numerically (so it matches nothing); the clauses with such pairs moved out of their bindings
+// into filters `$m.count = 2.7` at the end (query_checker_values.cc).
+std::vector<Clause> FractionalBindingsAsFilters(const Catalog& catalog, const std::vector<Clause>& clauses);
+
 // Checks one query. Not thread-safe (one instance per query); the catalog is only read.
 class QueryChecker {
  public:

@@ -162,45 +162,6 @@ Result<int> QueryChecker::DeclareNode(const std::string& name, const SourceSpan&
   return index;
 }
 
-namespace {
-
-// `$m: Metric { count: 2.7 }` with `count` an integer property: the Rust implementation compares
-// numerically (so it matches nothing) and tests it; an equality binding needs a value of the
-// property's type, so such a pair becomes the filter `$m.count = 2.7`, which compares numerically.
-// Returns the clauses with those pairs moved out of their bindings into filters at the end.
-std::vector<Clause> FractionalBindingsAsFilters(const Catalog& catalog, const std::vector<Clause>& clauses) {
-  std::vector<Clause> out = clauses, filters;
-  for (Clause& c : out) {
-    if (c.kind != ClauseKind::kBinding || c.var == "_") continue;
-    const NodeType* node = catalog.FindNode(c.type_name);
-    if (node == nullptr) continue;
-    std::vector<PropertyValue> kept;
-    for (PropertyValue& pv : c.properties) {
-      const Property* p = node->FindProperty(pv.property);
-      const bool fractional = pv.value.kind == ExprKind::kLiteral && pv.value.literal.kind == LiteralKind::kFloat;
-      if (p == nullptr || !fractional || !IsIntegerKind(p->type.kind) || !p->type.is_scalar()) {
-        kept.push_back(std::move(pv));
-        continue;
-      }
-      Clause f;
-      f.kind = ClauseKind::kFilter;
-      f.span = pv.span;
-      f.lhs.kind = ExprKind::kProperty;
-      f.lhs.span = pv.span;
-      f.lhs.name = c.var;
-      f.lhs.property = pv.property;
-      f.op = CompareOp::kEq;
-      f.rhs = std::move(pv.value);
-      filters.push_back(std::move(f));
-    }
-    c.properties = std::move(kept);
-  }
-  for (Clause& f : filters) out.push_back(std::move(f));
-  return out;
-}
-
-}  // namespace
-
 Status QueryChecker::CheckClauses(const std::vector<Clause>& given, std::vector<IrClause>* out) {
   const std::vector<Clause> clauses = FractionalBindingsAsFilters(cat_, given);
   // Bindings and traversals first (they declare variables), then filters and negations, so a

@@ -1,0 +1,304 @@
+// The match pipeline (executor_pipeline.h): seeding a variable (its candidates, with id lookups,
+// column filters and search indexes pushed down) and expanding a traversal over the CSR (edge
+// variables' column tests applied in the expansion).
+#include <algorithm>
+#include <numeric>
+
+#include "common/error_codes.h"
+#include "engine/exec/executor_pipeline.h"
+
+namespace omnigraph::engine::exec {
+
+using compiler::CompareOp;
+using compiler::IrClause;
+using compiler::IrExpr;
+using compiler::IrExprKind;
+
+// Whether `t` compares a property of `var` with a constant: then *prop and *other are its sides and
+// *left says the constant is on the left (FilterByColumn's `constant_left`).
+bool ColumnTest(const Test& t, int var, const IrExpr** prop, const IrExpr** other, bool* left) {
+  *left = t.rhs->kind == IrExprKind::kProperty && t.rhs->var == var && Context::IsConstant(*t.lhs);
+  if (*left) {
+    *prop = t.rhs, *other = t.lhs;
+    return true;
+  }
+  if (t.lhs->kind == IrExprKind::kProperty && t.lhs->var == var && Context::IsConstant(*t.rhs)) {
+    *prop = t.lhs, *other = t.rhs;
+    return true;
+  }
+  return false;
+}
+
+const IrExpr* Pipeline::IdConstant(int var, const Test& t, bool* is_key) const {
+  if (t.op != CompareOp::kEq) return nullptr;
+  const compiler::NodeType* node = ctx_.snap().catalog().FindNode(ctx_.TypeOf(var));
+  for (int side = 0; side < 2; ++side) {
+    const IrExpr* p = side == 0 ? t.lhs : t.rhs;
+    const IrExpr* other = side == 0 ? t.rhs : t.lhs;
+    if (p->kind != IrExprKind::kProperty || p->var != var || !Context::IsConstant(*other)) continue;
+    if (p->property == "id") {
+      *is_key = false;
+      return other;
+    }
+    if (node != nullptr && node->key.size() == 1 && node->key[0] == p->property) {
+      TypeKind k = p->type.data.kind;
+      if (k == TypeKind::kString || k == TypeKind::kI32 || k == TypeKind::kI64 || k == TypeKind::kU32 ||
+          k == TypeKind::kU64) {
+        *is_key = true;
+        return other;
+      }
+    }
+  }
+  return nullptr;
+}
+
+Result<std::vector<uint32_t>> Pipeline::Candidates(int var) {
+  const std::string& type = ctx_.TypeOf(var);
+  OG_ASSIGN_OR_RETURN(const TableOrdinals* ord, ctx_.Ordinals(type));
+  const auto& tests = var_tests_[var];
+  std::vector<uint32_t> cands;
+  std::vector<bool> pushed(tests.size(), false);
+  bool by_id = false;
+  for (size_t ti = 0; ti < tests.size(); ++ti) {  // id or single key equality: a dictionary lookup
+    const Test& t = tests[ti];
+    bool is_key = false;
+    const IrExpr* other = IdConstant(var, t, &is_key);
+    if (other == nullptr) continue;
+    OG_ASSIGN_OR_RETURN(Value v, ctx_.Eval(*other, nullptr));
+    std::string id;
+    if (v.is_null()) {
+    } else if (v.kind() == TypeKind::kString) {
+      id = v.string_value();
+    } else if (!is_key) {
+      continue;
+    } else if (v.kind() == TypeKind::kI32 || v.kind() == TypeKind::kI64) {
+      id = std::to_string(v.int_value());
+    } else if (v.kind() == TypeKind::kU32 || v.kind() == TypeKind::kU64) {
+      id = std::to_string(v.uint_value());
+    } else {
+      continue;  // e.g. a parameter of another type: scan instead
+    }
+    by_id = true;
+    // The row found has exactly this id (a key's id is its value's spelling), so this test holds;
+    // the others are checked on the candidate below. (Re-checking it would read the whole key
+    // column for one row.)
+    pushed[ti] = true;
+    if (!v.is_null()) {
+      if (auto o = ord->Find(id)) cands.push_back(*o);
+    }
+    break;
+  }
+  if (!by_id) {
+    // Property-versus-constant tests filter the ordinals over the table's cached columns
+    // (equalities first: usually the most selective); the other tests are checked per candidate.
+    cands.resize(ord->size());
+    std::iota(cands.begin(), cands.end(), uint32_t{0});
+    for (int pass = 0; pass < 2; ++pass) {
+      for (size_t i = 0; i < tests.size() && !cands.empty(); ++i) {
+        const Test& t = tests[i];
+        if ((t.op == CompareOp::kEq) != (pass == 0)) continue;
+        const IrExpr* prop = nullptr;
+        const IrExpr* other = nullptr;
+        bool left = false;
+        if (!ColumnTest(t, var, &prop, &other, &left)) continue;
+        OG_ASSIGN_OR_RETURN(const format::Column* c, ctx_.Column(type, prop->property));
+        OG_ASSIGN_OR_RETURN(Value v, ctx_.Eval(*other, nullptr));
+        FilterByColumn(c, t.op, v, left, &cands);
+        pushed[i] = true;
+      }
+    }
+  }
+  // Search tests answered by the column's index (docs/search.md, "Indexes"): bm25(...) > 0 (an
+  // ordering by bm25) and text filters over many candidates (or whose index is cached).
+  constexpr size_t kIndexCandidates = 256;
+  for (size_t i = 0; i < tests.size() && !cands.empty(); ++i) {
+    if (pushed[i]) continue;
+    const Test& t = tests[i];
+    const IrExpr& e = *t.lhs;
+    if (e.kind == IrExprKind::kBm25 && e.args[0].var == var && t.op == CompareOp::kGt &&
+        Context::IsConstant(e.args[1])) {
+      OG_ASSIGN_OR_RETURN(const std::vector<double>* scores, ctx_.Bm25Of(e));
+      std::erase_if(cands, [&](uint32_t c) { return !(c < scores->size() && (*scores)[c] > 0); });
+      pushed[i] = true;
+    } else if (Context::TextIndexable(e) && e.args[0].var == var && t.op == CompareOp::kEq &&
+               t.rhs->kind == IrExprKind::kLiteral && !t.rhs->literal.is_null() && t.rhs->literal.bool_value()) {
+      OG_ASSIGN_OR_RETURN(const std::vector<bool>* bits, ctx_.TextMatchSet(e, cands.size() > kIndexCandidates));
+      if (bits == nullptr) continue;
+      std::erase_if(cands, [&](uint32_t c) { return !(c < bits->size() && (*bits)[c]); });
+      pushed[i] = true;
+    }
+  }
+  std::vector<const Test*> rest;
+  for (size_t i = 0; i < tests.size(); ++i) {
+    if (!pushed[i]) rest.push_back(&tests[i]);
+  }
+  if (rest.empty()) return RankPrune(var, std::move(cands));
+  std::vector<int64_t> row(ctx_.query().variables.size(), -1);
+  std::vector<uint32_t> out;
+  for (uint32_t c : cands) {
+    row[var] = c;
+    bool keep = true;
+    for (const Test* t : rest) {
+      OG_ASSIGN_OR_RETURN(keep, Check(*t, row.data()));
+      if (!keep) break;
+    }
+    if (keep) out.push_back(c);
+  }
+  return RankPrune(var, std::move(out));
+}
+
+Result<std::vector<uint32_t>> Pipeline::RankPrune(int var, std::vector<uint32_t> cands) {
+  // Only where these candidates are the query's rows: its one variable, every test checked above.
+  const compiler::IrQuery& q = ctx_.query();
+  if (!q.limit || q.has_aggregate || q.variables.size() != 1 || q.order.empty() || !multi_.empty() ||
+      !negations_.empty() || cands.size() < 2) {
+    return cands;
+  }
+  const IrExpr& e =
+      q.order[0].expr.kind == IrExprKind::kAlias ? q.projections[q.order[0].expr.alias].expr : q.order[0].expr;
+  if (e.kind != IrExprKind::kNearest || e.args[0].var != var) return cands;
+  if (!std::is_sorted(cands.begin(), cands.end())) std::sort(cands.begin(), cands.end());
+  OG_ASSIGN_OR_RETURN(std::optional<std::vector<uint32_t>> kept, ctx_.AnnCandidates(e, cands, *q.limit));
+  if (kept) return std::move(*kept);
+  return cands;
+}
+
+Result<const std::vector<bool>*> Pipeline::EdgeFilter(int var) {
+  if (auto it = edge_tests_.find(var); it != edge_tests_.end()) return it->second.any ? &it->second.allowed : nullptr;
+  EdgeTests& et = edge_tests_[var];
+  const auto& tests = var_tests_[var];
+  et.pushed.assign(tests.size(), false);
+  std::optional<std::vector<uint32_t>> edges;  // the passing ordinals so far
+  for (size_t i = 0; i < tests.size(); ++i) {
+    const IrExpr* prop = nullptr;
+    const IrExpr* other = nullptr;
+    bool left = false;
+    if (!ColumnTest(tests[i], var, &prop, &other, &left)) continue;
+    OG_ASSIGN_OR_RETURN(const format::Column* c, ctx_.Column(ctx_.TypeOf(var), prop->property));
+    OG_ASSIGN_OR_RETURN(Value v, ctx_.Eval(*other, nullptr));
+    if (!edges) {
+      OG_ASSIGN_OR_RETURN(const table::TableVersion* tv, ctx_.Table(ctx_.TypeOf(var)));
+      edges.emplace(c != nullptr ? c->length() : tv->row_count());
+      std::iota(edges->begin(), edges->end(), uint32_t{0});
+    }
+    FilterByColumn(c, tests[i].op, v, left, &*edges);
+    et.pushed[i] = true;
+  }
+  if (!edges) return nullptr;
+  et.any = true;
+  for (uint32_t e : *edges) {
+    if (e >= et.allowed.size()) et.allowed.resize(e + 1, false);
+    et.allowed[e] = true;
+  }
+  return &et.allowed;
+}
+
+Result<Rows> Pipeline::Expand(const Rows& rows, const IrClause& t) {
+  OG_ASSIGN_OR_RETURN(const Csr* csr, ctx_.CsrFor(t.edge_type));
+  const std::vector<bool>* allowed = nullptr;  // the edge variable's column tests, applied here
+  if (t.edge_var >= 0) {
+    OG_ASSIGN_OR_RETURN(allowed, EdgeFilter(t.edge_var));
+  }
+  const bool both = t.direction == compiler::Direction::kBoth;
+  // One directed hop: y is produced iff it is a neighbour (a self loop produces the node itself),
+  // each once (docs/language.md, "Match clauses"), so no breadth-first state is needed.
+  const bool one_hop = !both && t.min_hops == 1 && t.max_hops && *t.max_hops == 1;
+  Rows out;
+  out.width = rows.width;
+  out.bound = rows.bound;
+  out.bound[t.src] = out.bound[t.dst] = true;
+  if (t.edge_var >= 0) out.bound[t.edge_var] = true;
+  std::vector<int64_t> nb(rows.width);
+  auto emit = [&](const int64_t* r, int64_t s, int64_t d, int64_t e) {
+    if (allowed != nullptr && (e < 0 || static_cast<size_t>(e) >= allowed->size() || !(*allowed)[e])) return;
+    if (r[t.src] >= 0 && r[t.src] != s) return;
+    if (r[t.dst] >= 0 && r[t.dst] != d) return;
+    std::copy(r, r + rows.width, nb.begin());
+    nb[t.src] = s;
+    nb[t.dst] = d;
+    if (t.edge_var >= 0) nb[t.edge_var] = e;
+    out.Append(nb.data());
+  };
+  std::map<uint32_t, std::vector<uint32_t>> reach_cache;  // both endpoints bound
+  // The output is charged as it grows (a batch of high-degree or multi-hop expansions is large).
+  BudgetCharge charge(ctx_);
+  uint64_t charged = 0;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    if (const uint64_t held = RowBytes(out); held > charged + (uint64_t{1} << 20)) {
+      OG_RETURN_IF_ERROR(charge.Add(held - charged));
+      charged = held;
+    }
+    const int64_t* r = rows.row(i);
+    const int64_t s = r[t.src], d = r[t.dst];
+    if (s < 0 && d < 0) {  // neither bound: every source
+      for (uint32_t x = 0; x < csr->num_src(); ++x) {
+        std::vector<int64_t> tmp(r, r + rows.width);
+        tmp[t.src] = x;
+        Rows one;
+        one.width = rows.width;
+        one.bound = rows.bound;
+        one.bound[t.src] = true;
+        one.Append(tmp.data());
+        OG_ASSIGN_OR_RETURN(Rows part, Expand(one, t));
+        out.cells.insert(out.cells.end(), part.cells.begin(), part.cells.end());
+      }
+      continue;
+    }
+    if (t.edge_var >= 0) {  // one row per edge
+      if (s >= 0) {
+        const uint32_t x = static_cast<uint32_t>(s);
+        auto nodes = csr->OutNodes(x);
+        auto edges = csr->OutEdges(x);
+        for (size_t k = 0; k < nodes.size(); ++k) emit(r, s, nodes[k], edges[k]);
+        if (both) {
+          auto in_nodes = csr->InNodes(x);
+          auto in_edges = csr->InEdges(x);
+          for (size_t k = 0; k < in_nodes.size(); ++k) {
+            if (in_nodes[k] != x) emit(r, s, in_nodes[k], in_edges[k]);
+          }
+        }
+      } else {
+        const uint32_t x = static_cast<uint32_t>(d);
+        auto nodes = csr->InNodes(x);
+        auto edges = csr->InEdges(x);
+        for (size_t k = 0; k < nodes.size(); ++k) emit(r, nodes[k], d, edges[k]);
+        if (both) {
+          auto out_nodes = csr->OutNodes(x);
+          auto out_edges = csr->OutEdges(x);
+          for (size_t k = 0; k < out_nodes.size(); ++k) {
+            if (out_nodes[k] != x) emit(r, out_nodes[k], d, out_edges[k]);
+          }
+        }
+      }
+      continue;
+    }
+    if (s >= 0 && d >= 0) {
+      const uint32_t x = static_cast<uint32_t>(s);
+      auto it = reach_cache.find(x);
+      if (it == reach_cache.end()) {
+        OG_ASSIGN_OR_RETURN(auto reached, reacher_.Reach(*csr, x, true, t));
+        it = reach_cache.emplace(x, std::move(reached)).first;
+      }
+      if (std::binary_search(it->second.begin(), it->second.end(), static_cast<uint32_t>(d))) emit(r, s, d, -1);
+    } else if (s >= 0 && one_hop) {  // exactly one hop: the distinct out-neighbours (sorted)
+      auto nodes = csr->OutNodes(static_cast<uint32_t>(s));
+      for (size_t k = 0; k < nodes.size(); ++k) {
+        if (k == 0 || nodes[k] != nodes[k - 1]) emit(r, s, nodes[k], -1);
+      }
+    } else if (d >= 0 && one_hop) {
+      auto nodes = csr->InNodes(static_cast<uint32_t>(d));
+      for (size_t k = 0; k < nodes.size(); ++k) {
+        if (k == 0 || nodes[k] != nodes[k - 1]) emit(r, nodes[k], d, -1);
+      }
+    } else if (s >= 0) {
+      OG_ASSIGN_OR_RETURN(auto reached, reacher_.Reach(*csr, static_cast<uint32_t>(s), true, t));
+      for (uint32_t y : reached) emit(r, s, y, -1);
+    } else {
+      OG_ASSIGN_OR_RETURN(auto reached, reacher_.Reach(*csr, static_cast<uint32_t>(d), false, t));
+      for (uint32_t y : reached) emit(r, y, d, -1);
+    }
+  }
+  return out;
+}
+
+}  // namespace omnigraph::engine::exec
