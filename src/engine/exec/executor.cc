@@ -160,7 +160,15 @@ std::optional<std::vector<PathLink>> Pipeline::CountableChain(const Rows& rows, 
   const IrClause* t = &first;
   int at = -1;  // the variable the next link starts from
   while (true) {
-    if (t->kind != IrClauseKind::kTraversal || t->edge_var >= 0 || t->src == t->dst) return std::nullopt;
+    if (t->kind != IrClauseKind::kTraversal || t->src == t->dst) return std::nullopt;
+    // An edge variable is counted per edge when its tests all apply in EdgeFilter.
+    const EdgeMask* allowed = nullptr;
+    if (t->edge_var >= 0) {
+      if (rows.bound[t->edge_var] || !EdgeTestsAllPushed(t->edge_var, multi_done)) return std::nullopt;
+      Result<const EdgeMask*> f = EdgeFilter(t->edge_var);
+      if (!f.ok()) return std::nullopt;
+      allowed = *f;
+    }
     bool forward;
     if (at < 0) {
       const bool sb = rows.bound[t->src], db = rows.bound[t->dst];
@@ -176,7 +184,7 @@ std::optional<std::vector<PathLink>> Pipeline::CountableChain(const Rows& rows, 
     const int fresh = forward ? t->dst : t->src;
     if (rows.bound[fresh] || fresh_vars.count(fresh) || !Unconstrained(fresh, multi_done)) return std::nullopt;
     fresh_vars.insert(fresh);
-    chain.push_back(PathLink{t, forward});
+    chain.push_back(PathLink{t, forward, allowed});
     at = fresh;
     if (left.empty()) break;
     auto next = std::find_if(left.begin(), left.end(), [&](const IrClause* c) { return c->src == at || c->dst == at; });

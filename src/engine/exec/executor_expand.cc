@@ -163,7 +163,18 @@ Result<std::vector<uint32_t>> Pipeline::RankPrune(int var, std::vector<uint32_t>
   return cands;
 }
 
-Result<const std::vector<bool>*> Pipeline::EdgeFilter(int var) {
+bool Pipeline::EdgeTestsAllPushed(int var, const std::vector<bool>& multi_done) const {
+  for (size_t i = 0; i < multi_.size(); ++i) {
+    if (!multi_done[i] && multi_[i].second.count(var)) return false;
+  }
+  if (var_tests_[var].empty()) return true;
+  Result<const EdgeMask*> f = EdgeFilter(var);
+  if (!f.ok()) return false;  // Expand reports the error
+  const auto& pushed = edge_tests_.at(var).pushed;
+  return std::all_of(pushed.begin(), pushed.end(), [](bool p) { return p; });
+}
+
+Result<const EdgeMask*> Pipeline::EdgeFilter(int var) const {
   if (auto it = edge_tests_.find(var); it != edge_tests_.end()) return it->second.any ? &it->second.allowed : nullptr;
   EdgeTests& et = edge_tests_[var];
   const auto& tests = var_tests_[var];
@@ -186,16 +197,14 @@ Result<const std::vector<bool>*> Pipeline::EdgeFilter(int var) {
   }
   if (!edges) return nullptr;
   et.any = true;
-  for (uint32_t e : *edges) {
-    if (e >= et.allowed.size()) et.allowed.resize(e + 1, false);
-    et.allowed[e] = true;
-  }
+  et.allowed.assign(edges->empty() ? 0 : size_t{edges->back()} + 1, 0);  // ordinals stay ascending
+  for (uint32_t e : *edges) et.allowed[e] = 1;
   return &et.allowed;
 }
 
 Result<Rows> Pipeline::Expand(const Rows& rows, const IrClause& t) {
   OG_ASSIGN_OR_RETURN(const Csr* csr, ctx_.CsrFor(t.edge_type));
-  const std::vector<bool>* allowed = nullptr;  // the edge variable's column tests, applied here
+  const EdgeMask* allowed = nullptr;  // the edge variable's column tests, applied here
   if (t.edge_var >= 0) {
     OG_ASSIGN_OR_RETURN(allowed, EdgeFilter(t.edge_var));
   }
@@ -210,7 +219,7 @@ Result<Rows> Pipeline::Expand(const Rows& rows, const IrClause& t) {
   if (t.edge_var >= 0) out.bound[t.edge_var] = true;
   std::vector<int64_t> nb(rows.width);
   auto emit = [&](const int64_t* r, int64_t s, int64_t d, int64_t e) {
-    if (allowed != nullptr && (e < 0 || static_cast<size_t>(e) >= allowed->size() || !(*allowed)[e])) return;
+    if (allowed != nullptr && (e < 0 || !EdgeAllowed(allowed, static_cast<uint32_t>(e)))) return;
     if (r[t.src] >= 0 && r[t.src] != s) return;
     if (r[t.dst] >= 0 && r[t.dst] != d) return;
     std::copy(r, r + rows.width, nb.begin());

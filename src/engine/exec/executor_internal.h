@@ -297,10 +297,20 @@ void FilterByColumn(const format::Column* c, compiler::CompareOp op, const Value
 
 // One traversal of a path chain: from the previous link's new variable (the first link: from a
 // bound one) into a fresh variable that nothing but the chain mentions.
+// Which edge ordinals an edge variable's tests keep: one byte each (1 = kept).
+using EdgeMask = std::vector<uint8_t>;
+
+// A link with an edge variable (which only count() reads, or nothing) matches once per edge:
+// parallel edges count separately, and `allowed` (the variable's property tests, by edge ordinal;
+// nullptr = every edge) drops edges.
 struct PathLink {
   const compiler::IrClause* t;
-  bool forward;  // from t->src to t->dst
+  bool forward;                       // from t->src to t->dst
+  const EdgeMask* allowed = nullptr;  // edge links only
 };
+inline bool EdgeAllowed(const EdgeMask* allowed, uint32_t e) {
+  return allowed == nullptr || (e < allowed->size() && (*allowed)[e]);
+}
 
 // Breadth-first reach with the reference's distance semantics (docs/language.md, "Match clauses"),
 // with its scratch reused across calls (executor_paths.cc). Not thread-safe.

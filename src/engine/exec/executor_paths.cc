@@ -78,6 +78,18 @@ namespace {
 template <typename Fn>
 Status ForEachProduced(const Csr& csr, uint32_t x, const PathLink& link, Reacher* reacher, Fn&& fn) {
   const IrClause& t = *link.t;
+  if (t.edge_var >= 0) {  // one match per edge (Expand's order: the list, then the other direction's)
+    for (int side = 0; side < (t.direction == compiler::Direction::kBoth ? 2 : 1); ++side) {
+      const bool out = link.forward == (side == 0);
+      auto nodes = out ? csr.OutNodes(x) : csr.InNodes(x);
+      auto edges = out ? csr.OutEdges(x) : csr.InEdges(x);
+      for (size_t i = 0; i < nodes.size(); ++i) {
+        if (side == 1 && nodes[i] == x) continue;  // a self-loop is one edge, listed once
+        if (EdgeAllowed(link.allowed, edges[i])) OG_RETURN_IF_ERROR(fn(nodes[i]));
+      }
+    }
+    return Status::Ok();
+  }
   const bool one_hop = t.direction != compiler::Direction::kBoth && t.min_hops == 1 && t.max_hops && *t.max_hops == 1;
   if (one_hop) {  // the distinct neighbours (lists are sorted)
     auto nodes = link.forward ? csr.OutNodes(x) : csr.InNodes(x);
@@ -204,6 +216,14 @@ Result<std::vector<uint64_t>> ChainCounts(Context& ctx, const Rows& rows, const 
     const IrClause& t = *l.t;
     one_hop = one_hop && t.direction != compiler::Direction::kBoth && t.min_hops == 1 && t.max_hops && *t.max_hops == 1;
   }
+  // Whether position i of x's list is a match of link k: each edge of an edge link (that its tests
+  // allow), else each distinct neighbour.
+  auto counts_at = [&](size_t k, uint32_t x, std::span<const uint32_t> nodes, size_t i) {
+    if (chain[k].t->edge_var < 0) return i == 0 || nodes[i] != nodes[i - 1];
+    if (chain[k].allowed == nullptr) return true;
+    const auto edges = chain[k].forward ? csrs[k]->OutEdges(x) : csrs[k]->InEdges(x);
+    return EdgeAllowed(chain[k].allowed, edges[i]);
+  };
   auto fast = [&](auto&& self, size_t k, uint32_t x) -> uint64_t {
     uint64_t& slot = memo[k].Slot(x);
     if (slot != kUnknown) return slot;
@@ -211,7 +231,7 @@ Result<std::vector<uint64_t>> ChainCounts(Context& ctx, const Rows& rows, const 
     const bool last = k + 1 == chain.size();
     uint64_t n = 0;
     for (size_t i = 0; i < nodes.size(); ++i) {
-      if (i > 0 && nodes[i] == nodes[i - 1]) continue;
+      if (!counts_at(k, x, nodes, i)) continue;
       n += last ? 1 : self(self, k + 1, nodes[i]);
     }
     slot = n;
@@ -230,7 +250,7 @@ Result<std::vector<uint64_t>> ChainCounts(Context& ctx, const Rows& rows, const 
                                               : csrs[k]->InNodes(static_cast<uint32_t>(x));
           uint64_t sum = 0;
           for (size_t i = 0; i < nodes.size(); ++i) {
-            if (i > 0 && nodes[i] == nodes[i - 1]) continue;
+            if (!counts_at(k, static_cast<uint32_t>(x), nodes, i)) continue;
             sum += last ? 1 : memo[k + 1].DenseSlot(nodes[i]);
           }
           memo[k].DenseSlot(x) = sum;
@@ -286,6 +306,9 @@ bool ChainUnread(const std::vector<PathLink>& chain, const std::vector<bool>& re
   for (const PathLink& link : chain) {
     const int fresh = link.forward ? link.t->dst : link.t->src;
     if (static_cast<size_t>(fresh) >= read.size() || read[fresh]) return false;
+    if (link.t->edge_var >= 0 && (static_cast<size_t>(link.t->edge_var) >= read.size() || read[link.t->edge_var])) {
+      return false;
+    }
   }
   return true;
 }
@@ -301,6 +324,7 @@ Result<Rows> CountPerRow(Context& ctx, Rows rows, const std::vector<PathLink>& c
     const int fresh = link.forward ? link.t->dst : link.t->src;
     out.bound[fresh] = true;
     out.collapsed[fresh] = true;
+    if (link.t->edge_var >= 0) out.bound[link.t->edge_var] = out.collapsed[link.t->edge_var] = true;
   }
   out.cells.reserve(rows.cells.size());
   out.mult.reserve(rows.size());
@@ -313,6 +337,10 @@ Result<Rows> CountPerRow(Context& ctx, Rows rows, const std::vector<PathLink>& c
 }
 
 bool PathCountable(const Rows& rows, const std::vector<PathLink>& chain, const std::vector<bool>& read) {
+  for (const PathLink& link : chain) {  // edge variables are counted, never bound
+    const int e = link.t->edge_var;
+    if (e >= 0 && (static_cast<size_t>(e) >= read.size() || read[e])) return false;
+  }
   for (size_t k = 0; k + 1 < chain.size(); ++k) {
     const int inner = chain[k].forward ? chain[k].t->dst : chain[k].t->src;
     if (read[inner]) return false;
@@ -343,6 +371,7 @@ Result<Rows> PathCounts(Context& ctx, Rows rows, const std::vector<PathLink>& ch
     const int fresh = link.forward ? link.t->dst : link.t->src;
     out.bound[fresh] = true;
     out.collapsed[fresh] = fresh != end;
+    if (link.t->edge_var >= 0) out.bound[link.t->edge_var] = out.collapsed[link.t->edge_var] = true;
   }
   auto run = [&](NodeCounts cur) -> Result<NodeCounts> {
     for (size_t k = 0; k < chain.size() && !cur.empty(); ++k) {

@@ -184,13 +184,19 @@ TEST_F(ExecutorPathsTest, ReadInnerVariablesOrFiltersKeepTheGeneralPlan) {
       "return { $c.name, count($b) as n } }";
   EXPECT_EQ(Run(filtered), (Rows{"\"b\"|1", "\"c\"|1"}));
   EXPECT_FALSE(CountsPaths(filtered));
-  // An edge variable binds one row per edge: no chain through it...
+  // An edge variable read only by count() is a link counted once per edge...
   const std::string edge =
       "query q() { match { $a: Person { name: \"a\" } $a knows $b $b $k:knows $c } "
       "return { $c.name, count($k) as n } }";
   EXPECT_EQ(Run(edge), (Rows{"\"b\"|1", "\"c\"|1"}));
-  EXPECT_FALSE(CountsPaths(edge));
-  // ...but after it, its rows (two per parallel edge) join the frontier with their weights.
+  EXPECT_TRUE(CountsPaths(edge));
+  // ...one read otherwise binds one row per edge...
+  const std::string read_edge =
+      "query q() { match { $a: Person { name: \"a\" } $a knows $b $b $k:knows $c } "
+      "return { $c.name, max($k.since) as s } }";
+  Run(read_edge);
+  EXPECT_FALSE(CountsPaths(read_edge));
+  // ...and after it, its rows (two per parallel edge) join the frontier with their weights.
   const std::string after =
       "query q() { match { $a: Person { name: \"a\" } $a $k:knows $b $b knows $c } "
       "return { $c.name, count($k) as n } }";
@@ -305,6 +311,22 @@ TEST_F(ExecutorPathsTest, GroupsByCodedPropertyValues) {
   Run("query q() { match { $p: Person } return { $p.nick, $p.age, count($p) as n, max($p.big) as b } }");
   Run("query q() { match { $p: Person $p knows $q } return { $q.age, $p.nick, count($p) as n } order { n desc } }");
   Run("query q() { match { $p: Person $p $k:knows $q } return { $k.since, count($k) as n } }");
+}
+
+// Edge variables only counted: parallel edges count separately, tests on the edge apply, both
+// directions of an undirected link (a self-loop once), in count-only and grouped queries.
+TEST_F(ExecutorPathsTest, CountsEdgeVariablesPerEdge) {
+  for (const char* pattern : {"$a $k:knows $b", "$a $k:<knows> $b", "$a $k:knows $b $k.since >= 2",
+                              "$a $k:knows $b $b $j:knows $c", "$a $k:knows $b $b $j:<knows> $c $j.since < 2"}) {
+    const std::string p(pattern);
+    const std::string counted = p.find("$j") != std::string::npos ? "count($j)" : "count($k)";
+    const std::string total = "query q() { match { $a: Person " + p + " } return { " + counted + " as n } }";
+    Run(total);
+    const std::string grouped =
+        "query q() { match { $a: Person " + p + " } return { $a.name, " + counted + " as n } order { n desc } }";
+    Run(grouped);
+    EXPECT_TRUE(CountsPaths(grouped)) << grouped;
+  }
 }
 
 // Tests of an edge variable against constants are applied inside the expansion (EdgeFilter).

@@ -113,13 +113,16 @@ class Pipeline {
   // The tests of edge variable `var` that compare a property with a constant, evaluated once over
   // the edge table's columns: the edge ordinals passing all of them, one bit each (nullptr when
   // there are no such tests). Expand emits only those edges, and ApplyChecks skips the tests.
-  Result<const std::vector<bool>*> EdgeFilter(int var);
+  Result<const EdgeMask*> EdgeFilter(int var) const;
+  // Whether every test of edge variable `var` is one EdgeFilter applies (none across variables
+  // still pending): then a chain link may count its edges instead of binding them.
+  bool EdgeTestsAllPushed(int var, const std::vector<bool>& multi_done) const;
   struct EdgeTests {
-    std::vector<bool> allowed;  // by edge ordinal
-    std::vector<bool> pushed;   // by index in var_tests_[var]
+    EdgeMask allowed;          // by edge ordinal
+    std::vector<bool> pushed;  // by index in var_tests_[var]
     bool any = false;
   };
-  std::map<int, EdgeTests> edge_tests_;
+  mutable std::map<int, EdgeTests> edge_tests_;  // EdgeFilter's, built on first use
   // True when no test (of `v` alone, or not yet applied across variables) mentions `v`.
   bool Unconstrained(int v, const std::vector<bool>& multi_done) const {
     if (!var_tests_[v].empty()) return false;
