@@ -5,7 +5,7 @@
 # 2. builds the release preset (benchmarks are on in it) under the machine-wide build lock;
 # 3. generates the social graph (bench/peers/gen.js): 100k persons / 1M Knows edges by default,
 #    1M / 10M with --large; kept in build/bench/data/ and reused while gen.js is unchanged;
-# 4. runs the peers side by side (bench/peers/run.js: Kuzu, DuckDB, SQLite; load + 8 queries,
+# 4. runs the peers side by side (bench/peers/run.js: Kuzu, DuckDB, SQLite; load + 20 queries,
 #    answers cross-checked) -> build/bench/peers.json, and their loads again with the databases
 #    on disk (--disk, durable like ours) -> build/bench/peers_disk.json;
 # 5. runs ours on the same data and alone: the CLI bulk load of that graph, query_bench (when
@@ -17,6 +17,8 @@
 #   BENCH_PRESET=ci      take the binaries from build/ci instead of build/release
 #   BENCH_OUT=DIR        where outputs go (default build/bench)
 #   BENCH_PERSONS=N BENCH_EDGES=M   another graph size for the peers and the CLI load
+#   BENCH_SHAPE=uniform  the second graph shape (gen.js --shape: uniform endpoints, parallel edges and
+#                        self-loops kept); default skewed
 # Exit status: non-zero when any step failed (the others still run and are summarized).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -80,10 +82,12 @@ else
 fi
 
 # 3. Data (deterministic; regenerated only when missing or older than gen.js).
+shape="${BENCH_SHAPE:-skewed}"
 data="$out/data/social-$persons-$edges"
+[ "$shape" = skewed ] || data="$data-$shape"
 if [ ! -f "$data/meta.json" ] || [ bench/peers/gen.js -nt "$data/meta.json" ]; then
   rm -rf "$data"
-  node bench/peers/gen.js --persons "$persons" --edges "$edges" --out "$data"
+  node bench/peers/gen.js --persons "$persons" --edges "$edges" --shape "$shape" --out "$data"
 else
   echo "bench.sh: reusing $data"
 fi

@@ -56,6 +56,7 @@ class CountingStore : public ObjectStore {
   Result<std::unique_ptr<ObjectWriter>> NewWriter(std::string_view key) override;
   Status Delete(std::string_view key) override;
   std::string Describe() const override { return base_->Describe(); }
+  bool cheap_ranged_reads() const override { return base_->cheap_ranged_reads(); }
 
  private:
   friend class CountingWriter;

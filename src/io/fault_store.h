@@ -56,6 +56,7 @@ class FaultStore : public ObjectStore {
   Status PutIfAbsent(std::string_view key, std::string_view data) override;
   Status Delete(std::string_view key) override;
   std::string Describe() const override { return base_->Describe(); }
+  bool cheap_ranged_reads() const override { return base_->cheap_ranged_reads(); }
 
  private:
   struct ActiveRule {

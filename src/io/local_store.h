@@ -38,6 +38,7 @@ class LocalStore : public ObjectStore {
   Result<std::unique_ptr<ObjectWriter>> NewWriter(std::string_view key) override;
   Status Delete(std::string_view key) override;
   std::string Describe() const override { return "file://" + root_; }
+  bool cheap_ranged_reads() const override { return true; }
 
   const std::string& root() const { return root_; }
 

@@ -26,6 +26,7 @@ class MemoryStore : public ObjectStore {
   Status PutIfAbsent(std::string_view key, std::string_view data) override;
   Status Delete(std::string_view key) override;
   std::string Describe() const override { return "memory://" + name_; }
+  bool cheap_ranged_reads() const override { return true; }
 
   size_t object_count() const;
   uint64_t total_bytes() const;

@@ -69,6 +69,10 @@ class ObjectStore {
 
   // e.g. "file:///data/g.omni", "memory://t1".
   virtual std::string Describe() const = 0;
+  // Whether a small ranged read costs about what a local read does (a local file, memory): the
+  // engine then reads a few rows by point instead of whole objects. Stores where every request
+  // is a network round trip answer false (the default).
+  virtual bool cheap_ranged_reads() const { return false; }
 
   // One page of List: at most `max_keys` keys > start_after with the prefix, in order.
   virtual Result<std::vector<ObjectMeta>> ListPage(std::string_view prefix, std::string_view start_after,

@@ -36,6 +36,7 @@ class StagingStore : public ObjectStore {
   // Unsupported: the write path never deletes while preparing.
   Status Delete(std::string_view key) override;
   std::string Describe() const override { return base_->Describe(); }
+  bool cheap_ranged_reads() const override { return base_->cheap_ranged_reads(); }
 
   // Writes every buffered object to the base store in parallel; the buffer empties. The first
   // error is returned (objects already written stay: they are unreferenced garbage).

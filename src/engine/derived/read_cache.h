@@ -36,6 +36,10 @@ class GraphReadCache {
 
   Result<std::shared_ptr<const TableOrdinals>> Ordinals(const table::TableVersion& version,
                                                         const DerivedStore& derived = {});
+  // The version's ordinals if they are in memory already (nullptr otherwise): never reads.
+  std::shared_ptr<const TableOrdinals> CachedOrdinals(const table::TableVersion& version) {
+    return cache_.Get<TableOrdinals>("o:" + Key(version));
+  }
   // On a miss, a CSR is derived from the CSR last served for an earlier version of the same edge
   // table over the same node versions when Csr::Extend applies (a small write: one pass over the
   // arrays); such a CSR is kept in memory only (not persisted: a write would otherwise cost a

@@ -58,37 +58,10 @@ const TableOrdinals* Context::LoadedOrdinals(const std::string& type) const {
   return it == ordinals_.end() ? nullptr : it->second.get();
 }
 
-Status Context::PrefetchPoints(const std::vector<const IrExpr*>& exprs, const Rows& rows,
-                               std::span<const size_t> which) {
-  for (const IrExpr* e : exprs) {
-    if (e->kind != IrExprKind::kProperty || point_values_.count(e) || expr_columns_.count(e)) continue;
-    const std::string& type = TypeOf(e->var);
-    const TableOrdinals* ord = LoadedOrdinals(type);
-    if (ord == nullptr || snap_.catalog().FindNode(type) == nullptr) continue;
-    if (columns_.count(type + '\x1f' + e->property)) continue;
-    OG_ASSIGN_OR_RETURN(const table::TableVersion* t, Table(type));
-    if (t->schema().FindByName(e->property) == nullptr) continue;  // reads as null (Column)
-    if (cache_->CachedColumn(*t, e->property) != nullptr) continue;
-    if (!cache_->AllowPointRead(*t, e->property)) continue;  // asked for often: read it whole
-    std::vector<int64_t> ordinals;
-    for (size_t i : which) {
-      const int64_t o = rows.row(i)[e->var];
-      if (o >= 0) ordinals.push_back(o);
-    }
-    std::sort(ordinals.begin(), ordinals.end());
-    ordinals.erase(std::unique(ordinals.begin(), ordinals.end()), ordinals.end());
-    std::vector<uint64_t> addresses;
-    for (int64_t o : ordinals) addresses.push_back(ord->address(static_cast<uint32_t>(o)));
-    OG_ASSIGN_OR_RETURN(format::Batch b, t->Take(addresses, std::vector<std::string>{e->property}));
-    auto& values = point_values_[e];
-    for (size_t i = 0; i < ordinals.size(); ++i) values.emplace(ordinals[i], b.column(0).GetValue(i));
-  }
-  return Status::Ok();
-}
-
 Result<std::string_view> Context::Id(int var, int64_t ordinal) {
   if (ordinal < 0) return std::string_view();
   if (const TableOrdinals* ord = LoadedOrdinals(TypeOf(var))) return ord->id(static_cast<uint32_t>(ordinal));
+  if (auto id = PointId(TypeOf(var), ordinal)) return *id;
   OG_ASSIGN_OR_RETURN(const format::Column* ids, Column(TypeOf(var), "id"));
   if (ids == nullptr) return InternalError("table " + TypeOf(var) + " has no id column");
   return ids->string_at(static_cast<size_t>(ordinal));

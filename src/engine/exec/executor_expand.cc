@@ -54,7 +54,6 @@ const IrExpr* Pipeline::IdConstant(int var, const Test& t, bool* is_key) const {
 
 Result<std::vector<uint32_t>> Pipeline::Candidates(int var) {
   const std::string& type = ctx_.TypeOf(var);
-  OG_ASSIGN_OR_RETURN(const TableOrdinals* ord, ctx_.Ordinals(type));
   const auto& tests = var_tests_[var];
   std::vector<uint32_t> cands;
   std::vector<bool> pushed(tests.size(), false);
@@ -83,12 +82,14 @@ Result<std::vector<uint32_t>> Pipeline::Candidates(int var) {
     // the others are checked on the candidate below. (Re-checking it would read the whole key
     // column for one row.)
     pushed[ti] = true;
-    if (!v.is_null()) {
-      if (auto o = ord->Find(id)) cands.push_back(*o);
+    if (!v.is_null()) {  // through the key's hash index unless the ordinals are in memory
+      OG_ASSIGN_OR_RETURN(std::optional<uint32_t> o, ctx_.FindId(type, id));
+      if (o) cands.push_back(*o);
     }
     break;
   }
   if (!by_id) {
+    OG_ASSIGN_OR_RETURN(const TableOrdinals* ord, ctx_.Ordinals(type));
     // Property-versus-constant tests filter the ordinals over the table's cached columns
     // (equalities first: usually the most selective); the other tests are checked per candidate.
     cands.resize(ord->size());

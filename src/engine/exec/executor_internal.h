@@ -96,6 +96,24 @@ class Context {
   Result<std::string_view> Id(int var, int64_t ordinal);
   // The ordinals of `type` if this query has loaded them (nullptr otherwise; loads nothing).
   const TableOrdinals* LoadedOrdinals(const std::string& type) const;
+  // The same, also taking them from the read cache when they are in memory there (never reads).
+  const TableOrdinals* CachedOrdinals(const std::string& type);
+
+  // Point access without the ordinals (executor_points.cc): a cold point query must not load a
+  // table's whole ordinals. Ordinals are positions in scan order (fragments in manifest order,
+  // live rows in row order), so they convert to and from row addresses through the manifest and
+  // the deletion vectors of the fragments involved.
+  Result<uint64_t> AddressOf(const std::string& type, int64_t ordinal);
+  // nullopt when `address` is not a live row of the type's version.
+  Result<std::optional<uint32_t>> OrdinalOfAddress(const std::string& type, uint64_t address);
+  // The ordinal of the node of `type` with this id, found through the key column's hash index
+  // by ranged reads (table::ProbeIds) when the ordinals are not in memory; nullopt when absent.
+  Result<std::optional<uint32_t>> FindId(const std::string& type, const std::string& id);
+  // A point-read id (PrefetchPoints of a whole-node expression or of ordering ties), if any.
+  std::optional<std::string_view> PointId(const std::string& type, int64_t ordinal) const;
+  // Reads the ids of `ordinals` of `type` by address unless its ordinals or id column are in
+  // memory (OrderRows' ties of a few rows).
+  Status PrefetchIds(const std::string& type, std::vector<int64_t> ordinals);
   // For a few result rows: reads the values of the node-property expressions `exprs` for the
   // bindings in `rows` (rows `which` only) by row address (ranged reads of those rows), unless the
   // whole column is cached already, so a point query does not read whole columns. Eval then
@@ -186,6 +204,17 @@ class Context {
   std::unordered_map<const compiler::IrExpr*, const format::Column*> expr_columns_;
   // Values read by PrefetchPoints: expression -> binding ordinal -> value.
   std::unordered_map<const compiler::IrExpr*, std::unordered_map<int64_t, Value>> point_values_;
+  // Ids read by PrefetchIds: type -> ordinal -> id.
+  std::map<std::string, std::unordered_map<int64_t, std::string>> point_ids_;
+  // Per type: live rows before each fragment (manifest order) and the sorted deleted rows of the
+  // fragments AddressOf / OrdinalOfAddress looked at.
+  struct RowMap {
+    std::vector<uint64_t> live_before;                          // one per fragment, then the total
+    std::unordered_map<size_t, std::vector<uint32_t>> deleted;  // by fragment index
+  };
+  std::map<std::string, RowMap> row_maps_;
+  Result<RowMap*> RowMapFor(const std::string& type);
+  Result<const std::vector<uint32_t>*> DeletedRows(const std::string& type, RowMap& map, size_t fragment);
   // Search state per expression (executor_search.cc): analyzed query text, the BM25 score of
   // every row of the type, the query vector, rrf's fused order by entity.
   std::unordered_map<const compiler::IrExpr*, std::vector<search::Token>> text_queries_;

@@ -625,7 +625,19 @@ Result<std::vector<size_t>> OrderRows(Context& ctx, const Rows& rows, std::optio
     const TableOrdinals* ord = ctx.LoadedOrdinals(ctx.TypeOf(static_cast<int>(v)));
     const format::Column* c = nullptr;
     if (ord == nullptr && n > 1) {
-      OG_ASSIGN_OR_RETURN(c, ctx.Column(ctx.TypeOf(static_cast<int>(v)), "id"));
+      // A few rows of a node type: their ids by point reads (PrefetchIds); else the id column.
+      constexpr size_t kPointTies = 64;
+      const std::string& type = ctx.TypeOf(static_cast<int>(v));
+      bool point = n <= kPointTies && ctx.snap().catalog().FindNode(type) != nullptr;
+      if (point) {
+        std::vector<int64_t> ordinals;
+        for (size_t r : ranked) ordinals.push_back(rows.row(r)[v]);
+        OG_RETURN_IF_ERROR(ctx.PrefetchIds(type, ordinals));
+        for (int64_t o : ordinals) point = point && (o < 0 || ctx.PointId(type, o));
+      }
+      if (!point) {
+        OG_ASSIGN_OR_RETURN(c, ctx.Column(type, "id"));
+      }
     }
     tie_ords.push_back(ord);
     tie_ids.push_back(c);
@@ -634,8 +646,8 @@ Result<std::vector<size_t>> OrderRows(Context& ctx, const Rows& rows, std::optio
     int64_t o = rows.row(row)[tie_vars[k]];
     if (o < 0) return std::string_view();
     if (tie_ords[k] != nullptr) return tie_ords[k]->id(static_cast<uint32_t>(o));
-    if (tie_ids[k] == nullptr) return std::string_view();
-    return tie_ids[k]->string_at(static_cast<size_t>(o));
+    if (tie_ids[k] != nullptr) return tie_ids[k]->string_at(static_cast<size_t>(o));
+    return ctx.PointId(ctx.TypeOf(tie_vars[k]), o).value_or(std::string_view());
   };
   SortAndCut(&idx, limit, [&](size_t a, size_t b) {
     for (size_t k = 0; k < q.order.size(); ++k) {

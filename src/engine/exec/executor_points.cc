@@ -1,0 +1,172 @@
+// Point access for the executor's Context (executor_internal.h): ordinals <-> row addresses
+// through the manifest, id lookups through the key column's hash index, and the ranged reads of
+// the values and ids of a few result rows. A cold point query (a key lookup, a short walk from
+// one node) thus reads what it touches, not a table's whole ordinals or columns.
+#include <algorithm>
+
+#include "common/error_codes.h"
+#include "engine/exec/executor_internal.h"
+#include "table/index_probe.h"
+
+namespace omnigraph::engine::exec {
+
+using compiler::IrExpr;
+using compiler::IrExprKind;
+
+const TableOrdinals* Context::CachedOrdinals(const std::string& type) {
+  if (const TableOrdinals* o = LoadedOrdinals(type)) return o;
+  auto t = Table(type);
+  if (!t.ok()) return nullptr;
+  std::shared_ptr<const TableOrdinals> hit = cache_->CachedOrdinals(**t);
+  if (hit == nullptr) return nullptr;
+  return ordinals_.emplace(type, std::move(hit)).first->second.get();
+}
+
+Result<Context::RowMap*> Context::RowMapFor(const std::string& type) {
+  auto it = row_maps_.find(type);
+  if (it != row_maps_.end()) return &it->second;
+  OG_ASSIGN_OR_RETURN(const table::TableVersion* t, Table(type));
+  RowMap m;
+  uint64_t live = 0;
+  for (const auto& f : t->manifest().fragments) {
+    m.live_before.push_back(live);
+    live += f.live_rows();
+  }
+  m.live_before.push_back(live);
+  return &row_maps_.emplace(type, std::move(m)).first->second;
+}
+
+Result<const std::vector<uint32_t>*> Context::DeletedRows(const std::string& type, RowMap& map, size_t fragment) {
+  auto it = map.deleted.find(fragment);
+  if (it != map.deleted.end()) return &it->second;
+  OG_ASSIGN_OR_RETURN(const table::TableVersion* t, Table(type));
+  OG_ASSIGN_OR_RETURN(auto dv, t->LoadDeletion(t->manifest().fragments[fragment]));
+  return &map.deleted.emplace(fragment, dv->ToVector()).first->second;
+}
+
+Result<uint64_t> Context::AddressOf(const std::string& type, int64_t ordinal) {
+  if (const TableOrdinals* ord = LoadedOrdinals(type)) return ord->address(static_cast<uint32_t>(ordinal));
+  OG_ASSIGN_OR_RETURN(RowMap * map, RowMapFor(type));
+  const auto o = static_cast<uint64_t>(ordinal);
+  if (ordinal < 0 || o >= map->live_before.back()) return InternalError("ordinal out of range");
+  // The fragment: the last whose live rows start at or before the ordinal (and holds some).
+  const size_t f = static_cast<size_t>(std::upper_bound(map->live_before.begin(), map->live_before.end() - 1, o) -
+                                       map->live_before.begin()) -
+                   1;
+  OG_ASSIGN_OR_RETURN(const table::TableVersion* t, Table(type));
+  const table::FragmentMeta& meta = t->manifest().fragments[f];
+  uint64_t offset = o - map->live_before[f];  // the k-th live row: skip the deleted ones at or before it
+  if (meta.deleted_rows > 0) {
+    OG_ASSIGN_OR_RETURN(const std::vector<uint32_t>* deleted, DeletedRows(type, *map, f));
+    for (uint32_t d : *deleted) {
+      if (d > offset) break;
+      ++offset;
+    }
+  }
+  return table::MakeRowAddress(meta.id, static_cast<uint32_t>(offset));
+}
+
+Result<std::optional<uint32_t>> Context::OrdinalOfAddress(const std::string& type, uint64_t address) {
+  if (const TableOrdinals* ord = LoadedOrdinals(type)) return ord->FromAddress(address);
+  OG_ASSIGN_OR_RETURN(RowMap * map, RowMapFor(type));
+  OG_ASSIGN_OR_RETURN(const table::TableVersion* t, Table(type));
+  const auto& frags = t->manifest().fragments;  // ascending ids
+  const uint32_t fid = table::RowAddressFragment(address);
+  auto it = std::lower_bound(frags.begin(), frags.end(), fid,
+                             [](const table::FragmentMeta& m, uint32_t id) { return m.id < id; });
+  if (it == frags.end() || it->id != fid) return std::optional<uint32_t>();
+  const size_t f = static_cast<size_t>(it - frags.begin());
+  const uint32_t offset = table::RowAddressOffset(address);
+  if (offset >= it->physical_rows) return std::optional<uint32_t>();
+  uint64_t before = 0;  // deleted rows before the offset
+  if (it->deleted_rows > 0) {
+    OG_ASSIGN_OR_RETURN(const std::vector<uint32_t>* deleted, DeletedRows(type, *map, f));
+    auto at = std::lower_bound(deleted->begin(), deleted->end(), offset);
+    if (at != deleted->end() && *at == offset) return std::optional<uint32_t>();
+    before = static_cast<uint64_t>(at - deleted->begin());
+  }
+  return std::optional<uint32_t>(static_cast<uint32_t>(map->live_before[f] + offset - before));
+}
+
+Result<std::optional<uint32_t>> Context::FindId(const std::string& type, const std::string& id) {
+  if (const TableOrdinals* ord = CachedOrdinals(type)) return ord->Find(id);
+  OG_ASSIGN_OR_RETURN(const table::TableVersion* t, Table(type));
+  // Probe only where ranged reads are cheap (on a remote store the whole ordinals object is one
+  // round trip, a probe several), and only the first few times for a version: a table asked again
+  // and again gets its ordinals loaded and kept, as a column read by point too often does.
+  if (t->schema().key_field_id == 0 || !t->store().cheap_ranged_reads() ||
+      !cache_->AllowPointRead(*t, "\x1fordinals")) {
+    OG_ASSIGN_OR_RETURN(const TableOrdinals* ord, Ordinals(type));
+    return ord->Find(id);
+  }
+  const std::string ids[1] = {id};
+  OG_ASSIGN_OR_RETURN(auto found, table::ProbeIds(*t, ids));
+  if (!found[0]) return std::optional<uint32_t>();
+  return OrdinalOfAddress(type, *found[0]);
+}
+
+std::optional<std::string_view> Context::PointId(const std::string& type, int64_t ordinal) const {
+  auto t = point_ids_.find(type);
+  if (t == point_ids_.end()) return std::nullopt;
+  auto it = t->second.find(ordinal);
+  if (it == t->second.end()) return std::nullopt;
+  return std::string_view(it->second);
+}
+
+Status Context::PrefetchIds(const std::string& type, std::vector<int64_t> ordinals) {
+  if (LoadedOrdinals(type) != nullptr || snap_.catalog().FindNode(type) == nullptr) return Status::Ok();
+  if (columns_.count(type + '\x1f' + "id")) return Status::Ok();
+  OG_ASSIGN_OR_RETURN(const table::TableVersion* t, Table(type));
+  if (cache_->CachedColumn(*t, "id") != nullptr) return Status::Ok();
+  auto& known = point_ids_[type];
+  std::erase_if(ordinals, [&](int64_t o) { return o < 0 || known.count(o) != 0; });
+  std::sort(ordinals.begin(), ordinals.end());
+  ordinals.erase(std::unique(ordinals.begin(), ordinals.end()), ordinals.end());
+  if (ordinals.empty()) return Status::Ok();
+  std::vector<uint64_t> addresses;
+  for (int64_t o : ordinals) {
+    OG_ASSIGN_OR_RETURN(uint64_t a, AddressOf(type, o));
+    addresses.push_back(a);
+  }
+  OG_ASSIGN_OR_RETURN(format::Batch b, t->Take(addresses, std::vector<std::string>{"id"}));
+  for (size_t i = 0; i < ordinals.size(); ++i) known.emplace(ordinals[i], std::string(b.column(0).string_at(i)));
+  return Status::Ok();
+}
+
+Status Context::PrefetchPoints(const std::vector<const IrExpr*>& exprs, const Rows& rows,
+                               std::span<const size_t> which) {
+  for (const IrExpr* e : exprs) {
+    if (e->kind == IrExprKind::kVariable && e->var >= 0 && q_.variables[e->var].kind == compiler::VarKind::kNode) {
+      std::vector<int64_t> ordinals;
+      for (size_t i : which) ordinals.push_back(rows.row(i)[e->var]);
+      OG_RETURN_IF_ERROR(PrefetchIds(TypeOf(e->var), std::move(ordinals)));
+      continue;
+    }
+    if (e->kind != IrExprKind::kProperty || point_values_.count(e) || expr_columns_.count(e)) continue;
+    const std::string& type = TypeOf(e->var);
+    if (snap_.catalog().FindNode(type) == nullptr) continue;
+    if (columns_.count(type + '\x1f' + e->property)) continue;
+    OG_ASSIGN_OR_RETURN(const table::TableVersion* t, Table(type));
+    if (t->schema().FindByName(e->property) == nullptr) continue;  // reads as null (Column)
+    if (cache_->CachedColumn(*t, e->property) != nullptr) continue;
+    if (!cache_->AllowPointRead(*t, e->property)) continue;  // asked for often: read it whole
+    std::vector<int64_t> ordinals;
+    for (size_t i : which) {
+      const int64_t o = rows.row(i)[e->var];
+      if (o >= 0) ordinals.push_back(o);
+    }
+    std::sort(ordinals.begin(), ordinals.end());
+    ordinals.erase(std::unique(ordinals.begin(), ordinals.end()), ordinals.end());
+    std::vector<uint64_t> addresses;
+    for (int64_t o : ordinals) {
+      OG_ASSIGN_OR_RETURN(uint64_t a, AddressOf(type, o));
+      addresses.push_back(a);
+    }
+    OG_ASSIGN_OR_RETURN(format::Batch b, t->Take(addresses, std::vector<std::string>{e->property}));
+    auto& values = point_values_[e];
+    for (size_t i = 0; i < ordinals.size(); ++i) values.emplace(ordinals[i], b.column(0).GetValue(i));
+  }
+  return Status::Ok();
+}
+
+}  // namespace omnigraph::engine::exec
