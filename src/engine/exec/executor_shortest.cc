@@ -113,7 +113,8 @@ class Search {
     std::optional<Parent> closing;
     Status error = Status::Ok();
     while (!heap.empty()) {
-      auto [c, x] = heap.top();
+      const double c = heap.top().first;
+      const uint32_t x = heap.top().second;
       heap.pop();
       if (c > dist[x]) continue;
       if (a == b ? c >= cycle : x == b) break;
@@ -347,8 +348,9 @@ Result<Rows> ShortestPaths(Context& ctx, const Rows& rows, const IrClause& t) {
     const int64_t* r = rows.row(i);
     const int64_t a = r[t.src], b = r[t.dst];
     if (a < 0 || b < 0) return InternalError("shortest path with an unbound endpoint");
-    auto [it, fresh] = found.try_emplace({a, b});
-    if (fresh) {
+    auto emplaced = found.try_emplace({a, b});
+    auto it = emplaced.first;
+    if (emplaced.second) {
       auto keep = [&](PathValue p) -> Status {
         OG_ASSIGN_OR_RETURN(int64_t index, ctx.AddPath(std::move(p)));
         it->second.push_back(index);
