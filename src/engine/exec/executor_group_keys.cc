@@ -2,6 +2,7 @@
 // String or integer property (`return { $p.city, count($p) }`) hashes column values once per row
 // instead of building, sorting and merging a Value per binding.
 #include "common/check.h"
+#include "common/hash.h"
 #include "engine/exec/executor_internal.h"
 
 namespace omnigraph::engine::exec {
@@ -32,12 +33,37 @@ Result<std::optional<KeyCoder>> KeyCoder::For(Context& ctx) {
     if (!e.type.data.is_scalar()) return std::optional<KeyCoder>();
     Key key;
     key.var = e.var;
+    key.kind = e.type.data.kind;
     OG_ASSIGN_OR_RETURN(key.column, ctx.Column(ctx.TypeOf(e.var), e.property));
     if (key.column != nullptr && key.column->type().kind != e.type.data.kind) return std::optional<KeyCoder>();
     coder.keys_.push_back(std::move(key));
   }
   if (coder.keys_.empty()) return std::optional<KeyCoder>();
   return std::optional<KeyCoder>(std::move(coder));
+}
+
+int64_t KeyCoder::Codes::Code(uint64_t hash, int64_t value, std::string_view text, bool is_text) {
+  size_t mask = slots.size() - 1;
+  for (size_t i = hash & mask;; i = (i + 1) & mask) {
+    Slot& s = slots[i];
+    if (s.code == 0) break;
+    if (s.hash == hash && (is_text ? s.text == text : s.value == value)) return s.code;
+  }
+  if (2 * static_cast<size_t>(size + 1) > slots.size()) {  // grow to keep probes short
+    std::vector<Slot> old(slots.size() * 2);
+    old.swap(slots);
+    mask = slots.size() - 1;
+    for (const Slot& s : old) {
+      if (s.code == 0) continue;
+      size_t i = s.hash & mask;
+      while (slots[i].code != 0) i = (i + 1) & mask;
+      slots[i] = s;
+    }
+  }
+  size_t i = hash & mask;
+  while (slots[i].code != 0) i = (i + 1) & mask;
+  slots[i] = Slot{hash, ++size, value, text};
+  return size;
 }
 
 void KeyCoder::Code(const int64_t* row, int64_t* out) {
@@ -50,12 +76,13 @@ void KeyCoder::Code(const int64_t* row, int64_t* out) {
       continue;
     }
     const auto i = static_cast<size_t>(o);
-    if (c->type().kind == TypeKind::kString) {
-      out[k] = key.strings.try_emplace(c->string_at(i), static_cast<int64_t>(key.strings.size() + 1)).first->second;
+    if (key.kind == TypeKind::kString) {
+      const std::string_view text = c->string_at(i);
+      out[k] = key.codes.Code(XxHash64(text), 0, text, true);
       continue;
     }
     int64_t raw = 0;
-    switch (c->type().kind) {
+    switch (key.kind) {
       case TypeKind::kBool: raw = c->bool_values()[i] != 0; break;
       case TypeKind::kI32:
       case TypeKind::kDate: raw = c->i32_values()[i]; break;
@@ -65,7 +92,9 @@ void KeyCoder::Code(const int64_t* row, int64_t* out) {
       case TypeKind::kU64: raw = static_cast<int64_t>(c->u64_values()[i]); break;  // a bijection
       default: OG_CHECK(false && "KeyCoder: uncodable column");
     }
-    out[k] = key.ints.try_emplace(raw, static_cast<int64_t>(key.ints.size() + 1)).first->second;
+    // A multiplicative mix (the slot is the hash's low bits).
+    const uint64_t h = (static_cast<uint64_t>(raw) ^ (static_cast<uint64_t>(raw) >> 29)) * 0x9E3779B97F4A7C15ull;
+    out[k] = key.codes.Code(h ^ (h >> 32), raw, std::string_view(), false);
   }
 }
 

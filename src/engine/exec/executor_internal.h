@@ -387,15 +387,30 @@ class KeyCoder {
   // nullopt when a key does not qualify (the caller groups by bindings).
   static Result<std::optional<KeyCoder>> For(Context& ctx);
   size_t width() const { return keys_.size(); }
+  // The number of codes handed out so far for key `k` (codes are 1..that; 0 = null).
+  int64_t distinct(size_t k) const { return keys_[k].codes.size; }
   // The codes of binding row `row`, one per key, into `out`.
   void Code(const int64_t* row, int64_t* out);
 
  private:
+  // Dense codes (1, 2, ...) of the distinct values seen: open addressing over (hash, code) with
+  // the value itself (a String's view into the column, or an integer) to compare.
+  struct Codes {
+    struct Slot {
+      uint64_t hash = 0;
+      int64_t code = 0;  // 0 = empty
+      int64_t value = 0;
+      std::string_view text;
+    };
+    std::vector<Slot> slots = std::vector<Slot>(64);
+    int64_t size = 0;
+    int64_t Code(uint64_t hash, int64_t value, std::string_view text, bool is_text);
+  };
   struct Key {
     int var = -1;
     const format::Column* column = nullptr;  // nullptr: the property is absent (all null)
-    std::unordered_map<int64_t, int64_t> ints;
-    std::unordered_map<std::string_view, int64_t> strings;
+    TypeKind kind = TypeKind::kString;
+    Codes codes;
   };
   std::vector<Key> keys_;
 };

@@ -342,6 +342,7 @@ Result<QueryResult> Aggregate(Context& ctx, const Rows& rows, QueryResult res) {
   const size_t tuple_width = coder ? coder->width() : std::max<size_t>(key_vars.size(), 1);
   TupleIndex index(tuple_width);
   std::vector<int64_t> tuple(tuple_width, 0);
+  std::vector<uint32_t> by_code(64, 0);  // one coded key: code -> group + 1
   // One key variable and rows binding a good share of its table (grouping by a node over its
   // edges): an array over the table's ordinals (slot o + 1; -1 = unbound) instead of hashing.
   std::vector<uint32_t> by_ordinal;  // group + 1; 0 = none yet
@@ -365,6 +366,13 @@ Result<QueryResult> Aggregate(Context& ctx, const Rows& rows, QueryResult res) {
       added = slot == 0;
       if (added) slot = static_cast<uint32_t>(first.size() + 1);
       g = slot - 1;
+    } else if (coder && tuple_width == 1) {  // one key: its code is the group's number
+      coder->Code(r, tuple.data());
+      const auto code = static_cast<size_t>(tuple[0]);
+      if (code >= by_code.size()) by_code.resize(std::max(code + 1, 2 * by_code.size()), 0);
+      added = by_code[code] == 0;
+      if (added) by_code[code] = static_cast<uint32_t>(first.size() + 1);
+      g = by_code[code] - 1;
     } else if (coder) {
       coder->Code(r, tuple.data());
       g = index.FindOrAdd(tuple.data(), &added);
