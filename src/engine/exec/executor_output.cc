@@ -8,6 +8,7 @@
 
 #include "common/error_codes.h"
 
+#include "common/thread_pool.h"
 #include "engine/exec/executor_internal.h"
 
 namespace omnigraph::engine::exec {
@@ -38,6 +39,9 @@ struct Acc {
   Value best;
   bool has_best = false;
 };
+
+// Grouping rows with coded keys and only counts runs in parallel chunks from this many rows.
+constexpr size_t kParallelGroupRows = size_t{1} << 16;
 
 // Adds `weight` rows of value `v` (Rows::mult: one row standing for several matches).
 void Accumulate(const compiler::IrExpr& agg, Value v, uint64_t weight, Acc* acc) {
@@ -357,7 +361,55 @@ Result<QueryResult> Aggregate(Context& ctx, const Rows& rows, QueryResult res) {
       first.reserve(most);
     }
   }
-  for (size_t i = 0; i < n; ++i) {
+  // Coded keys and only counts of variables (no Value per row): rows are grouped in parallel
+  // chunks, each with its own codes; chunks' groups with equal keys merge below like any binding
+  // groups with equal key values.
+  bool counts_only = coder.has_value() && n >= kParallelGroupRows;
+  for (size_t a = 0; a < na; ++a) counts_only = counts_only && count_var[a] >= 0;
+  if (counts_only) {
+    const size_t parts = std::min<size_t>(ThreadPool::Default().size() + 1, 8);
+    struct Part {
+      std::vector<size_t> first;
+      std::vector<Acc> acc;
+    };
+    std::vector<Part> part(parts);
+    OG_RETURN_IF_ERROR(ThreadPool::Default().ParallelFor(parts, [&](size_t p) -> Status {
+      KeyCoder local = *coder;  // its own codes
+      TupleIndex local_index(tuple_width);
+      std::vector<int64_t> t(tuple_width, 0);
+      std::vector<uint32_t> groups(64, 0);  // one key: code -> group + 1
+      Part& out = part[p];
+      for (size_t i = n * p / parts; i < n * (p + 1) / parts; ++i) {
+        const int64_t* r = rows.row(i);
+        local.Code(r, t.data());
+        bool added = false;
+        size_t g = 0;
+        if (tuple_width == 1) {
+          const auto code = static_cast<size_t>(t[0]);
+          if (code >= groups.size()) groups.resize(std::max(code + 1, 2 * groups.size()), 0);
+          added = groups[code] == 0;
+          if (added) groups[code] = static_cast<uint32_t>(out.first.size() + 1);
+          g = groups[code] - 1;
+        } else {
+          g = local_index.FindOrAdd(t.data(), &added);
+        }
+        if (added) {
+          out.first.push_back(i);
+          out.acc.resize(out.acc.size() + na);
+        }
+        const uint64_t w = rows.mult.empty() ? 1 : rows.mult[i];
+        for (size_t a = 0; a < na; ++a) {
+          if (r[count_var[a]] >= 0 || rows.Collapsed(count_var[a])) out.acc[g * na + a].count += w;
+        }
+      }
+      return Status::Ok();
+    }));
+    for (Part& p : part) {
+      first.insert(first.end(), p.first.begin(), p.first.end());
+      acc.insert(acc.end(), std::make_move_iterator(p.acc.begin()), std::make_move_iterator(p.acc.end()));
+    }
+  }
+  for (size_t i = 0; i < (counts_only ? 0 : n); ++i) {
     const int64_t* r = rows.row(i);
     bool added = first.empty();
     size_t g = 0;

@@ -379,31 +379,39 @@ TEST_F(ExecutorPathsTest, CountsEdgeVariablesPerEdge) {
 // Coded grouping over many distinct values (the code tables grow several times), one key and
 // two, Strings, integers, dates and nulls: the same groups as the reference.
 TEST(ExecutorGroupTest, CodedKeysOverManyDistinctValues) {
-  auto g = Graph::Init(std::make_shared<io::MemoryStore>(),
-                       "node P { n: String @key, tag: String?, v: I64?, d: Date?, u: U64? }\n");
-  ASSERT_TRUE(g.ok());
-  std::string data;
-  for (int i = 0; i < 4000; ++i) {
-    data += R"({"type":"P","data":{"n":"p)" + std::to_string(i) + "\"";
-    if (i % 97 != 0) data += R"(,"tag":"t)" + std::to_string((i * 7919) % 700) + "\"";
-    if (i % 89 != 0) data += R"(,"v":)" + std::to_string((i % 333) - 150);
-    data += R"(,"d":")" + std::to_string(1990 + i % 31) + R"(-02-1)" + std::to_string(i % 9) + "\"";
-    data += R"(,"u":)" + std::to_string(uint64_t{18446744073709551000u} - static_cast<uint64_t>(i % 5)) + "}}\n";
-  }
-  ASSERT_TRUE(LoadNdjson(**g, data, LoadOptions{}).ok());
-  auto snap = (*g)->Head();
-  ASSERT_TRUE(snap.ok());
-  for (const char* keys : {"$p.tag", "$p.v", "$p.tag, $p.v", "$p.d, $p.tag", "$p.u", "$p.v, $p.u, $p.d"}) {
-    const std::string src = std::string("query q() { match { $p: P } return { ") + keys +
-                            ", count($p) as n, max($p.n) as m } order { n desc, m } }";
-    auto qs = compiler::CompileQueries(snap->catalog(), src);
-    ASSERT_TRUE(qs.ok()) << src << ": " << qs.status().ToString();
-    GraphReadCache cache;
-    auto got = ExecuteQuery(*snap, qs->front(), {}, 0, &cache);
-    auto want = EvaluateReference(*snap, qs->front(), {}, 0);
-    ASSERT_TRUE(got.ok() && want.ok()) << src;
-    EXPECT_EQ(got->rows, want->rows) << src;
-    EXPECT_GT(got->rows.size(), 4u) << src;
+  // 70,000 rows: over kParallelGroupRows, so counts are grouped in parallel chunks (their groups
+  // merged by key values); 4,000: one chunk.
+  for (int rows : {4000, 70000}) {
+    SCOPED_TRACE(rows);
+    auto g = Graph::Init(std::make_shared<io::MemoryStore>(),
+                         "node P { n: String @key, tag: String?, v: I64?, d: Date?, u: U64? }\n");
+    ASSERT_TRUE(g.ok());
+    std::string data;
+    for (int i = 0; i < rows; ++i) {
+      data += R"({"type":"P","data":{"n":"p)" + std::to_string(i) + "\"";
+      if (i % 97 != 0) data += R"(,"tag":"t)" + std::to_string((i * 7919) % 700) + "\"";
+      if (i % 89 != 0) data += R"(,"v":)" + std::to_string((i % 333) - 150);
+      data += R"(,"d":")" + std::to_string(1990 + i % 31) + R"(-02-1)" + std::to_string(i % 9) + "\"";
+      data += R"(,"u":)" + std::to_string(uint64_t{18446744073709551000u} - static_cast<uint64_t>(i % 5)) + "}}\n";
+    }
+    ASSERT_TRUE(LoadNdjson(**g, data, LoadOptions{}).ok());
+    auto snap = (*g)->Head();
+    ASSERT_TRUE(snap.ok());
+    for (const char* keys : {"$p.tag", "$p.v", "$p.tag, $p.v", "$p.d, $p.tag", "$p.u", "$p.v, $p.u, $p.d"}) {
+      // Counts only (the parallel path at 70,000 rows), then with a max (the sequential one).
+      for (const char* aggs :
+           {", count($p) as n } order { n desc } }", ", count($p) as n, max($p.n) as m } order { n desc, m } }"}) {
+        const std::string src = std::string("query q() { match { $p: P } return { ") + keys + aggs;
+        auto qs = compiler::CompileQueries(snap->catalog(), src);
+        ASSERT_TRUE(qs.ok()) << src << ": " << qs.status().ToString();
+        GraphReadCache cache;
+        auto got = ExecuteQuery(*snap, qs->front(), {}, 0, &cache);
+        auto want = EvaluateReference(*snap, qs->front(), {}, 0);
+        ASSERT_TRUE(got.ok() && want.ok()) << src;
+        EXPECT_EQ(got->rows, want->rows) << src;
+        EXPECT_GT(got->rows.size(), 4u) << src;
+      }
+    }
   }
 }
 
