@@ -159,6 +159,78 @@ std::weak_ordering CompareDoubles(double x, double y) {
 
 }  // namespace
 
+namespace {
+
+template <class T, class X>
+void MaskCompare(std::span<const T> col, X x, CompareOp op, uint8_t* m) {
+  const size_t n = col.size();
+  auto each = [&](auto holds) {
+    for (size_t i = 0; i < n; ++i) m[i] &= static_cast<uint8_t>(holds(static_cast<X>(col[i])));
+  };
+  switch (op) {
+    case CompareOp::kEq: return each([x](X y) { return y == x; });
+    case CompareOp::kNe: return each([x](X y) { return y != x; });
+    case CompareOp::kLt: return each([x](X y) { return y < x; });
+    case CompareOp::kLe: return each([x](X y) { return y <= x; });
+    case CompareOp::kGt: return each([x](X y) { return y > x; });
+    case CompareOp::kGe: return each([x](X y) { return y >= x; });
+    default: return;
+  }
+}
+
+}  // namespace
+
+bool MaskByColumn(const format::Column* c, CompareOp op, const Value& v, bool constant_left,
+                  std::vector<uint8_t>* mask) {
+  if (c == nullptr || v.is_null()) {  // a missing column reads as null: nothing satisfies
+    std::fill(mask->begin(), mask->end(), 0);
+    return true;
+  }
+  std::optional<CompareOp> col_op = Mirror(op);
+  if (!col_op) return false;
+  if (!constant_left) col_op = op;
+  const TypeKind kind = c->type().kind;
+  auto is_signed = [](TypeKind k) {
+    return k == TypeKind::kI32 || k == TypeKind::kI64 || k == TypeKind::kDate || k == TypeKind::kDateTime;
+  };
+  auto is_unsigned = [](TypeKind k) { return k == TypeKind::kU32 || k == TypeKind::kU64; };
+  if (c->length() != mask->size()) return false;
+  // Dates compare by the per-row rule (Date against DateTime, ISO strings): FilterByColumn.
+  if (kind == TypeKind::kDate || kind == TypeKind::kDateTime) return false;
+  uint8_t* m = mask->data();
+  if (kind == v.kind() ||
+      (is_signed(kind) && is_signed(v.kind()) && kind != TypeKind::kDate && kind != TypeKind::kDateTime &&
+       v.kind() != TypeKind::kDate && v.kind() != TypeKind::kDateTime)) {
+    switch (kind) {
+      case TypeKind::kI32:
+      case TypeKind::kDate: MaskCompare(c->i32_values(), v.int_value(), *col_op, m); break;
+      case TypeKind::kI64:
+      case TypeKind::kDateTime: MaskCompare(c->i64_values(), v.int_value(), *col_op, m); break;
+      default:
+        if (!is_unsigned(kind)) return false;
+        if (kind == TypeKind::kU32) {
+          MaskCompare(c->u32_values(), v.uint_value(), *col_op, m);
+        } else {
+          MaskCompare(c->u64_values(), v.uint_value(), *col_op, m);
+        }
+    }
+  } else if (is_unsigned(kind) && is_unsigned(v.kind())) {
+    if (kind == TypeKind::kU32) {
+      MaskCompare(c->u32_values(), v.uint_value(), *col_op, m);
+    } else {
+      MaskCompare(c->u64_values(), v.uint_value(), *col_op, m);
+    }
+  } else {
+    return false;
+  }
+  if (c->has_nulls()) {
+    for (size_t i = 0; i < mask->size(); ++i) {
+      if (!c->IsValid(i)) m[i] = 0;
+    }
+  }
+  return true;
+}
+
 void FilterByColumn(const format::Column* c, CompareOp op, const Value& v, bool constant_left,
                     std::vector<uint32_t>* ordinals) {
   if (c == nullptr || v.is_null()) {  // a missing column reads as null: nothing satisfies

@@ -180,6 +180,36 @@ Result<const EdgeMask*> Pipeline::EdgeFilter(int var) const {
   EdgeTests& et = edge_tests_[var];
   const auto& tests = var_tests_[var];
   et.pushed.assign(tests.size(), false);
+  // Integer tests: one typed pass over each column into the mask.
+  {
+    struct ColumnCheck {
+      size_t test;
+      const format::Column* column;
+      Value value;
+      bool left;
+    };
+    std::vector<ColumnCheck> checks;
+    for (size_t i = 0; i < tests.size(); ++i) {
+      const IrExpr* prop = nullptr;
+      const IrExpr* other = nullptr;
+      bool left = false;
+      if (!ColumnTest(tests[i], var, &prop, &other, &left)) continue;
+      OG_ASSIGN_OR_RETURN(const format::Column* c, ctx_.Column(ctx_.TypeOf(var), prop->property));
+      OG_ASSIGN_OR_RETURN(Value v, ctx_.Eval(*other, nullptr));
+      checks.push_back(ColumnCheck{i, c, std::move(v), left});
+    }
+    if (checks.empty()) return nullptr;
+    OG_ASSIGN_OR_RETURN(const table::TableVersion* tv, ctx_.Table(ctx_.TypeOf(var)));
+    EdgeMask mask(tv->row_count(), 1);
+    bool all = true;
+    for (const ColumnCheck& k : checks) all = all && MaskByColumn(k.column, tests[k.test].op, k.value, k.left, &mask);
+    if (all) {
+      for (const ColumnCheck& k : checks) et.pushed[k.test] = true;
+      et.any = true;
+      et.allowed = std::move(mask);
+      return &et.allowed;
+    }
+  }
   std::optional<std::vector<uint32_t>> edges;  // the passing ordinals so far
   for (size_t i = 0; i < tests.size(); ++i) {
     const IrExpr* prop = nullptr;

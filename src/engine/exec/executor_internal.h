@@ -324,6 +324,13 @@ Status CheckRankingLimit(const compiler::IrQuery& q);
 void FilterByColumn(const format::Column* c, compiler::CompareOp op, const Value& v, bool constant_left,
                     std::vector<uint32_t>* ordinals);
 
+// Clears the bytes of `mask` (one per row of column `c`) whose row does not satisfy
+// `column op v` (`v op column` when `constant_left`), as FilterByColumn decides it, in one typed
+// pass over the column. False (mask untouched) for a column or constant it does not handle
+// (Strings, floats, mixed representations, contains/starts_with): use FilterByColumn then.
+bool MaskByColumn(const format::Column* c, compiler::CompareOp op, const Value& v, bool constant_left,
+                  std::vector<uint8_t>* mask);
+
 // One traversal of a path chain: from the previous link's new variable (the first link: from a
 // bound one) into a fresh variable that nothing but the chain mentions.
 // Which edge ordinals an edge variable's tests keep: one byte each (1 = kept).

@@ -287,10 +287,44 @@ Result<std::vector<uint64_t>> ChainCounts(Context& ctx, const Rows& rows, const 
 
 }  // namespace
 
+namespace {
+
+// The matches of a one-link edge chain from every node of its start table, each once: every edge
+// of the table is one (when the CSR holds them all), so the count is the number its tests keep.
+// nullopt when the rows are not exactly the start table's nodes.
+Result<std::optional<uint64_t>> EveryEdgeCount(Context& ctx, const Rows& rows, const PathLink& link) {
+  const IrClause& t = *link.t;
+  if (t.edge_var < 0 || t.direction == compiler::Direction::kBoth || !rows.mult.empty())
+    return std::optional<uint64_t>();
+  OG_ASSIGN_OR_RETURN(const Csr* csr, ctx.CsrFor(t.edge_type));
+  OG_ASSIGN_OR_RETURN(const table::TableVersion* edges, ctx.Table(t.edge_type));
+  const uint32_t n = link.forward ? csr->num_src() : csr->num_dst();
+  if (rows.size() != n || csr->num_edges() != edges->row_count()) return std::optional<uint64_t>();
+  const int start = link.forward ? t.src : t.dst;
+  std::vector<bool> seen(n, false);
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const int64_t x = rows.row(i)[start];
+    if (x < 0 || static_cast<uint64_t>(x) >= n || seen[x]) return std::optional<uint64_t>();
+    seen[x] = true;
+  }
+  if (link.allowed == nullptr) return std::optional<uint64_t>(csr->num_edges());
+  uint64_t kept = 0;
+  for (uint8_t b : *link.allowed) kept += b;
+  return std::optional<uint64_t>(kept);
+}
+
+}  // namespace
+
 Result<Rows> CountChain(Context& ctx, Rows rows, const std::vector<PathLink>& chain, Reacher* reacher) {
-  OG_ASSIGN_OR_RETURN(std::vector<uint64_t> counts, ChainCounts(ctx, rows, chain, reacher));
-  uint64_t total = 0;
-  for (size_t i = 0; i < rows.size(); ++i) total += counts[i] * (rows.mult.empty() ? 1 : rows.mult[i]);
+  std::optional<uint64_t> every;
+  if (chain.size() == 1) {
+    OG_ASSIGN_OR_RETURN(every, EveryEdgeCount(ctx, rows, chain[0]));
+  }
+  uint64_t total = every.value_or(0);
+  if (!every) {
+    OG_ASSIGN_OR_RETURN(std::vector<uint64_t> counts, ChainCounts(ctx, rows, chain, reacher));
+    for (size_t i = 0; i < rows.size(); ++i) total += counts[i] * (rows.mult.empty() ? 1 : rows.mult[i]);
+  }
   // The caller only sums multiplicities: one representative row carries the total.
   Rows out;
   out.width = rows.width;
