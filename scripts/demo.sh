@@ -41,6 +41,8 @@ step "who is in the storage team" "$og" query team_members --query examples/org.
 step "the busiest projects" "$og" query busiest_projects --query examples/org.gq --store "$graph"
 step "search inside a graph query: the storage team's documents on merge latency, by BM25" "$og" query team_docs \
   --query examples/org.gq --params '{"team":"storage","q":"merge latency"}' --store "$graph"
+step "a shortest path: how one document leads to another through citations" "$og" query citation_path \
+  --query examples/org.gq --params '{"from":"doc-009","to":"doc-131"}' --store "$graph"
 step "an ad-hoc query: idle people per team (negation + aggregate)" "$og" query --store "$graph" -e \
   'query idle() { match { $p: Person $p memberOf $t not { $p worksOn $_ } } return { $t.name, count($p) as idle } order { idle desc } limit 5 }'
 printf '\n== export (first 3 of %s lines)\n' "$("$og" export "$graph" | wc -l)"
