@@ -367,7 +367,7 @@ Result<QueryResult> Aggregate(Context& ctx, const Rows& rows, QueryResult res) {
   bool counts_only = coder.has_value() && n >= kParallelGroupRows;
   for (size_t a = 0; a < na; ++a) counts_only = counts_only && count_var[a] >= 0;
   if (counts_only) {
-    const size_t parts = std::min<size_t>(ThreadPool::Default().size() + 1, 8);
+    const size_t parts = std::clamp<size_t>(ThreadPool::Default().size(), 1, 8);
     struct Part {
       std::vector<size_t> first;
       std::vector<Acc> acc;
