@@ -76,6 +76,7 @@ void PrintClause(const Clause& c, int level, std::string* out) {
     case ClauseKind::kTextSearch: *out += PrintExpr(c.call); break;
     case ClauseKind::kShortest:
       *out += "$" + c.var + (c.all_paths ? ": all_shortest($" : ": shortest($") + c.src + " ";
+      if (!c.edge_var.empty()) *out += "$" + c.edge_var + ":";  // a T29 the printed form must keep
       *out += c.undirected ? "<" + c.edge + ">" : c.edge;
       if (c.hops) {
         *out += "{" + std::to_string(c.hops->min) + ",";
