@@ -180,37 +180,9 @@ Result<const EdgeMask*> Pipeline::EdgeFilter(int var) const {
   EdgeTests& et = edge_tests_[var];
   const auto& tests = var_tests_[var];
   et.pushed.assign(tests.size(), false);
-  // Integer tests: one typed pass over each column into the mask.
-  {
-    struct ColumnCheck {
-      size_t test;
-      const format::Column* column;
-      Value value;
-      bool left;
-    };
-    std::vector<ColumnCheck> checks;
-    for (size_t i = 0; i < tests.size(); ++i) {
-      const IrExpr* prop = nullptr;
-      const IrExpr* other = nullptr;
-      bool left = false;
-      if (!ColumnTest(tests[i], var, &prop, &other, &left)) continue;
-      OG_ASSIGN_OR_RETURN(const format::Column* c, ctx_.Column(ctx_.TypeOf(var), prop->property));
-      OG_ASSIGN_OR_RETURN(Value v, ctx_.Eval(*other, nullptr));
-      checks.push_back(ColumnCheck{i, c, std::move(v), left});
-    }
-    if (checks.empty()) return nullptr;
-    OG_ASSIGN_OR_RETURN(const table::TableVersion* tv, ctx_.Table(ctx_.TypeOf(var)));
-    EdgeMask mask(tv->row_count(), 1);
-    bool all = true;
-    for (const ColumnCheck& k : checks) all = all && MaskByColumn(k.column, tests[k.test].op, k.value, k.left, &mask);
-    if (all) {
-      for (const ColumnCheck& k : checks) et.pushed[k.test] = true;
-      et.any = true;
-      et.allowed = std::move(mask);
-      return &et.allowed;
-    }
-  }
-  std::optional<std::vector<uint32_t>> edges;  // the passing ordinals so far
+  // One byte per edge ordinal; each test clears the edges it rejects: integer tests in one typed
+  // pass over the column (MaskByColumn), others over the edges still kept (FilterByColumn).
+  std::optional<EdgeMask> mask;
   for (size_t i = 0; i < tests.size(); ++i) {
     const IrExpr* prop = nullptr;
     const IrExpr* other = nullptr;
@@ -218,18 +190,23 @@ Result<const EdgeMask*> Pipeline::EdgeFilter(int var) const {
     if (!ColumnTest(tests[i], var, &prop, &other, &left)) continue;
     OG_ASSIGN_OR_RETURN(const format::Column* c, ctx_.Column(ctx_.TypeOf(var), prop->property));
     OG_ASSIGN_OR_RETURN(Value v, ctx_.Eval(*other, nullptr));
-    if (!edges) {
+    if (!mask) {
       OG_ASSIGN_OR_RETURN(const table::TableVersion* tv, ctx_.Table(ctx_.TypeOf(var)));
-      edges.emplace(c != nullptr ? c->length() : tv->row_count());
-      std::iota(edges->begin(), edges->end(), uint32_t{0});
+      mask.emplace(tv->row_count(), 1);
     }
-    FilterByColumn(c, tests[i].op, v, left, &*edges);
     et.pushed[i] = true;
+    if (MaskByColumn(c, tests[i].op, v, left, &*mask)) continue;
+    std::vector<uint32_t> kept;
+    for (size_t e = 0; e < mask->size(); ++e) {
+      if ((*mask)[e]) kept.push_back(static_cast<uint32_t>(e));
+    }
+    FilterByColumn(c, tests[i].op, v, left, &kept);
+    std::fill(mask->begin(), mask->end(), 0);
+    for (uint32_t e : kept) (*mask)[e] = 1;
   }
-  if (!edges) return nullptr;
+  if (!mask) return nullptr;
   et.any = true;
-  et.allowed.assign(edges->empty() ? 0 : size_t{edges->back()} + 1, 0);  // ordinals stay ascending
-  for (uint32_t e : *edges) et.allowed[e] = 1;
+  et.allowed = std::move(*mask);
   return &et.allowed;
 }
 

@@ -192,6 +192,16 @@ TEST_F(ShortestTest, PathsCombineWithFiltersOrderingAndAggregates) {
             (Rows{"[\"a\",\"x\",\"e\",\"f\"]"}));
 }
 
+// Edge-property tests that the typed mask pass does not take (floats, Strings) filter the edges the
+// integer tests kept (Pipeline::EdgeFilter), in expansions and in edge counts.
+TEST_F(ShortestTest, EdgeFiltersMixIntegerAndOtherTests) {
+  EXPECT_EQ(Run("query q() { match { $a: Person $a $k:knows $b $k.cost > 0.5 $k.since < 12 } "
+                "return { count($k) as n } }"),
+            (Rows{"8"}));
+  Run("query q() { match { $a: Person $a $k:knows $b $k.cost <= 1.0 $k.since >= 2 } return { $a.name, $b.name } }");
+  Run("query q() { match { $a: Person $a $k:knows $b $k.note = \"x\" } return { count($k) as n } }");
+}
+
 TEST_F(ShortestTest, MisusesAreTypedErrors) {
   const std::string t29 = "T29";
   EXPECT_EQ(ErrorOf(Between("a", "b", "$p: shortest($a $k:knows $b)")), t29);
