@@ -16,6 +16,10 @@ find_package(CLI11 REQUIRED)
 find_package(fmt REQUIRED)
 find_package(spdlog REQUIRED)
 find_package(CURL REQUIRED)
+# Only libcurl's headers are compiled against: the library is dlopened on first use
+# (src/io/http/curl_lib.h), so processes that never speak HTTP do not load its ~30 dependencies.
+add_library(og_curl_headers INTERFACE)
+target_include_directories(og_curl_headers INTERFACE ${CURL_INCLUDE_DIRS})
 find_package(OpenSSL REQUIRED)
 
 find_library(STEMMER_LIB stemmer REQUIRED)

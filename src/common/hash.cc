@@ -1,6 +1,10 @@
 #include "common/hash.h"
 
-#include <openssl/evp.h>
+// SHA-256 through OpenSSL's direct functions, not EVP: EVP's first use in a process loads the
+// providers and fetches the algorithm (about 0.4 ms, a tenth of a fresh `omnigraph query`). The
+// direct functions are deprecated in OpenSSL 3 but kept through 3.x (docs/decisions.md).
+#define OPENSSL_SUPPRESS_DEPRECATED
+#include <openssl/sha.h>
 #include <xxhash.h>
 
 #include "common/check.h"
@@ -27,9 +31,10 @@ uint64_t XxHash64Stream::Digest() const { return XXH64_digest(state_->s); }
 
 std::array<uint8_t, 32> Sha256(std::string_view data) {
   std::array<uint8_t, 32> out{};
-  unsigned int len = 0;
-  OG_CHECK(EVP_Digest(data.data(), data.size(), out.data(), &len, EVP_sha256(), nullptr) == 1);
-  OG_CHECK(len == 32);
+  SHA256_CTX ctx;
+  OG_CHECK(SHA256_Init(&ctx) == 1);
+  OG_CHECK(SHA256_Update(&ctx, data.data(), data.size()) == 1);
+  OG_CHECK(SHA256_Final(out.data(), &ctx) == 1);
   return out;
 }
 

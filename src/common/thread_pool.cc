@@ -4,19 +4,17 @@
 
 namespace omnigraph {
 
-ThreadPool::ThreadPool(size_t threads) {
-  if (threads == 0) threads = 1;
-  workers_.reserve(threads);
-  for (size_t i = 0; i < threads; ++i) workers_.emplace_back([this] { WorkerLoop(); });
-}
+ThreadPool::ThreadPool(size_t threads) : max_threads_(threads == 0 ? 1 : threads) {}
 
 ThreadPool::~ThreadPool() {
+  std::vector<std::thread> workers;
   {
     MutexLock lock(&mu_);
-    stopping_ = true;
+    stopping_ = true;  // Enqueue refuses from here on, so no thread starts after this
+    workers.swap(workers_);
   }
   cv_.notify_all();
-  for (auto& t : workers_) t.join();
+  for (auto& t : workers) t.join();
 }
 
 void ThreadPool::Enqueue(std::function<void()> fn) {
@@ -24,6 +22,8 @@ void ThreadPool::Enqueue(std::function<void()> fn) {
     MutexLock lock(&mu_);
     OG_CHECK(!stopping_);
     queue_.push_back(std::move(fn));
+    // More queued tasks than idle threads to take them: start one more, up to the maximum.
+    if (queue_.size() > idle_ && workers_.size() < max_threads_) workers_.emplace_back([this] { WorkerLoop(); });
   }
   cv_.notify_one();
 }
@@ -33,7 +33,9 @@ void ThreadPool::WorkerLoop() {
     std::function<void()> fn;
     {
       MutexLock lock(&mu_);
+      ++idle_;
       while (!stopping_ && queue_.empty()) cv_.wait(mu_);
+      --idle_;
       if (queue_.empty()) return;  // stopping and drained
       fn = std::move(queue_.front());
       queue_.pop_front();
@@ -76,7 +78,7 @@ Status ThreadPool::ParallelFor(size_t n, const std::function<Status(size_t)>& bo
       state->cv.notify_all();
     }
   };
-  size_t helpers = std::min(n - 1, workers_.size());
+  size_t helpers = std::min(n - 1, max_threads_);
   for (size_t i = 0; i < helpers; ++i) Enqueue(drain);
   drain();
   {

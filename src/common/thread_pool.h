@@ -1,5 +1,7 @@
-// A fixed-size thread pool. Submit() returns a future; ParallelFor() runs a body over [0, n) and
-// returns the first error. Thread-safe; the destructor drains queued work and joins.
+// A thread pool of at most N threads. Submit() returns a future; ParallelFor() runs a body over
+// [0, n) and returns the first error. Threads start on demand (a task queued while no thread is
+// idle starts one, up to N) and then stay: a short-lived process that runs one point query starts
+// the few it uses, not all N. Thread-safe; the destructor drains queued work and joins.
 #pragma once
 
 #include <condition_variable>
@@ -19,12 +21,22 @@ namespace omnigraph {
 
 class ThreadPool {
  public:
-  explicit ThreadPool(size_t threads);
+  explicit ThreadPool(size_t threads);  // the most threads it will start
   ~ThreadPool();
   ThreadPool(const ThreadPool&) = delete;
   ThreadPool& operator=(const ThreadPool&) = delete;
 
-  size_t size() const { return workers_.size(); }
+  size_t size() const { return max_threads_; }
+  // Threads started so far (at most size()).
+  size_t started() const {
+    MutexLock lock(&mu_);
+    return workers_.size();
+  }
+  // Threads waiting for work.
+  size_t idle() const {
+    MutexLock lock(&mu_);
+    return idle_;
+  }
 
   template <class F>
   auto Submit(F&& f) -> std::future<decltype(f())> {
@@ -49,11 +61,13 @@ class ThreadPool {
   void Enqueue(std::function<void()> fn);
   void WorkerLoop();
 
-  Mutex mu_;
+  const size_t max_threads_;
+  mutable Mutex mu_;
   std::condition_variable_any cv_;
   std::deque<std::function<void()>> queue_ OG_GUARDED_BY(mu_);
   bool stopping_ OG_GUARDED_BY(mu_) = false;
-  std::vector<std::thread> workers_;
+  size_t idle_ OG_GUARDED_BY(mu_) = 0;  // threads waiting for work
+  std::vector<std::thread> workers_ OG_GUARDED_BY(mu_);
 };
 
 }  // namespace omnigraph

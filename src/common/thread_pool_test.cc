@@ -1,4 +1,5 @@
 #include <atomic>
+#include <thread>
 
 #include <gtest/gtest.h>
 
@@ -27,6 +28,39 @@ TEST(ThreadPoolTest, ParallelForRunsEveryIndexOnceAndReportsFirstError) {
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.message(), "bad 300");
   EXPECT_TRUE(pool.ParallelFor(0, [](size_t) { return Status::Ok(); }).ok());
+}
+
+TEST(ThreadPoolTest, StartsThreadsOnlyWhenWorkIsQueued) {
+  ThreadPool pool(8);
+  EXPECT_EQ(pool.size(), 8u);
+  EXPECT_EQ(pool.started(), 0u);
+  // Tasks one after another: the first starts a thread, which is idle when the next arrives.
+  for (int i = 0; i < 5; ++i) {
+    EXPECT_EQ(pool.Submit([i] { return i; }).get(), i);
+    while (pool.idle() < pool.started()) std::this_thread::yield();  // back to waiting
+  }
+  EXPECT_EQ(pool.started(), 1u);
+  // Four bodies that can only finish together need the caller and three more threads; the pool
+  // never starts more than its maximum.
+  std::atomic<int> arrived{0};
+  ASSERT_TRUE(pool.ParallelFor(4,
+                               [&](size_t) {
+                                 arrived.fetch_add(1);
+                                 while (arrived.load() < 4) std::this_thread::yield();
+                                 return Status::Ok();
+                               })
+                  .ok());
+  EXPECT_GE(pool.started(), 3u);
+  EXPECT_LE(pool.started(), 8u);
+  std::atomic<int> done{0};
+  ASSERT_TRUE(pool.ParallelFor(100,
+                               [&](size_t) {
+                                 done.fetch_add(1);
+                                 return Status::Ok();
+                               })
+                  .ok());
+  EXPECT_EQ(done.load(), 100);
+  EXPECT_LE(pool.started(), 8u);
 }
 
 TEST(ThreadPoolTest, DestructorDrainsQueue) {

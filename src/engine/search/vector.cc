@@ -1,7 +1,5 @@
 #include "engine/search/vector.h"
 
-#include <curl/curl.h>
-
 #include <algorithm>
 #include <cctype>
 #include <chrono>
@@ -14,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/error_codes.h"
+#include "io/http/curl_lib.h"
 
 namespace omnigraph::engine::search {
 
@@ -155,10 +154,12 @@ size_t CollectBody(char* data, size_t size, size_t n, void* out) {
 }
 
 struct CurlDeleter {
-  void operator()(CURL* c) const { curl_easy_cleanup(c); }
+  const io::CurlLib* lib;
+  void operator()(CURL* c) const { lib->easy_cleanup(c); }
 };
 struct SlistDeleter {
-  void operator()(curl_slist* l) const { curl_slist_free_all(l); }
+  const io::CurlLib* lib;
+  void operator()(curl_slist* l) const { lib->slist_free_all(l); }
 };
 
 struct Attempt {
@@ -179,8 +180,15 @@ std::string ErrorMessage(const std::string& body) {
 
 Attempt PostOnce(const EmbeddingConfig& c, std::string_view text, uint32_t dim, uint64_t timeout_ms, const char* task) {
   Attempt a;
+  auto loaded = io::Curl();
+  if (!loaded.ok()) {
+    a.status = loaded.status();
+    return a;
+  }
+  const io::CurlLib& lib = **loaded;
   std::string url, payload;
-  std::unique_ptr<curl_slist, SlistDeleter> headers(curl_slist_append(nullptr, "Content-Type: application/json"));
+  std::unique_ptr<curl_slist, SlistDeleter> headers(lib.slist_append(nullptr, "Content-Type: application/json"),
+                                                    SlistDeleter{&lib});
   if (c.provider == Provider::kGemini) {
     url = c.base_url + "/models/" + c.model + ":embedContent";
     payload = nlohmann::json{
@@ -189,36 +197,36 @@ Attempt PostOnce(const EmbeddingConfig& c, std::string_view text, uint32_t dim, 
         {"taskType", task},
         {"outputDimensionality",
          dim}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-    headers.reset(curl_slist_append(headers.release(), ("x-goog-api-key: " + c.api_key).c_str()));
+    headers.reset(lib.slist_append(headers.release(), ("x-goog-api-key: " + c.api_key).c_str()));
   } else {
     url = c.base_url + "/embeddings";
     payload = nlohmann::json{{"model", c.model}, {"input", {std::string(text)}}, {"dimensions", dim}}.dump(
         -1, ' ', false, nlohmann::json::error_handler_t::replace);
-    headers.reset(curl_slist_append(headers.release(), ("Authorization: Bearer " + c.api_key).c_str()));
+    headers.reset(lib.slist_append(headers.release(), ("Authorization: Bearer " + c.api_key).c_str()));
   }
-  std::unique_ptr<CURL, CurlDeleter> curl(curl_easy_init());
+  std::unique_ptr<CURL, CurlDeleter> curl(lib.easy_init(), CurlDeleter{&lib});
   if (!curl) {
     a.status = InternalError("curl_easy_init failed");
     return a;
   }
   std::string body;
-  curl_easy_setopt(curl.get(), CURLOPT_URL, url.c_str());
-  curl_easy_setopt(curl.get(), CURLOPT_POST, 1L);
-  curl_easy_setopt(curl.get(), CURLOPT_POSTFIELDS, payload.data());
-  curl_easy_setopt(curl.get(), CURLOPT_POSTFIELDSIZE, static_cast<long>(payload.size()));
-  curl_easy_setopt(curl.get(), CURLOPT_HTTPHEADER, headers.get());
-  curl_easy_setopt(curl.get(), CURLOPT_TIMEOUT_MS, static_cast<long>(std::max<uint64_t>(timeout_ms, 1)));
-  curl_easy_setopt(curl.get(), CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(curl.get(), CURLOPT_WRITEFUNCTION, CollectBody);
-  curl_easy_setopt(curl.get(), CURLOPT_WRITEDATA, &body);
-  const CURLcode rc = curl_easy_perform(curl.get());
+  lib.easy_setopt(curl.get(), CURLOPT_URL, url.c_str());
+  lib.easy_setopt(curl.get(), CURLOPT_POST, 1L);
+  lib.easy_setopt(curl.get(), CURLOPT_POSTFIELDS, payload.data());
+  lib.easy_setopt(curl.get(), CURLOPT_POSTFIELDSIZE, static_cast<long>(payload.size()));
+  lib.easy_setopt(curl.get(), CURLOPT_HTTPHEADER, headers.get());
+  lib.easy_setopt(curl.get(), CURLOPT_TIMEOUT_MS, static_cast<long>(std::max<uint64_t>(timeout_ms, 1)));
+  lib.easy_setopt(curl.get(), CURLOPT_NOSIGNAL, 1L);
+  lib.easy_setopt(curl.get(), CURLOPT_WRITEFUNCTION, CollectBody);
+  lib.easy_setopt(curl.get(), CURLOPT_WRITEDATA, &body);
+  const CURLcode rc = lib.easy_perform(curl.get());
   if (rc != CURLE_OK) {
-    a.status = Status(ErrorCode::kEmbeddingFailed, std::string("embedding request failed: ") + curl_easy_strerror(rc));
+    a.status = Status(ErrorCode::kEmbeddingFailed, std::string("embedding request failed: ") + lib.easy_strerror(rc));
     a.retryable = true;  // timeouts and connection failures
     return a;
   }
   long http = 0;
-  curl_easy_getinfo(curl.get(), CURLINFO_RESPONSE_CODE, &http);
+  lib.easy_getinfo(curl.get(), CURLINFO_RESPONSE_CODE, &http);
   if (http < 200 || http > 299) {
     a.status = Status(ErrorCode::kEmbeddingFailed,
                       "embedding request failed with status " + std::to_string(http) + ": " + ErrorMessage(body));

@@ -11,10 +11,6 @@
 namespace omnigraph::io::s3 {
 namespace {
 
-struct CurlGlobal {
-  CurlGlobal() { curl_global_init(CURL_GLOBAL_DEFAULT); }
-};
-
 size_t WriteBody(char* data, size_t size, size_t n, void* user) {
   static_cast<std::string*>(user)->append(data, size * n);
   return size * n;
@@ -62,7 +58,6 @@ bool RetryableStatus(const HttpResponse& r) {
 std::string ErrorCodeOf(const HttpResponse& response) { return ParseErrorCode(response.body); }
 
 HttpClient::HttpClient(S3Config config) : config_(std::move(config)) {
-  static CurlGlobal global;
   const std::string endpoint = config_.EffectiveEndpoint();
   const size_t sep = endpoint.find("://");
   scheme_ = endpoint.substr(0, sep);
@@ -70,10 +65,14 @@ HttpClient::HttpClient(S3Config config) : config_(std::move(config)) {
 }
 
 HttpClient::~HttpClient() {
-  for (CURL* c : idle_) curl_easy_cleanup(c);
+  if (idle_.empty()) return;
+  auto lib = Curl();  // loaded: the handles came from it
+  if (lib.ok()) {
+    for (CURL* c : idle_) (*lib)->easy_cleanup(c);
+  }
 }
 
-CURL* HttpClient::Acquire(bool* reused) {
+CURL* HttpClient::Acquire(const CurlLib& lib, bool* reused) {
   {
     std::lock_guard lock(mu_);
     if (!idle_.empty()) {
@@ -84,7 +83,7 @@ CURL* HttpClient::Acquire(bool* reused) {
     }
   }
   *reused = false;
-  return curl_easy_init();
+  return lib.easy_init();
 }
 
 void HttpClient::Release(CURL* curl) {
@@ -113,7 +112,8 @@ std::string HttpClient::UrlFor(const HttpRequest& r, std::string* host, std::str
   return url;
 }
 
-Result<HttpResponse> HttpClient::SendOnce(CURL* curl, bool reused, const HttpRequest& r, bool* transport_error) {
+Result<HttpResponse> HttpClient::SendOnce(const CurlLib& lib, CURL* curl, bool reused, const HttpRequest& r,
+                                          bool* transport_error) {
   *transport_error = false;
   std::string host, encoded_path;
   const std::string url = UrlFor(r, &host, &encoded_path);
@@ -133,74 +133,74 @@ Result<HttpResponse> HttpClient::SendOnce(CURL* curl, bool reused, const HttpReq
   const SigningScope scope{amz_date.substr(0, 8), config_.region, "s3"};
   const std::string auth = AuthorizationHeader(config_.credentials, scope, amz_date, s);
 
-  curl_easy_reset(curl);
+  lib.easy_reset(curl);
   curl_slist* list = nullptr;
   for (const auto& [k, v] : s.headers) {
     if (k == "host") continue;  // curl sends Host from the URL
-    list = curl_slist_append(list, (k + ": " + v).c_str());
+    list = lib.slist_append(list, (k + ": " + v).c_str());
   }
-  list = curl_slist_append(list, ("Authorization: " + auth).c_str());
-  list = curl_slist_append(list, "Expect:");  // no 100-continue round trip
-  list = curl_slist_append(list, "Content-Type:");
+  list = lib.slist_append(list, ("Authorization: " + auth).c_str());
+  list = lib.slist_append(list, "Expect:");  // no 100-continue round trip
+  list = lib.slist_append(list, "Content-Type:");
   HttpResponse out;
   Upload upload{r.body, 0};
-  curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
-  curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(config_.retry.connect_timeout_ms));
-  curl_easy_setopt(curl, CURLOPT_LOW_SPEED_LIMIT, 1L);
-  curl_easy_setopt(curl, CURLOPT_LOW_SPEED_TIME,
-                   static_cast<long>(std::max<uint32_t>(1, config_.retry.stall_timeout_ms / 1000)));
-  curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, WriteBody);
-  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &out.body);
-  curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, WriteHeader);
-  curl_easy_setopt(curl, CURLOPT_HEADERDATA, &out.headers);
-  curl_easy_setopt(curl, CURLOPT_TCP_KEEPALIVE, 1L);
-  curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, config_.allow_http ? "http,https" : "https");
+  lib.easy_setopt(curl, CURLOPT_URL, url.c_str());
+  lib.easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+  lib.easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(config_.retry.connect_timeout_ms));
+  lib.easy_setopt(curl, CURLOPT_LOW_SPEED_LIMIT, 1L);
+  lib.easy_setopt(curl, CURLOPT_LOW_SPEED_TIME,
+                  static_cast<long>(std::max<uint32_t>(1, config_.retry.stall_timeout_ms / 1000)));
+  lib.easy_setopt(curl, CURLOPT_WRITEFUNCTION, WriteBody);
+  lib.easy_setopt(curl, CURLOPT_WRITEDATA, &out.body);
+  lib.easy_setopt(curl, CURLOPT_HEADERFUNCTION, WriteHeader);
+  lib.easy_setopt(curl, CURLOPT_HEADERDATA, &out.headers);
+  lib.easy_setopt(curl, CURLOPT_TCP_KEEPALIVE, 1L);
+  lib.easy_setopt(curl, CURLOPT_PROTOCOLS_STR, config_.allow_http ? "http,https" : "https");
   if (r.method == "HEAD") {
-    curl_easy_setopt(curl, CURLOPT_NOBODY, 1L);
+    lib.easy_setopt(curl, CURLOPT_NOBODY, 1L);
   } else if (r.method == "PUT") {
     // An upload with a known size: curl sends Content-Length (never chunked, which S3 refuses).
-    curl_easy_setopt(curl, CURLOPT_UPLOAD, 1L);
-    curl_easy_setopt(curl, CURLOPT_READFUNCTION, ReadBody);
-    curl_easy_setopt(curl, CURLOPT_READDATA, &upload);
-    curl_easy_setopt(curl, CURLOPT_INFILESIZE_LARGE, static_cast<curl_off_t>(r.body.size()));
+    lib.easy_setopt(curl, CURLOPT_UPLOAD, 1L);
+    lib.easy_setopt(curl, CURLOPT_READFUNCTION, ReadBody);
+    lib.easy_setopt(curl, CURLOPT_READDATA, &upload);
+    lib.easy_setopt(curl, CURLOPT_INFILESIZE_LARGE, static_cast<curl_off_t>(r.body.size()));
   } else if (r.method == "POST") {
     // Read through the callback too (not CURLOPT_POSTFIELDS): with no seek function curl cannot
     // silently send the body again on a fresh connection (see `resent` below).
-    curl_easy_setopt(curl, CURLOPT_POST, 1L);
-    curl_easy_setopt(curl, CURLOPT_READFUNCTION, ReadBody);
-    curl_easy_setopt(curl, CURLOPT_READDATA, &upload);
-    curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(r.body.size()));
+    lib.easy_setopt(curl, CURLOPT_POST, 1L);
+    lib.easy_setopt(curl, CURLOPT_READFUNCTION, ReadBody);
+    lib.easy_setopt(curl, CURLOPT_READDATA, &upload);
+    lib.easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(r.body.size()));
   } else if (r.method != "GET") {
-    curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, r.method.c_str());
+    lib.easy_setopt(curl, CURLOPT_CUSTOMREQUEST, r.method.c_str());
   }
-  curl_easy_setopt(curl, CURLOPT_HTTPHEADER, list);
-  const CURLcode rc = curl_easy_perform(curl);
-  curl_slist_free_all(list);
+  lib.easy_setopt(curl, CURLOPT_HTTPHEADER, list);
+  const CURLcode rc = lib.easy_perform(curl);
+  lib.slist_free_all(list);
   stats_.requests.fetch_add(1, std::memory_order_relaxed);
   if (rc != CURLE_OK) {
     *transport_error = true;
     const bool local = rc == CURLE_UNSUPPORTED_PROTOCOL || rc == CURLE_URL_MALFORMAT || rc == CURLE_OUT_OF_MEMORY;
     if (local)
-      return Status(ErrorCode::kStoreConfig,
-                    std::string("S3 request to ") + url + " failed: " + curl_easy_strerror(rc));
-    return TransientError(std::string("S3 request ") + r.method + " " + url + " failed: " + curl_easy_strerror(rc));
+      return Status(ErrorCode::kStoreConfig, std::string("S3 request to ") + url + " failed: " + lib.easy_strerror(rc));
+    return TransientError(std::string("S3 request ") + r.method + " " + url + " failed: " + lib.easy_strerror(rc));
   }
-  curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &out.status);
+  lib.easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &out.status);
   // libcurl re-sends a request by itself when a kept-alive connection dies before any answer (it
   // cannot for a body it already read, lacking a seek function, and fails instead). Such a resend
   // may repeat a request the server carried out, so a write that opened a new connection on a
   // handle that had one counts as possibly repeated.
   long connects = 0;
-  curl_easy_getinfo(curl, CURLINFO_NUM_CONNECTS, &connects);
+  lib.easy_getinfo(curl, CURLINFO_NUM_CONNECTS, &connects);
   out.resent = reused && connects > 0 && r.method != "GET" && r.method != "HEAD";
   return out;
 }
 
 Result<HttpResponse> HttpClient::Send(const HttpRequest& request) {
   static thread_local std::mt19937_64 rng(std::random_device{}());
+  OG_ASSIGN_OR_RETURN(const CurlLib* lib, Curl());
   bool reused = false;  // the handle may hold a kept-alive connection
-  CURL* curl = Acquire(&reused);
+  CURL* curl = Acquire(*lib, &reused);
   if (curl == nullptr) return InternalError("curl_easy_init failed");
   bool ambiguous = false;
   Result<HttpResponse> last = TransientError("no attempt made");
@@ -212,13 +212,13 @@ Result<HttpResponse> HttpClient::Send(const HttpRequest& request) {
       std::this_thread::sleep_for(std::chrono::milliseconds(std::uniform_int_distribution<uint64_t>(0, cap)(rng)));
     }
     bool transport_error = false;
-    last = SendOnce(curl, reused, request, &transport_error);
+    last = SendOnce(*lib, curl, reused, request, &transport_error);
     if (!last.ok()) {
       if (last.status().category() != StatusCode::kTransient) break;  // a local error: retrying cannot help
       // The request may have been applied before the connection failed.
       ambiguous = true;
-      curl_easy_cleanup(curl);  // never reuse a connection in an unknown state
-      curl = curl_easy_init();
+      lib->easy_cleanup(curl);  // never reuse a connection in an unknown state
+      curl = lib->easy_init();
       reused = false;
       if (curl == nullptr) return InternalError("curl_easy_init failed");
       continue;

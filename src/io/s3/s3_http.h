@@ -1,10 +1,8 @@
-// HTTP for the S3 backend on libcurl: a pool of keep-alive easy handles (connection reuse), one
-// signed request at a time per handle, retries with full-jitter exponential backoff on connection
-// failures, 5xx, 429 / 503 SlowDown and 409 ConditionalRequestConflict. Knows SigV4 and HTTP, not
-// what the requests mean (s3_store.cc). Thread-safe.
+// HTTP for the S3 backend on libcurl (loaded on first use, io/http/curl_lib.h): a pool of keep-alive easy handles
+// (connection reuse), one signed request at a time per handle, retries with full-jitter exponential backoff on
+// connection failures, 5xx, 429 / 503 SlowDown and 409 ConditionalRequestConflict. Knows SigV4 and HTTP, not what the
+// requests mean (s3_store.cc). Thread-safe.
 #pragma once
-
-#include <curl/curl.h>
 
 #include <atomic>
 #include <cstdint>
@@ -16,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "io/http/curl_lib.h"
 #include "io/s3/s3_config.h"
 #include "omnigraph/result.h"
 
@@ -67,9 +66,10 @@ class HttpClient {
   std::string UrlFor(const HttpRequest& request, std::string* host, std::string* encoded_path) const;
 
  private:
-  Result<HttpResponse> SendOnce(CURL* curl, bool reused, const HttpRequest& request, bool* transport_error);
+  Result<HttpResponse> SendOnce(const CurlLib& lib, CURL* curl, bool reused, const HttpRequest& request,
+                                bool* transport_error);
   // A pooled handle (`*reused`: it may hold a connection) or a new one.
-  CURL* Acquire(bool* reused);
+  CURL* Acquire(const CurlLib& lib, bool* reused);
   void Release(CURL* curl);
 
   S3Config config_;
