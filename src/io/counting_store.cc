@@ -101,6 +101,12 @@ Status CountingStore::Put(std::string_view key, std::string_view data) {
   return base_->Put(key, data);
 }
 
+Status CountingStore::PutVolatile(std::string_view key, std::string_view data) {
+  Count(StoreOp::kPut, key);
+  bytes_written_.fetch_add(data.size());
+  return base_->PutVolatile(key, data);
+}
+
 class CountingWriter final : public ObjectWriter {
  public:
   CountingWriter(CountingStore* store, std::string key, std::unique_ptr<ObjectWriter> base)

@@ -51,6 +51,7 @@ class CountingStore : public ObjectStore {
   Result<std::vector<ObjectMeta>> ListPage(std::string_view prefix, std::string_view start_after,
                                            size_t max_keys) override;
   Status Put(std::string_view key, std::string_view data) override;
+  Status PutVolatile(std::string_view key, std::string_view data) override;
   Status PutIfAbsent(std::string_view key, std::string_view data) override;
   // Forwards to the base store's writer; counts one put_if_absent (and its bytes) at Commit.
   Result<std::unique_ptr<ObjectWriter>> NewWriter(std::string_view key) override;

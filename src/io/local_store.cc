@@ -158,12 +158,12 @@ Result<std::pair<std::string, int>> LocalStore::CreateTemp(const std::string& di
   return std::make_pair(std::move(path), fd);
 }
 
-Result<std::string> LocalStore::WriteTemp(const std::string& dir, std::string_view data) {
+Result<std::string> LocalStore::WriteTemp(const std::string& dir, std::string_view data, bool sync) {
   OG_ASSIGN_OR_RETURN(auto created, CreateTemp(dir));
   std::string path = std::move(created.first);
   UniqueFd fd(created.second);
   Status s = WriteAll(fd.get(), data, path);
-  if (s.ok() && options_.fsync && ::fsync(fd.get()) != 0) s = ErrnoError("fsync " + path, errno);
+  if (s.ok() && sync && options_.fsync && ::fsync(fd.get()) != 0) s = ErrnoError("fsync " + path, errno);
   if (s.ok()) s = OG_FAILPOINT("io.local.after_temp_write");
   if (!s.ok()) {
     ::unlink(path.c_str());
@@ -258,12 +258,18 @@ Result<std::vector<ObjectMeta>> LocalStore::ListPage(std::string_view prefix, st
   return all;
 }
 
-Status LocalStore::Put(std::string_view key, std::string_view data) {
+Status LocalStore::Put(std::string_view key, std::string_view data) { return Replace(key, data, true); }
+
+// Without fsync of the file or its folder: a reader still sees the old or the whole new object
+// (rename), but a crash may lose or damage it.
+Status LocalStore::PutVolatile(std::string_view key, std::string_view data) { return Replace(key, data, false); }
+
+Status LocalStore::Replace(std::string_view key, std::string_view data, bool sync) {
   OG_RETURN_IF_ERROR(ValidateKey(key));
   std::string path = PathOf(key);
   std::string dir = DirOf(path);
   OG_RETURN_IF_ERROR(EnsureDir(dir));
-  OG_ASSIGN_OR_RETURN(std::string tmp, WriteTemp(dir, data));
+  OG_ASSIGN_OR_RETURN(std::string tmp, WriteTemp(dir, data, sync));
   if (::rename(tmp.c_str(), path.c_str()) != 0) {
     int err = errno;
     ::unlink(tmp.c_str());
@@ -271,7 +277,7 @@ Status LocalStore::Put(std::string_view key, std::string_view data) {
     return ErrnoError("rename to " + path, err);
   }
   OG_RETURN_IF_ERROR(OG_FAILPOINT("io.local.before_dir_sync"));
-  return SyncDir(dir);
+  return sync ? SyncDir(dir) : Status::Ok();
 }
 
 Status LocalStore::PutIfAbsent(std::string_view key, std::string_view data) {

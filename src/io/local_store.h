@@ -33,6 +33,7 @@ class LocalStore : public ObjectStore {
   Result<std::vector<ObjectMeta>> ListPage(std::string_view prefix, std::string_view start_after,
                                            size_t max_keys) override;
   Status Put(std::string_view key, std::string_view data) override;
+  Status PutVolatile(std::string_view key, std::string_view data) override;
   Status PutIfAbsent(std::string_view key, std::string_view data) override;
   // Streams into a temp file beside the target; Commit fsyncs it and links it into place.
   Result<std::unique_ptr<ObjectWriter>> NewWriter(std::string_view key) override;
@@ -46,7 +47,8 @@ class LocalStore : public ObjectStore {
   LocalStore(std::string root, LocalStoreOptions options) : root_(std::move(root)), options_(options) {}
   std::string PathOf(std::string_view key) const { return root_ + "/" + std::string(key); }
   // Writes `data` to a fresh temp file in `dir` (fsynced); returns its path.
-  Result<std::string> WriteTemp(const std::string& dir, std::string_view data);
+  Result<std::string> WriteTemp(const std::string& dir, std::string_view data, bool sync = true);
+  Status Replace(std::string_view key, std::string_view data, bool sync);
   // Creates a fresh temp file in `dir`; returns its path and open descriptor.
   Result<std::pair<std::string, int>> CreateTemp(const std::string& dir);
   // Links a finished temp file to `key`'s path (AlreadyExists if taken), removes the temp name

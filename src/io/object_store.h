@@ -52,6 +52,11 @@ class ObjectStore {
   virtual Result<std::vector<ObjectMeta>> List(std::string_view prefix, std::string_view start_after = "");
   // Atomic replace: a concurrent reader sees the old object or the whole new one.
   virtual Status Put(std::string_view key, std::string_view data) = 0;
+  // Put of an object the caller can lose without harm, because it is only a hint re-derivable from
+  // durable objects (a branch's HEAD hint): atomic for concurrent readers like Put, but a store may
+  // skip making it durable (LocalStore: no fsync), so after a crash it may be old, missing or
+  // damaged. The default is Put.
+  virtual Status PutVolatile(std::string_view key, std::string_view data) { return Put(key, data); }
   // Atomic create: of N concurrent callers (threads or processes) exactly one succeeds; the others
   // get AlreadyExists and the object is the winner's bytes.
   virtual Status PutIfAbsent(std::string_view key, std::string_view data) = 0;

@@ -61,6 +61,12 @@ TEST_P(ContractTest, PutGetHeadDelete) {
   EXPECT_EQ(store_->Head("a/b")->size, 5u);
   ASSERT_TRUE(store_->Put("a/b", "replaced!").ok());
   EXPECT_EQ(*store_->Get("a/b"), "replaced!");
+  ASSERT_TRUE(store_->PutVolatile("a/b", "volatile").ok());  // replaces like Put while the process runs
+  EXPECT_EQ(*store_->Get("a/b"), "volatile");
+  ASSERT_TRUE(store_->PutVolatile("a/new", "created").ok());
+  EXPECT_EQ(*store_->Get("a/new"), "created");
+  ASSERT_TRUE(store_->Delete("a/new").ok());
+  ASSERT_TRUE(store_->Put("a/b", "replaced!").ok());
   ASSERT_TRUE(store_->Put("empty", "").ok());
   EXPECT_EQ(*store_->Get("empty"), "");
   EXPECT_EQ(store_->Head("empty")->size, 0u);

@@ -14,6 +14,8 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <tuple>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -112,10 +114,16 @@ class Csr {
   // The CSR of `edges` derived from `base`, the CSR of an earlier version (manifest `base_edges`)
   // of the same edge table over the same node ordinals `src` / `dst` (adjacency_delta.cc), when
   // `edges` keeps base_edges' fragments (in order, each with the same or more deleted rows) and appends new
-  // ones: surviving edges are renumbered and the new ones inserted, in one pass over the arrays
-  // with id lookups only for the new edges. nullopt when the versions are not related that way
-  // (compaction, a rewrite): build instead.
-  static Result<std::optional<std::shared_ptr<const Csr>>> Extend(const Csr& base, const table::Manifest& base_edges,
+  // ones, with id lookups only for the new edges. nullopt when the versions are not related that
+  // way (compaction, a rewrite): build instead.
+  //
+  // When no edge of the flat arrays underneath is renumbered (appends, and deletes of edges added
+  // since those arrays), the result is an overlay: the flat arrays shared, untouched, and the lists
+  // that changed held beside them, so the cost is the changed lists', not the table's. Otherwise,
+  // or once the overlay holds more than a sixteenth of the edges, one pass over the arrays
+  // renumbers the surviving edges and merges the new ones into flat arrays.
+  static Result<std::optional<std::shared_ptr<const Csr>>> Extend(const std::shared_ptr<const Csr>& base,
+                                                                  const table::Manifest& base_edges,
                                                                   const table::TableVersion& edges,
                                                                   const TableOrdinals& src, const TableOrdinals& dst);
 
@@ -125,15 +133,37 @@ class Csr {
 
   uint32_t num_src() const { return static_cast<uint32_t>(out_offsets_.size() - 1); }
   uint32_t num_dst() const { return static_cast<uint32_t>(in_offsets_.size() - 1); }
-  uint64_t num_edges() const { return out_nodes_.size(); }
+  uint64_t num_edges() const { return patch_ != nullptr ? patch_->num_edges : out_nodes_.size(); }
+  // Whether this is an overlay over flat arrays (Extend); overlays are not persisted.
+  bool overlaid() const { return patch_ != nullptr; }
   bool same_table() const { return same_table_; }
 
   // Destination ordinals / edge ordinals of the out-edges of source `s`, parallel spans.
-  std::span<const uint32_t> OutNodes(uint32_t s) const { return Span(out_offsets_, out_nodes_, s); }
-  std::span<const uint32_t> OutEdges(uint32_t s) const { return Span(out_offsets_, out_edges_, s); }
+  std::span<const uint32_t> OutNodes(uint32_t s) const {
+    if (patch_ != nullptr) [[unlikely]] {
+      if (const List* l = patch_->out.Find(s)) return l->nodes;
+    }
+    return Span(out_offsets_, out_nodes_, s);
+  }
+  std::span<const uint32_t> OutEdges(uint32_t s) const {
+    if (patch_ != nullptr) [[unlikely]] {
+      if (const List* l = patch_->out.Find(s)) return l->edges;
+    }
+    return Span(out_offsets_, out_edges_, s);
+  }
   // Source ordinals / edge ordinals of the in-edges of destination `d`.
-  std::span<const uint32_t> InNodes(uint32_t d) const { return Span(in_offsets_, in_nodes_, d); }
-  std::span<const uint32_t> InEdges(uint32_t d) const { return Span(in_offsets_, in_edges_, d); }
+  std::span<const uint32_t> InNodes(uint32_t d) const {
+    if (patch_ != nullptr) [[unlikely]] {
+      if (const List* l = patch_->in.Find(d)) return l->nodes;
+    }
+    return Span(in_offsets_, in_nodes_, d);
+  }
+  std::span<const uint32_t> InEdges(uint32_t d) const {
+    if (patch_ != nullptr) [[unlikely]] {
+      if (const List* l = patch_->in.Find(d)) return l->edges;
+    }
+    return Span(in_offsets_, in_edges_, d);
+  }
   // Whether some edge goes s -> d (binary search).
   bool HasEdge(uint32_t s, uint32_t d) const;
   // Whether node n has an edge to itself (same_table only; false otherwise).
@@ -142,6 +172,7 @@ class Csr {
   }
   // An estimate of the memory held (the cache's charge).
   uint64_t memory_bytes() const {
+    if (patch_ != nullptr) return patch_->memory_bytes + 8 * built_.self_loop.capacity() + patch_->flat->memory_bytes();
     return loaded_.capacity() +
            8 * (built_.out_offsets.capacity() + built_.in_offsets.capacity() + built_.self_loop.capacity()) +
            4 * (built_.out_nodes.capacity() + built_.out_edges.capacity() + built_.in_nodes.capacity() +
@@ -155,6 +186,35 @@ class Csr {
   }
   // Points the views at built_.
   void ViewBuilt();
+
+  // The lists of an overlay (Extend) that differ from its flat arrays.
+  struct List {
+    std::vector<uint32_t> nodes, edges;  // sorted by (node, edge), like a flat list
+  };
+  struct PatchSide {
+    std::vector<uint64_t> bits;  // bit k: key k's list is in `lists`
+    std::unordered_map<uint32_t, std::shared_ptr<const List>> lists;
+    const List* Find(uint32_t k) const {
+      if (((bits[k / 64] >> (k % 64)) & 1) == 0) return nullptr;
+      return lists.find(k)->second.get();
+    }
+  };
+  struct Patch {
+    std::shared_ptr<const Csr> flat;  // not itself an overlay
+    PatchSide out, in;
+    uint64_t num_edges = 0;
+    uint64_t entries = 0;       // list entries held by both sides
+    uint64_t memory_bytes = 0;  // of the lists and bitmaps
+  };
+  using Adds = std::vector<std::tuple<uint32_t, uint32_t, uint32_t>>;  // (key, neighbour, edge), sorted
+  // Extend as an overlay of `base` whose edges [keep, old_rows) are dropped and `out_add` /
+  // `in_add` added (adjacency_delta.cc); nullopt when it cannot or should not be one.
+  static std::optional<std::shared_ptr<const Csr>> ExtendOverlay(const std::shared_ptr<const Csr>& base, uint64_t keep,
+                                                                 uint64_t old_rows, const Adds& out_add,
+                                                                 const Adds& in_add);
+  // The flat CSR of an overlay's lists.
+  static std::shared_ptr<const Csr> Flatten(const Csr& c);
+  std::shared_ptr<const Patch> patch_;
 
   static constexpr uint64_t kNoLists[1] = {0};  // the offsets of zero lists
   bool same_table_ = false;

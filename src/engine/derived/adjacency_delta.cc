@@ -2,6 +2,7 @@
 // an earlier one, so that a small write costs the next traversal one pass over the arrays instead
 // of a rebuild (reading the endpoint columns and looking up every endpoint id).
 #include <algorithm>
+#include <optional>
 #include <tuple>
 #include <unordered_map>
 
@@ -32,6 +33,13 @@ class Remap {
     for (const auto& [lo, hi] : ranges_) cum_.push_back(total += hi - lo);
   }
   bool identity() const { return ranges_.empty(); }
+  // The first dropped ordinal when the dropped ones are exactly [start, old_rows) (or none:
+  // old_rows), so that no kept edge is renumbered; nullopt otherwise.
+  std::optional<uint64_t> SuffixStart(uint64_t old_rows) const {
+    if (ranges_.empty()) return old_rows;
+    if (ranges_.size() == 1 && ranges_[0].second == old_rows) return ranges_[0].first;
+    return std::nullopt;
+  }
   uint32_t operator()(uint32_t e) const {
     if (ranges_.empty() || e < ranges_.front().first) return e;
     // The last range starting at or before e.
@@ -111,10 +119,149 @@ void MergeSide(std::span<const uint64_t> offsets, std::span<const uint32_t> node
 
 }  // namespace
 
-Result<std::optional<std::shared_ptr<const Csr>>> Csr::Extend(const Csr& base, const table::Manifest& base_edges,
+std::shared_ptr<const Csr> Csr::Flatten(const Csr& c) {
+  auto f = std::make_shared<Csr>();
+  f->same_table_ = c.same_table_;
+  Arrays& a = f->built_;
+  auto side = [](uint32_t keys, uint64_t edges, auto nodes_of, auto edges_of, PodVector<uint64_t>* offsets,
+                 PodVector<uint32_t>* nodes, PodVector<uint32_t>* ids) {
+    offsets->resize(uint64_t{keys} + 1);
+    nodes->resize(edges);
+    ids->resize(edges);
+    uint64_t w = 0;
+    for (uint32_t k = 0; k < keys; ++k) {
+      (*offsets)[k] = w;
+      const std::span<const uint32_t> n = nodes_of(k), e = edges_of(k);
+      std::copy(n.begin(), n.end(), nodes->data() + w);
+      std::copy(e.begin(), e.end(), ids->data() + w);
+      w += n.size();
+    }
+    (*offsets)[keys] = w;
+  };
+  side(
+      c.num_src(), c.num_edges(), [&](uint32_t k) { return c.OutNodes(k); }, [&](uint32_t k) { return c.OutEdges(k); },
+      &a.out_offsets, &a.out_nodes, &a.out_edges);
+  side(
+      c.num_dst(), c.num_edges(), [&](uint32_t k) { return c.InNodes(k); }, [&](uint32_t k) { return c.InEdges(k); },
+      &a.in_offsets, &a.in_nodes, &a.in_edges);
+  a.self_loop.assign(c.self_loop_.begin(), c.self_loop_.end());
+  f->ViewBuilt();
+  return f;
+}
+
+std::optional<std::shared_ptr<const Csr>> Csr::ExtendOverlay(const std::shared_ptr<const Csr>& base, uint64_t keep,
+                                                             uint64_t old_rows, const Adds& out_add,
+                                                             const Adds& in_add) {
+  const std::shared_ptr<const Csr>& flat = base->patch_ != nullptr ? base->patch_->flat : base;
+  // Every edge of the flat arrays must keep its ordinal; dropped ones are later additions, and so
+  // held only by the overlay's lists.
+  if (keep < flat->out_nodes_.size()) return std::nullopt;
+  auto p = std::make_shared<Patch>();
+  p->flat = flat;
+  if (base->patch_ != nullptr) {
+    p->out = base->patch_->out;  // the bitmaps, and the lists shared
+    p->in = base->patch_->in;
+  } else {
+    p->out.bits.assign((uint64_t{base->num_src()} + 63) / 64, 0);
+    p->in.bits.assign((uint64_t{base->num_dst()} + 63) / 64, 0);
+  }
+  uint64_t removed = 0;
+  std::vector<uint32_t> lost_loops;  // sources that lost an edge to themselves
+  auto update = [&](PatchSide& side, std::span<const uint64_t> offsets, std::span<const uint32_t> nodes,
+                    std::span<const uint32_t> ids, const Adds& add, bool out) {
+    if (keep < old_rows) {  // drop the overlay's edges from `keep` on
+      for (auto it = side.lists.begin(); it != side.lists.end();) {
+        const List& l = *it->second;
+        if (std::none_of(l.edges.begin(), l.edges.end(), [&](uint32_t e) { return e >= keep; })) {
+          ++it;
+          continue;
+        }
+        auto nl = std::make_shared<List>();
+        for (size_t i = 0; i < l.edges.size(); ++i) {
+          if (l.edges[i] < keep) {
+            nl->nodes.push_back(l.nodes[i]);
+            nl->edges.push_back(l.edges[i]);
+          } else {
+            removed += out ? 1 : 0;
+            if (out && l.nodes[i] == it->first) lost_loops.push_back(it->first);
+          }
+        }
+        const uint32_t k = it->first;
+        if (nl->nodes.size() == offsets[k + 1] - offsets[k]) {  // only flat edges left: the flat list
+          side.bits[k / 64] &= ~(uint64_t{1} << (k % 64));
+          it = side.lists.erase(it);
+        } else {
+          it->second = std::move(nl);
+          ++it;
+        }
+      }
+    }
+    for (size_t j = 0; j < add.size();) {  // merge the additions, a key at a time
+      const uint32_t k = std::get<0>(add[j]);
+      size_t z = j;
+      while (z < add.size() && std::get<0>(add[z]) == k) ++z;
+      std::span<const uint32_t> bn = Span(offsets, nodes, k), be = Span(offsets, ids, k);
+      if (const List* l = side.Find(k)) {
+        bn = l->nodes;
+        be = l->edges;
+      }
+      auto nl = std::make_shared<List>();
+      nl->nodes.reserve(bn.size() + (z - j));
+      nl->edges.reserve(bn.size() + (z - j));
+      size_t i = 0;
+      while (i < bn.size() || j < z) {
+        if (i < bn.size() &&
+            (j == z || std::pair(bn[i], be[i]) < std::pair(std::get<1>(add[j]), std::get<2>(add[j])))) {
+          nl->nodes.push_back(bn[i]);
+          nl->edges.push_back(be[i++]);
+        } else {
+          nl->nodes.push_back(std::get<1>(add[j]));
+          nl->edges.push_back(std::get<2>(add[j++]));
+        }
+      }
+      side.bits[k / 64] |= uint64_t{1} << (k % 64);
+      side.lists.insert_or_assign(k, std::move(nl));
+    }
+  };
+  update(p->out, flat->out_offsets_, flat->out_nodes_, flat->out_edges_, out_add, true);
+  update(p->in, flat->in_offsets_, flat->in_nodes_, flat->in_edges_, in_add, false);
+  for (const PatchSide* side : {&p->out, &p->in}) {
+    for (const auto& [k, l] : side->lists) p->entries += l->nodes.size();
+    p->memory_bytes += 8 * side->bits.capacity() + 64 * side->lists.size();
+  }
+  p->memory_bytes += 8 * p->entries;
+  // A large overlay costs every lookup of its lists; past a sixteenth of the edges, merge instead.
+  if (p->entries > std::max<uint64_t>(uint64_t{1} << 16, flat->out_nodes_.size() / 16)) return std::nullopt;
+  p->num_edges = base->num_edges() - removed + out_add.size();
+  auto c = std::make_shared<Csr>();
+  c->same_table_ = base->same_table_;
+  c->out_offsets_ = flat->out_offsets_;
+  c->in_offsets_ = flat->in_offsets_;
+  c->out_nodes_ = flat->out_nodes_;
+  c->out_edges_ = flat->out_edges_;
+  c->in_nodes_ = flat->in_nodes_;
+  c->in_edges_ = flat->in_edges_;
+  c->patch_ = std::move(p);
+  if (c->same_table_) {
+    c->built_.self_loop.assign(base->self_loop_.begin(), base->self_loop_.end());
+    for (uint32_t s : lost_loops) {  // still a loop through another (parallel) edge?
+      auto n = c->OutNodes(s);
+      if (!std::binary_search(n.begin(), n.end(), s)) c->built_.self_loop[s / 64] &= ~(uint64_t{1} << (s % 64));
+    }
+    for (const auto& [s, d, e] : out_add) {
+      if (s == d) c->built_.self_loop[s / 64] |= uint64_t{1} << (s % 64);
+    }
+    c->self_loop_ = c->built_.self_loop;
+  }
+  return std::shared_ptr<const Csr>(std::move(c));
+}
+
+Result<std::optional<std::shared_ptr<const Csr>>> Csr::Extend(const std::shared_ptr<const Csr>& base_csr,
+                                                              const table::Manifest& base_edges,
                                                               const table::TableVersion& edges,
                                                               const TableOrdinals& src, const TableOrdinals& dst) {
   using Nothing = std::optional<std::shared_ptr<const Csr>>;
+  const Csr& base = *base_csr;
   if (base.num_src() != src.size() || base.num_dst() != dst.size()) return Nothing();
   const auto& bf = base_edges.fragments;
   const auto& nf = edges.manifest().fragments;
@@ -195,16 +342,21 @@ Result<std::optional<std::shared_ptr<const Csr>>> Csr::Extend(const Csr& base, c
     std::sort(out_add.begin(), out_add.end());
     std::sort(in_add.begin(), in_add.end());
   }
+  if (const std::optional<uint64_t> keep = remap.SuffixStart(old_rows)) {
+    if (auto overlay = ExtendOverlay(base_csr, *keep, old_rows, out_add, in_add)) return Nothing(*std::move(overlay));
+  }
+  // One pass over flat arrays (an overlay's lists made flat first).
+  const std::shared_ptr<const Csr> flat = base.patch_ != nullptr ? Flatten(base) : base_csr;
   auto c = std::make_shared<Csr>();
   c->same_table_ = base.same_table_;
   Arrays& a = c->built_;
   std::vector<uint32_t> lost_out, lost_in;  // keys that lost a self-loop
-  MergeSide(base.out_offsets_, base.out_nodes_, base.out_edges_, remap, out_add, &a.out_offsets, &a.out_nodes,
+  MergeSide(flat->out_offsets_, flat->out_nodes_, flat->out_edges_, remap, out_add, &a.out_offsets, &a.out_nodes,
             &a.out_edges, &lost_out);
-  MergeSide(base.in_offsets_, base.in_nodes_, base.in_edges_, remap, in_add, &a.in_offsets, &a.in_nodes, &a.in_edges,
+  MergeSide(flat->in_offsets_, flat->in_nodes_, flat->in_edges_, remap, in_add, &a.in_offsets, &a.in_nodes, &a.in_edges,
             &lost_in);
   if (c->same_table_) {
-    a.self_loop.assign(base.self_loop_.begin(), base.self_loop_.end());
+    a.self_loop.assign(flat->self_loop_.begin(), flat->self_loop_.end());
     for (uint32_t s : lost_out) {  // still a loop through another (parallel) edge?
       auto first = a.out_nodes.begin() + static_cast<std::ptrdiff_t>(a.out_offsets[s]);
       auto last = a.out_nodes.begin() + static_cast<std::ptrdiff_t>(a.out_offsets[s + 1]);

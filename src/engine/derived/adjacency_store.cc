@@ -242,6 +242,7 @@ Result<std::shared_ptr<const TableOrdinals>> AdjacencyCodec::DecodeOrdinals(std:
 }
 
 Status AdjacencyCodec::EncodeCsr(const Csr& c, uint64_t edge_rows, const Sink& sink) {
+  if (c.overlaid()) return InternalError("an overlay CSR (Csr::Extend) is not persisted; flatten it first");
   std::string header(kCsrMagic, 8);
   AppendLe32(&header, kCsrVersion);
   AppendLe32(&header, c.same_table_ ? kSameTableFlag : 0);

@@ -46,6 +46,27 @@ class EngineCsrTest : public ::testing::Test {
     to_ord_ = *to_;
     return c.ok() ? *c : nullptr;
   }
+  // The CSR the cache derives for the head equals one built from scratch, list by list.
+  void ExpectSameAsFresh(const Csr& extended) {
+    auto snap = graph_->Head();
+    ASSERT_TRUE(snap.ok());
+    GraphReadCache fresh_cache;
+    auto fresh = fresh_cache.CsrFor(*snap->Table("Knows"), *snap->Table("P"), *snap->Table("P"));
+    ASSERT_TRUE(fresh.ok());
+    const Csr& f = **fresh;
+    ASSERT_EQ(extended.num_src(), f.num_src());
+    ASSERT_EQ(extended.num_edges(), f.num_edges());
+    auto eq = [](std::span<const uint32_t> x, std::span<const uint32_t> y) {
+      return std::vector<uint32_t>(x.begin(), x.end()) == std::vector<uint32_t>(y.begin(), y.end());
+    };
+    for (uint32_t n = 0; n < f.num_src(); ++n) {
+      EXPECT_TRUE(eq(extended.OutNodes(n), f.OutNodes(n))) << n;
+      EXPECT_TRUE(eq(extended.OutEdges(n), f.OutEdges(n))) << n;
+      EXPECT_TRUE(eq(extended.InNodes(n), f.InNodes(n))) << n;
+      EXPECT_TRUE(eq(extended.InEdges(n), f.InEdges(n))) << n;
+      EXPECT_EQ(extended.HasSelfLoop(n), f.HasSelfLoop(n)) << n;
+    }
+  }
   uint32_t F(std::string_view id) { return *from_->Find(id); }
   uint32_t To(std::string_view id) { return *to_ord_->Find(id); }
   std::vector<std::string> Ids(std::span<const uint32_t> nodes, const TableOrdinals& o) {
@@ -182,23 +203,7 @@ TEST_F(EngineCsrTest, ExtendsTheLastVersionsCsrAfterSmallWrites) {
     SCOPED_TRACE(step);
     auto extended = Build("Knows", "P", "P");
     ASSERT_NE(extended, nullptr);
-    auto snap = graph_->Head();
-    GraphReadCache fresh_cache;
-    auto fresh = fresh_cache.CsrFor(*snap->Table("Knows"), *snap->Table("P"), *snap->Table("P"));
-    ASSERT_TRUE(fresh.ok());
-    const Csr& f = **fresh;
-    ASSERT_EQ(extended->num_src(), f.num_src());
-    ASSERT_EQ(extended->num_edges(), f.num_edges());
-    for (uint32_t n = 0; n < f.num_src(); ++n) {
-      auto eq = [](std::span<const uint32_t> x, std::span<const uint32_t> y) {
-        return std::vector<uint32_t>(x.begin(), x.end()) == std::vector<uint32_t>(y.begin(), y.end());
-      };
-      EXPECT_TRUE(eq(extended->OutNodes(n), f.OutNodes(n))) << n;
-      EXPECT_TRUE(eq(extended->OutEdges(n), f.OutEdges(n))) << n;
-      EXPECT_TRUE(eq(extended->InNodes(n), f.InNodes(n))) << n;
-      EXPECT_TRUE(eq(extended->InEdges(n), f.InEdges(n))) << n;
-      EXPECT_EQ(extended->HasSelfLoop(n), f.HasSelfLoop(n)) << n;
-    }
+    ExpectSameAsFresh(*extended);
   };
   auto mutate = [&](const char* q) {
     auto r = RunMutation(*graph_, q, "");
@@ -210,6 +215,7 @@ TEST_F(EngineCsrTest, ExtendsTheLastVersionsCsrAfterSmallWrites) {
 )");
   same_as_fresh("append");
   EXPECT_EQ(cache_.counts().csrs_extended, 1u);
+  EXPECT_TRUE(Build("Knows", "P", "P")->overlaid());  // the loaded arrays untouched
   mutate("query m() { delete Knows where w = 3 }");
   same_as_fresh("delete the self-loop");
   mutate("query m() { delete Knows where w = 2 }");
@@ -225,6 +231,54 @@ TEST_F(EngineCsrTest, ExtendsTheLastVersionsCsrAfterSmallWrites) {
 )");
   same_as_fresh("new node");
   EXPECT_EQ(cache_.counts().csrs_built, 2u);
+}
+
+// Many small writes in a row: appends (an overlay beside the flat arrays), deletes of edges the
+// overlay added (still an overlay), and deletes of loaded edges (renumbering: flat again). Every
+// step equals a fresh build, and the overlay never holds more lists than the writes touched.
+TEST_F(EngineCsrTest, OverlaysFollowSmallWritesAsAFreshBuildWould) {
+  std::string data;
+  for (int i = 0; i < 30; ++i) data += R"({"type":"P","data":{"name":"p)" + std::to_string(i) + "\"}}\n";
+  for (int i = 0; i < 90; ++i) {  // parallel edges and self-loops among them
+    data += R"({"edge":"Knows","from":"p)" + std::to_string(i % 30) + R"(","to":"p)" + std::to_string((i * 7) % 30) +
+            R"(","data":{"w":)" + std::to_string(i) + "}}\n";
+  }
+  Load(data);
+  ASSERT_NE(Build("Knows", "P", "P"), nullptr);
+  uint32_t state = 12345;
+  auto next = [&](uint32_t n) {
+    state = state * 1103515245u + 12345u;
+    return (state >> 8) % n;
+  };
+  std::vector<int> added;  // w of inserted edges still there
+  int overlays = 0, flats = 0;
+  for (int step = 0; step < 60; ++step) {
+    SCOPED_TRACE(step);
+    const uint32_t op = next(10);
+    std::string q;
+    if (op < 5 || added.empty()) {  // insert one or two edges (sometimes a self-loop)
+      const int w = 1000 + step;
+      const uint32_t a = next(30), b = op == 0 ? a : next(30);
+      q = "query m() { insert Knows { from: \"p" + std::to_string(a) + "\", to: \"p" + std::to_string(b) +
+          "\", w: " + std::to_string(w) + " } }";
+      added.push_back(w);
+    } else if (op < 8) {  // delete the newest insert, or an older one
+      const size_t i = op == 5 ? added.size() - 1 : next(static_cast<uint32_t>(added.size()));
+      q = "query m() { delete Knows where w = " + std::to_string(added[i]) + " }";
+      added.erase(added.begin() + static_cast<std::ptrdiff_t>(i));
+    } else {  // delete a loaded edge
+      q = "query m() { delete Knows where w = " + std::to_string(next(90)) + " }";
+    }
+    auto r = RunMutation(*graph_, q, "");
+    ASSERT_TRUE(r.ok()) << q << ": " << r.status().ToString();
+    auto c = Build("Knows", "P", "P");
+    ASSERT_NE(c, nullptr);
+    (c->overlaid() ? overlays : flats)++;
+    ExpectSameAsFresh(*c);
+  }
+  EXPECT_GT(overlays, 20);
+  EXPECT_GT(flats, 0);
+  EXPECT_EQ(cache_.counts().csrs_built, 1u);
 }
 
 }  // namespace

@@ -144,7 +144,7 @@ Result<std::shared_ptr<const Csr>> GraphReadCache::CsrFor(const table::TableVers
     }
     if (latest) {
       if (auto base = latest->csr.lock()) {
-        OG_ASSIGN_OR_RETURN(auto extended, Csr::Extend(*base, *latest->edges, edges, *so, *dso));
+        OG_ASSIGN_OR_RETURN(auto extended, Csr::Extend(base, *latest->edges, edges, *so, *dso));
         if (extended) {
           csrs_extended_.fetch_add(1);
           got = std::move(*extended);

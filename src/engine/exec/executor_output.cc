@@ -685,10 +685,10 @@ Result<std::vector<size_t>> OrderRows(Context& ctx, const Rows& rows, std::optio
     const TableOrdinals* ord = ctx.LoadedOrdinals(ctx.TypeOf(static_cast<int>(v)));
     const format::Column* c = nullptr;
     if (ord == nullptr && n > 1) {
-      // A few rows of a node type: their ids by point reads (PrefetchIds); else the id column.
+      // A few rows: their ids by point reads (PrefetchIds); else the id column.
       constexpr size_t kPointTies = 64;
       const std::string& type = ctx.TypeOf(static_cast<int>(v));
-      bool point = n <= kPointTies && ctx.snap().catalog().FindNode(type) != nullptr;
+      bool point = n <= kPointTies;
       if (point) {
         std::vector<int64_t> ordinals;
         for (size_t r : ranked) ordinals.push_back(rows.row(r)[v]);

@@ -270,7 +270,8 @@ TEST(ExecutorPointQueryTest, CostDoesNotGrowWithTheGraph) {
 // across three fragments with deleted rows, and a walk from the key over the persisted CSR does
 // not load them either. Every answer equals the reference's.
 TEST(ExecutorPointQueryTest, ColdPointQueriesLoadNoOrdinals) {
-  auto g = Graph::Init(std::make_shared<io::MemoryStore>(), "node P { n: String @key, age: I32? }\nedge K: P -> P\n");
+  auto g = Graph::Init(std::make_shared<io::MemoryStore>(),
+                       "node P { n: String @key, age: I32? }\nedge K: P -> P { w: I64? }\n");
   ASSERT_TRUE(g.ok());
   for (int part = 0; part < 3; ++part) {
     std::string data;
@@ -280,7 +281,7 @@ TEST(ExecutorPointQueryTest, ColdPointQueriesLoadNoOrdinals) {
     for (int i = part * 40; i < part * 40 + 40; ++i) {
       for (int m : {3, 11}) {
         data += R"({"edge":"K","from":"p)" + std::to_string(i) + R"(","to":"p)" +
-                std::to_string((i * m + 5) % (part * 40 + 40)) + "\"}\n";
+                std::to_string((i * m + 5) % (part * 40 + 40)) + R"(","data":{"w":)" + std::to_string(i * m) + "}}\n";
       }
     }
     ASSERT_TRUE(LoadNdjson(**g, data, LoadOptions{}).ok());
@@ -297,7 +298,8 @@ TEST(ExecutorPointQueryTest, ColdPointQueriesLoadNoOrdinals) {
     for (const std::string& src :
          {"query q() { match { $p: P { n: \"" + id + "\" } } return { $p.n, $p.age, $p } }",
           "query q() { match { $a: P { n: \"" + id + "\" } $a k $b } return { $b.n, $b.age, $b } }",
-          "query q() { match { $a: P { n: \"" + id + "\" } $b k $a } return { $b.n } order { $b.age desc } }"}) {
+          "query q() { match { $a: P { n: \"" + id + "\" } $b k $a } return { $b.n } order { $b.age desc } }",
+          "query q() { match { $a: P { n: \"" + id + "\" } $a $e:k $b } return { $b.n, $e.w, $e.id } }"}) {
       auto qs = compiler::CompileQueries(snap->catalog(), src);
       ASSERT_TRUE(qs.ok()) << src << ": " << qs.status().ToString();
       GraphReadCache cold;
@@ -306,6 +308,11 @@ TEST(ExecutorPointQueryTest, ColdPointQueriesLoadNoOrdinals) {
       ASSERT_TRUE(got.ok() && want.ok()) << src;
       EXPECT_EQ(got->rows, want->rows) << src;
       EXPECT_EQ(cold.counts().ordinals_built + cold.counts().ordinals_loaded, 0u) << src;
+      // Edge properties of the few result rows are read by address too, not as whole columns.
+      auto edges = snap->Table("K");
+      ASSERT_TRUE(edges.ok());
+      EXPECT_EQ(cold.CachedColumn(*edges, "w"), nullptr) << src;
+      EXPECT_EQ(cold.CachedColumn(*edges, "id"), nullptr) << src;
     }
   }
 }

@@ -114,7 +114,7 @@ std::optional<std::string_view> Context::PointId(const std::string& type, int64_
 }
 
 Status Context::PrefetchIds(const std::string& type, std::vector<int64_t> ordinals) {
-  if (LoadedOrdinals(type) != nullptr || snap_.catalog().FindNode(type) == nullptr) return Status::Ok();
+  if (LoadedOrdinals(type) != nullptr) return Status::Ok();
   if (columns_.count(type + '\x1f' + "id")) return Status::Ok();
   OG_ASSIGN_OR_RETURN(const table::TableVersion* t, Table(type));
   if (cache_->CachedColumn(*t, "id") != nullptr) return Status::Ok();
@@ -136,15 +136,16 @@ Status Context::PrefetchIds(const std::string& type, std::vector<int64_t> ordina
 Status Context::PrefetchPoints(const std::vector<const IrExpr*>& exprs, const Rows& rows,
                                std::span<const size_t> which) {
   for (const IrExpr* e : exprs) {
-    if (e->kind == IrExprKind::kVariable && e->var >= 0 && q_.variables[e->var].kind == compiler::VarKind::kNode) {
+    if (e->kind == IrExprKind::kVariable && e->var >= 0 &&
+        (q_.variables[e->var].kind == compiler::VarKind::kNode ||
+         q_.variables[e->var].kind == compiler::VarKind::kEdge)) {
       std::vector<int64_t> ordinals;
       for (size_t i : which) ordinals.push_back(rows.row(i)[e->var]);
       OG_RETURN_IF_ERROR(PrefetchIds(TypeOf(e->var), std::move(ordinals)));
       continue;
     }
     if (e->kind != IrExprKind::kProperty || point_values_.count(e) || expr_columns_.count(e)) continue;
-    const std::string& type = TypeOf(e->var);
-    if (snap_.catalog().FindNode(type) == nullptr) continue;
+    const std::string& type = TypeOf(e->var);  // a node or an edge table: ordinals are live rows in both
     if (columns_.count(type + '\x1f' + e->property)) continue;
     OG_ASSIGN_OR_RETURN(const table::TableVersion* t, Table(type));
     if (t->schema().FindByName(e->property) == nullptr) continue;  // reads as null (Column)
