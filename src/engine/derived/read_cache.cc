@@ -1,7 +1,11 @@
 #include "engine/derived/read_cache.h"
 
+#include <algorithm>
+
 #include "common/error_codes.h"
+#include "common/hash.h"
 #include "common/logging.h"
+#include "common/thread_pool.h"
 #include "engine/derived/adjacency_store.h"
 #include "engine/graph/graph_layout.h"
 
@@ -88,6 +92,67 @@ Result<std::shared_ptr<const format::Column>> GraphReadCache::ColumnFor(const ta
   if (auto hit = cache_.Get<format::Column>(key)) return hit;
   OG_ASSIGN_OR_RETURN(format::Column c, ScanColumn(version, column, nullptr));
   auto built = std::make_shared<const format::Column>(std::move(c));
+  cache_.Put(key, built, built->memory_bytes());
+  return built;
+}
+
+StringCodes StringCodes::Build(const format::Column& column) {
+  const size_t n = column.length();
+  StringCodes out;
+  out.code.assign(n, 0);
+  std::vector<uint64_t> hashes(n);
+  constexpr size_t kChunk = size_t{1} << 16;
+  (void)ThreadPool::Default().ParallelFor((n + kChunk - 1) / kChunk, [&](size_t c) {
+    for (size_t i = c * kChunk; i < std::min(n, (c + 1) * kChunk); ++i) {
+      if (!column.IsNull(i)) hashes[i] = XxHash64(column.string_at(i));
+    }
+    return Status::Ok();
+  });
+  // Open addressing over (hash, first row of the value); at most half the slots used.
+  struct Slot {
+    uint64_t hash = 0;
+    uint32_t code = 0;  // 0 = empty
+    uint32_t row = 0;
+  };
+  std::vector<Slot> slots(1024);
+  for (size_t i = 0; i < n; ++i) {
+    if (column.IsNull(i)) continue;
+    const std::string_view text = column.string_at(i);
+    size_t mask = slots.size() - 1;
+    size_t at = hashes[i] & mask;
+    while (slots[at].code != 0 && !(slots[at].hash == hashes[i] && column.string_at(slots[at].row) == text)) {
+      at = (at + 1) & mask;
+    }
+    if (slots[at].code == 0) {
+      if (2 * (size_t{out.distinct} + 1) > slots.size()) {  // grow, then find the empty slot again
+        std::vector<Slot> old(slots.size() * 2);
+        old.swap(slots);
+        mask = slots.size() - 1;
+        for (const Slot& s : old) {
+          if (s.code == 0) continue;
+          size_t j = s.hash & mask;
+          while (slots[j].code != 0) j = (j + 1) & mask;
+          slots[j] = s;
+        }
+        at = hashes[i] & mask;
+        while (slots[at].code != 0) at = (at + 1) & mask;
+      }
+      slots[at] = Slot{hashes[i], ++out.distinct, static_cast<uint32_t>(i)};
+    }
+    out.code[i] = slots[at].code;
+  }
+  return out;
+}
+
+Result<std::shared_ptr<const StringCodes>> GraphReadCache::StringCodesFor(const table::TableVersion& version,
+                                                                          const std::string& column, bool build) {
+  const std::string key = "s:" + Key(version) + "/" + column;
+  if (auto hit = cache_.Get<StringCodes>(key)) return hit;
+  if (!build) return std::shared_ptr<const StringCodes>();
+  OG_ASSIGN_OR_RETURN(auto c, ColumnFor(version, column));
+  if (c == nullptr || c->type().kind != TypeKind::kString) return std::shared_ptr<const StringCodes>();
+  if (c->length() >= UINT32_MAX) return std::shared_ptr<const StringCodes>();  // rows numbered in 32 bits
+  auto built = std::make_shared<const StringCodes>(StringCodes::Build(*c));
   cache_.Put(key, built, built->memory_bytes());
   return built;
 }

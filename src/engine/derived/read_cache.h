@@ -29,6 +29,16 @@ namespace omnigraph::engine {
 // `derived.writable`, written (put_if_absent) right away. A damaged or unknown persisted object is
 // logged and ignored (rebuilt from the tables), never used and never an error. Thread-safe; builds
 // run outside the lock (two racing builders both build; the first stored wins).
+// The distinct values of a String column numbered 1, 2, ... in order of first appearance (0 =
+// null), one code per row in scan order: grouping by the column reads a code per row instead of
+// hashing and comparing its string (exec KeyCoder).
+struct StringCodes {
+  std::vector<uint32_t> code;
+  uint32_t distinct = 0;
+  uint64_t memory_bytes() const { return 4 * code.capacity() + 64; }
+  static StringCodes Build(const format::Column& column);
+};
+
 class GraphReadCache {
  public:
   static constexpr uint64_t kDefaultBudgetBytes = uint64_t{1} << 30;
@@ -47,6 +57,11 @@ class GraphReadCache {
   // One column of the version, indexed by ordinal; nullptr when the schema has no such column.
   Result<std::shared_ptr<const format::Column>> ColumnFor(const table::TableVersion& version,
                                                           const std::string& column);
+  // Dense codes of a String column's distinct values, one per ordinal (StringCodes): built (from
+  // the column) when `build`, else only the cached ones (nullptr when none). nullptr as well when
+  // the schema has no such column.
+  Result<std::shared_ptr<const StringCodes>> StringCodesFor(const table::TableVersion& version,
+                                                            const std::string& column, bool build);
   // The column if it is cached already (nullptr otherwise): never reads anything.
   std::shared_ptr<const format::Column> CachedColumn(const table::TableVersion& version, const std::string& column);
   // Counts a point read of `column` (a few rows by address) and says whether to read it by point

@@ -423,6 +423,22 @@ Status Pipeline::Continue(Rows rows, State st, RowSink& sink, const RunMode& mod
       // The cross product in pieces (in ordered mode: candidates sorted lazily, in growing blocks,
       // so that a run that stops early does not sort them all).
       const size_t per = std::max<size_t>(1, batch / rows.width);
+      if (!mode.ordered && rows.size() == 1 && rows.mult.empty()) {  // one row: pieces filled in bulk
+        const int64_t* r = rows.row(0);
+        for (size_t j = 0; j < cands.size() && !sink.Done(); j += per) {
+          const size_t k = std::min(per, cands.size() - j);
+          out.cells.resize(k * rows.width);
+          for (size_t x = 0; x < k; ++x) {
+            int64_t* to = out.cells.data() + x * rows.width;
+            std::copy(r, r + rows.width, to);
+            to[best] = cands[j + x];
+          }
+          OG_RETURN_IF_ERROR(Flush(std::move(out), best, false, st, sink, mode));
+          out = Slice(rows, 0, 0);
+          out.bound[best] = true;
+        }
+        return Status::Ok();
+      }
       size_t block = kOrderedPieceRows;
       for (size_t i = 0; i < rows.size() && !sink.Done(); ++i) {
         for (size_t j = 0; j < cands.size() && !sink.Done(); ++j) {

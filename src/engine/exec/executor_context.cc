@@ -41,6 +41,12 @@ Result<const format::Column*> Context::Column(const std::string& type, const std
   return columns_.emplace(key, std::move(c)).first->second.get();
 }
 
+Result<std::shared_ptr<const StringCodes>> Context::CodesOf(const std::string& type, const std::string& column,
+                                                            bool build) {
+  OG_ASSIGN_OR_RETURN(const table::TableVersion* t, Table(type));
+  return cache_->StringCodesFor(*t, column, build);
+}
+
 Result<const Csr*> Context::CsrFor(const std::string& edge_type) {
   auto it = csrs_.find(edge_type);
   if (it != csrs_.end()) return it->second.get();

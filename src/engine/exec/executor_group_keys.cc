@@ -9,7 +9,7 @@ namespace omnigraph::engine::exec {
 
 using compiler::IrExprKind;
 
-Result<std::optional<KeyCoder>> KeyCoder::For(Context& ctx) {
+Result<std::optional<KeyCoder>> KeyCoder::For(Context& ctx, size_t rows) {
   const compiler::IrQuery& q = ctx.query();
   KeyCoder coder;
   for (int k : q.group_keys) {
@@ -36,6 +36,12 @@ Result<std::optional<KeyCoder>> KeyCoder::For(Context& ctx) {
     key.kind = e.type.data.kind;
     OG_ASSIGN_OR_RETURN(key.column, ctx.Column(ctx.TypeOf(e.var), e.property));
     if (key.column != nullptr && key.column->type().kind != e.type.data.kind) return std::optional<KeyCoder>();
+    if (key.column != nullptr && key.kind == TypeKind::kString) {
+      // Rows covering a quarter of the table: code the whole column once (cached for later
+      // queries); fewer rows use cached codes only, else hash their strings.
+      const bool build = 4 * rows >= key.column->length();
+      OG_ASSIGN_OR_RETURN(key.dict, ctx.CodesOf(ctx.TypeOf(e.var), e.property, build));
+    }
     coder.keys_.push_back(std::move(key));
   }
   if (coder.keys_.empty()) return std::optional<KeyCoder>();
@@ -76,6 +82,10 @@ void KeyCoder::Code(const int64_t* row, int64_t* out) {
       continue;
     }
     const auto i = static_cast<size_t>(o);
+    if (key.dict != nullptr) {  // the column's own codes: the same value, the same code
+      out[k] = key.dict->code[i];
+      continue;
+    }
     if (key.kind == TypeKind::kString) {
       const std::string_view text = c->string_at(i);
       out[k] = key.codes.Code(XxHash64(text), 0, text, true);

@@ -90,6 +90,9 @@ class Context {
   Result<const TableOrdinals*> Ordinals(const std::string& type);
   // nullptr when the table has no such column (a property added later reads as null).
   Result<const format::Column*> Column(const std::string& type, const std::string& column);
+  // A String column's codes per ordinal (GraphReadCache::StringCodesFor): built when `build`,
+  // else only when cached; nullptr otherwise.
+  Result<std::shared_ptr<const StringCodes>> CodesOf(const std::string& type, const std::string& column, bool build);
   Result<const Csr*> CsrFor(const std::string& edge_type);
   const std::string& TypeOf(int var) const { return q_.variables[var].type_name; }
   // The id of variable `var`'s binding `ordinal`.
@@ -392,7 +395,9 @@ Result<Rows> ShortestPaths(Context& ctx, const Rows& rows, const compiler::IrCla
 class KeyCoder {
  public:
   // nullopt when a key does not qualify (the caller groups by bindings).
-  static Result<std::optional<KeyCoder>> For(Context& ctx);
+  // `rows`: how many binding rows will be coded. A String key reads the column's cached codes
+  // (GraphReadCache::StringCodesFor), built first when the rows cover a good share of the table.
+  static Result<std::optional<KeyCoder>> For(Context& ctx, size_t rows);
   size_t width() const { return keys_.size(); }
   // The number of codes handed out so far for key `k` (codes are 1..that; 0 = null).
   int64_t distinct(size_t k) const { return keys_[k].codes.size; }
@@ -418,6 +423,7 @@ class KeyCoder {
     const format::Column* column = nullptr;  // nullptr: the property is absent (all null)
     TypeKind kind = TypeKind::kString;
     Codes codes;
+    std::shared_ptr<const StringCodes> dict;  // a String column's codes per ordinal, when cached
   };
   std::vector<Key> keys_;
 };

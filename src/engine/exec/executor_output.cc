@@ -114,7 +114,7 @@ class TupleIndex {
       const uint32_t g = slots_[s];
       if (g == 0) break;
       const int64_t* u = tuple(g - 1);
-      if (k_ == 1 ? *t == *u : std::equal(t, t + k_, u)) {  // one variable (the usual): no memcmp call
+      if (Equal(t, u)) {
         *added = false;
         return g - 1;
       }
@@ -135,12 +135,22 @@ class TupleIndex {
   }
 
  private:
+  bool Equal(const int64_t* t, const int64_t* u) const {  // a loop, not a memcmp call per probe
+    for (size_t i = 0; i < k_; ++i) {
+      if (t[i] != u[i]) return false;
+    }
+    return true;
+  }
   uint64_t Hash(const int64_t* t) const {
     uint64_t h = 0x9e3779b97f4a7c15ull;
     for (size_t i = 0; i < k_; ++i) {
       h = (h ^ static_cast<uint64_t>(t[i])) * 0xff51afd7ed558ccdull;
       h ^= h >> 32;
     }
+    // MurmurHash3's finalizer: small integer tuples (coded keys) spread over the low bits too.
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ull;
+    h ^= h >> 33;
     return h;
   }
   void Rehash() {
@@ -342,9 +352,12 @@ Result<QueryResult> Aggregate(Context& ctx, const Rows& rows, QueryResult res) {
   acc.reserve(std::min<size_t>(n, 1024) * na);
   first.reserve(std::min<size_t>(n, 1024));
   // Keys that are all (non-identity) properties: grouped by their coded column values.
-  OG_ASSIGN_OR_RETURN(std::optional<KeyCoder> coder, KeyCoder::For(ctx));
+  OG_ASSIGN_OR_RETURN(std::optional<KeyCoder> coder, KeyCoder::For(ctx, n));
   const size_t tuple_width = coder ? coder->width() : std::max<size_t>(key_vars.size(), 1);
-  TupleIndex index(tuple_width);
+  // Two coded keys (codes < 2^32: at most one per row of a table) are one 64-bit key.
+  const bool packed = coder && tuple_width == 2;
+  auto pack = [](const int64_t* t) { return t[0] | (t[1] << 32); };
+  TupleIndex index(packed ? 1 : tuple_width);
   std::vector<int64_t> tuple(tuple_width, 0);
   std::vector<uint32_t> by_code(64, 0);  // one coded key: code -> group + 1
   // One key variable and rows binding a good share of its table (grouping by a node over its
@@ -375,11 +388,12 @@ Result<QueryResult> Aggregate(Context& ctx, const Rows& rows, QueryResult res) {
     std::vector<Part> part(parts);
     OG_RETURN_IF_ERROR(ThreadPool::Default().ParallelFor(parts, [&](size_t p) -> Status {
       KeyCoder local = *coder;  // its own codes
-      TupleIndex local_index(tuple_width);
+      TupleIndex local_index(packed ? 1 : tuple_width);
       std::vector<int64_t> t(tuple_width, 0);
       std::vector<uint32_t> groups(64, 0);  // one key: code -> group + 1
       Part& out = part[p];
-      for (size_t i = n * p / parts; i < n * (p + 1) / parts; ++i) {
+      const size_t begin = n * p / parts, end = n * (p + 1) / parts;  // not re-divided per row
+      for (size_t i = begin; i < end; ++i) {
         const int64_t* r = rows.row(i);
         local.Code(r, t.data());
         bool added = false;
@@ -390,6 +404,9 @@ Result<QueryResult> Aggregate(Context& ctx, const Rows& rows, QueryResult res) {
           added = groups[code] == 0;
           if (added) groups[code] = static_cast<uint32_t>(out.first.size() + 1);
           g = groups[code] - 1;
+        } else if (packed) {
+          const int64_t key = pack(t.data());
+          g = local_index.FindOrAdd(&key, &added);
         } else {
           g = local_index.FindOrAdd(t.data(), &added);
         }
@@ -427,7 +444,8 @@ Result<QueryResult> Aggregate(Context& ctx, const Rows& rows, QueryResult res) {
       g = by_code[code] - 1;
     } else if (coder) {
       coder->Code(r, tuple.data());
-      g = index.FindOrAdd(tuple.data(), &added);
+      const int64_t key = packed ? pack(tuple.data()) : 0;
+      g = index.FindOrAdd(packed ? &key : tuple.data(), &added);
     } else if (!key_vars.empty()) {
       for (size_t k = 0; k < key_vars.size(); ++k) tuple[k] = r[key_vars[k]];
       g = index.FindOrAdd(tuple.data(), &added);
@@ -743,12 +761,15 @@ Status RowCollector::Add(Rows rows) {
     return Status::Ok();
   }
   OG_RETURN_IF_ERROR(charge_.Add(RowBytes(rows)));
-  if (rows_.cells.empty()) {
+  if (rows_.cells.empty()) {  // the first rows: taken, not copied
     rows_.bound = rows.bound;
     rows_.collapsed = rows.collapsed;
+    rows_.cells = std::move(rows.cells);
+    rows_.mult = std::move(rows.mult);
+  } else {
+    rows_.cells.insert(rows_.cells.end(), rows.cells.begin(), rows.cells.end());
+    rows_.mult.insert(rows_.mult.end(), rows.mult.begin(), rows.mult.end());
   }
-  rows_.cells.insert(rows_.cells.end(), rows.cells.begin(), rows.cells.end());
-  rows_.mult.insert(rows_.mult.end(), rows.mult.begin(), rows.mult.end());
   // A limit keeps the best rows seen so far once twice as many (and a batch's worth) arrived. A
   // nearest() ranking waits for more (up to kRankRowsBeforePrune), so that one ANN search sees
   // the whole candidate set (executor_search.cc) instead of one per batch.
