@@ -72,6 +72,46 @@ int64_t KeyCoder::Codes::Code(uint64_t hash, int64_t value, std::string_view tex
   return size;
 }
 
+bool KeyCoder::canonical() const {
+  for (const Key& key : keys_) {
+    if (key.kind == TypeKind::kString && key.column != nullptr && key.dict == nullptr) return false;
+  }
+  return true;
+}
+
+void KeyCoder::Canonical(const int64_t* row, int64_t* out) const {
+  for (size_t k = 0; k < keys_.size(); ++k) {
+    const Key& key = keys_[k];
+    const int64_t o = row[key.var];
+    const format::Column* c = key.column;
+    if (o < 0 || c == nullptr || c->IsNull(static_cast<size_t>(o))) {
+      out[2 * k] = out[2 * k + 1] = 0;
+      continue;
+    }
+    const auto i = static_cast<size_t>(o);
+    out[2 * k] = 1;
+    if (key.dict != nullptr) {
+      out[2 * k + 1] = key.dict->code[i];
+      continue;
+    }
+    out[2 * k + 1] = Raw(key.kind, *c, i);
+  }
+}
+
+int64_t KeyCoder::Raw(TypeKind kind, const format::Column& c, size_t i) {
+  switch (kind) {
+    case TypeKind::kBool: return c.bool_values()[i] != 0;
+    case TypeKind::kI32:
+    case TypeKind::kDate: return c.i32_values()[i];
+    case TypeKind::kI64:
+    case TypeKind::kDateTime: return c.i64_values()[i];
+    case TypeKind::kU32: return c.u32_values()[i];
+    case TypeKind::kU64: return static_cast<int64_t>(c.u64_values()[i]);  // a bijection
+    default: OG_CHECK(false && "KeyCoder: uncodable column");
+  }
+  return 0;
+}
+
 void KeyCoder::Code(const int64_t* row, int64_t* out) {
   for (size_t k = 0; k < keys_.size(); ++k) {
     Key& key = keys_[k];
@@ -91,17 +131,7 @@ void KeyCoder::Code(const int64_t* row, int64_t* out) {
       out[k] = key.codes.Code(XxHash64(text), 0, text, true);
       continue;
     }
-    int64_t raw = 0;
-    switch (key.kind) {
-      case TypeKind::kBool: raw = c->bool_values()[i] != 0; break;
-      case TypeKind::kI32:
-      case TypeKind::kDate: raw = c->i32_values()[i]; break;
-      case TypeKind::kI64:
-      case TypeKind::kDateTime: raw = c->i64_values()[i]; break;
-      case TypeKind::kU32: raw = c->u32_values()[i]; break;
-      case TypeKind::kU64: raw = static_cast<int64_t>(c->u64_values()[i]); break;  // a bijection
-      default: OG_CHECK(false && "KeyCoder: uncodable column");
-    }
+    const int64_t raw = Raw(key.kind, *c, i);
     // A multiplicative mix (the slot is the hash's low bits).
     const uint64_t h = (static_cast<uint64_t>(raw) ^ (static_cast<uint64_t>(raw) >> 29)) * 0x9E3779B97F4A7C15ull;
     out[k] = key.codes.Code(h ^ (h >> 32), raw, std::string_view(), false);

@@ -403,6 +403,11 @@ class KeyCoder {
   int64_t distinct(size_t k) const { return keys_[k].codes.size; }
   // The codes of binding row `row`, one per key, into `out`.
   void Code(const int64_t* row, int64_t* out);
+  // Whether every key has codes that mean the same in every copy of this coder: a String key
+  // with the column's cached codes, or a non-String key (its value is its code).
+  bool canonical() const;
+  // Those codes of binding row `row`: two per key (1 and the code, or 0 and 0 for null) into `out`.
+  void Canonical(const int64_t* row, int64_t* out) const;
 
  private:
   // Dense codes (1, 2, ...) of the distinct values seen: open addressing over (hash, code) with
@@ -425,6 +430,7 @@ class KeyCoder {
     Codes codes;
     std::shared_ptr<const StringCodes> dict;  // a String column's codes per ordinal, when cached
   };
+  static int64_t Raw(TypeKind kind, const format::Column& c, size_t i);  // a non-String key's value
   std::vector<Key> keys_;
 };
 

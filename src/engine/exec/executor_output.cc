@@ -250,26 +250,31 @@ bool IdentityKey(Context& ctx, const compiler::IrExpr& e) {
   return node != nullptr && node->key.size() == 1 && node->key[0] == e.property;
 }
 
-// A grouped query ordered by aggregates with a limit, whose groups are exactly the binding
-// groups (every grouping key an identity key): the binding groups that can be in the result, as
-// `*out` (the `limit` best by the order keys, and every group tying with the last of them, since
-// ties then order by the grouping keys). Only their key values get built. false when it does not
-// apply.
+// A grouped query ordered first by aggregates with a limit, whose groups are exactly the binding
+// groups (every grouping key an identity key, or `distinct_groups`: coded keys): the binding
+// groups that can be in the result, as `*out` (the `limit` best by the leading aggregate order
+// keys, and every group tying with the last of them, since ties then order by the later keys).
+// Only their key values get built. false when it does not apply.
 Result<bool> TopGroups(Context& ctx, const std::vector<const compiler::IrExpr*>& aggs, const std::vector<int>& proj_agg,
-                       const std::vector<int>& order_agg, const std::vector<Acc>& acc, size_t nb,
+                       const std::vector<int>& order_agg, const std::vector<Acc>& acc, size_t nb, bool distinct_groups,
                        std::vector<size_t>* out) {
   const compiler::IrQuery& q = ctx.query();
   if (!q.limit || *q.limit == 0 || *q.limit >= nb || q.order.empty() || q.group_keys.empty()) return false;
   for (int k : q.group_keys) {
-    if (!IdentityKey(ctx, q.projections[k].expr)) return false;
+    if (!distinct_groups && !IdentityKey(ctx, q.projections[k].expr)) return false;
   }
-  const size_t no = q.order.size(), na = aggs.size();
-  std::vector<int> which(no);
-  for (size_t o = 0; o < no; ++o) {
+  // The order's leading aggregates decide the candidates; later keys (grouping keys among them)
+  // only order groups that tie on those, and every group tying with the k-th is kept.
+  const size_t na = aggs.size();
+  std::vector<int> which;
+  for (size_t o = 0; o < q.order.size(); ++o) {
     const compiler::IrExpr& e = q.order[o].expr;
-    which[o] = e.kind == IrExprKind::kAlias ? proj_agg[e.alias] : order_agg[o];
-    if (which[o] < 0) return false;  // a grouping key in the order: the general path
+    const int a = e.kind == IrExprKind::kAlias ? proj_agg[e.alias] : order_agg[o];
+    if (a < 0) break;
+    which.push_back(a);
   }
+  const size_t no = which.size();
+  if (no == 0) return false;  // ordered by a grouping key first: the general path
   std::vector<Value> keys(nb * no);
   std::vector<Value> finished(na);
   for (size_t g = 0; g < nb; ++g) {
@@ -378,6 +383,9 @@ Result<QueryResult> Aggregate(Context& ctx, const Rows& rows, QueryResult res) {
   // chunks, each with its own codes; chunks' groups with equal keys merge below like any binding
   // groups with equal key values.
   bool counts_only = coder.has_value() && n >= kParallelGroupRows;
+  // Whether every binding group has its own key values (so a top-k needs only the best groups'
+  // keys): coded keys number distinct values, once per coder.
+  bool distinct_groups = coder.has_value();
   for (size_t a = 0; a < na; ++a) counts_only = counts_only && count_var[a] >= 0;
   if (counts_only) {
     const size_t parts = std::clamp<size_t>(ThreadPool::Default().size(), 1, 8);
@@ -421,9 +429,28 @@ Result<QueryResult> Aggregate(Context& ctx, const Rows& rows, QueryResult res) {
       }
       return Status::Ok();
     }));
-    for (Part& p : part) {
-      first.insert(first.end(), p.first.begin(), p.first.end());
-      acc.insert(acc.end(), std::make_move_iterator(p.acc.begin()), std::make_move_iterator(p.acc.end()));
+    if (coder->canonical()) {  // the chunks' groups merged by the keys' canonical codes
+      TupleIndex merged(2 * tuple_width);
+      std::vector<int64_t> t(2 * tuple_width, 0);
+      for (Part& p : part) {
+        for (size_t g = 0; g < p.first.size(); ++g) {
+          coder->Canonical(rows.row(p.first[g]), t.data());
+          bool added = false;
+          const size_t m = merged.FindOrAdd(t.data(), &added);
+          if (added) {
+            first.push_back(p.first[g]);
+            acc.resize(acc.size() + na);
+          }
+          first[m] = std::min(first[m], p.first[g]);
+          for (size_t a = 0; a < na; ++a) MergeAcc(*aggs[a], p.acc[g * na + a], &acc[m * na + a]);
+        }
+      }
+    } else {
+      distinct_groups = false;  // equal keys merge below, by value
+      for (Part& p : part) {
+        first.insert(first.end(), p.first.begin(), p.first.end());
+        acc.insert(acc.end(), std::make_move_iterator(p.acc.begin()), std::make_move_iterator(p.acc.end()));
+      }
     }
   }
   for (size_t i = 0; i < (counts_only ? 0 : n); ++i) {
@@ -469,7 +496,7 @@ Result<QueryResult> Aggregate(Context& ctx, const Rows& rows, QueryResult res) {
   const size_t nb = first.size();
   // The binding groups to build key values for: all, or only the top-k candidates (TopGroups).
   std::vector<size_t> order;
-  OG_ASSIGN_OR_RETURN(bool top, TopGroups(ctx, aggs, proj_agg, order_agg, acc, nb, &order));
+  OG_ASSIGN_OR_RETURN(bool top, TopGroups(ctx, aggs, proj_agg, order_agg, acc, nb, distinct_groups, &order));
   if (!top) {
     order.resize(nb);
     std::iota(order.begin(), order.end(), size_t{0});
