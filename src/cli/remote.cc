@@ -4,8 +4,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <httplib.h>
-
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -15,6 +13,7 @@
 #include "cli/cli_util.h"
 #include "cli/operator_config.h"
 #include "common/error_codes.h"
+#include "io/http/curl_lib.h"
 #include "io/s3/sigv4.h"
 
 namespace omnigraph::cli {
@@ -118,26 +117,27 @@ Status RemoteError(int http, std::string_view body) {
   return s;
 }
 
+// HTTP through libcurl, loaded on first use (io/http/curl_lib.h): a local command never loads it.
+// One easy handle per RemoteGraph, so consecutive requests reuse the connection.
 struct RemoteGraph::Impl {
-  std::unique_ptr<httplib::Client> client;
-  std::string prefix;  // the base URL's path, without a trailing '/'
-  httplib::Headers headers;
+  std::string host;                  // scheme://host[:port]
+  std::string prefix;                // the base URL's path, without a trailing '/'
+  std::vector<std::string> headers;  // "Name: value"
+  const io::CurlLib* lib = nullptr;
+  CURL* curl = nullptr;
+  ~Impl() {
+    if (curl != nullptr) lib->easy_cleanup(curl);
+  }
 };
 
 RemoteGraph::RemoteGraph(std::string base_url, std::string graph, std::optional<std::string> token)
     : base_url_(StripSlashes(std::move(base_url))), graph_(std::move(graph)), impl_(std::make_unique<Impl>()) {
   const size_t scheme_end = base_url_.find("://");
   const size_t path_start = base_url_.find('/', scheme_end == std::string::npos ? 0 : scheme_end + 3);
-  const std::string host = path_start == std::string::npos ? base_url_ : base_url_.substr(0, path_start);
+  impl_->host = path_start == std::string::npos ? base_url_ : base_url_.substr(0, path_start);
   impl_->prefix = path_start == std::string::npos ? "" : base_url_.substr(path_start);
-  impl_->client = std::make_unique<httplib::Client>(host);
-  impl_->client->set_connection_timeout(10, 0);
-  impl_->client->set_read_timeout(600, 0);
-  impl_->client->set_write_timeout(600, 0);
-  impl_->client->set_keep_alive(true);
-  impl_->client->set_tcp_nodelay(true);
-  if (token) impl_->headers.emplace("Authorization", "Bearer " + *token);
-  impl_->headers.emplace("User-Agent", std::string("omnigraph-cli/") + OG_VERSION);
+  if (token) impl_->headers.push_back("Authorization: Bearer " + *token);
+  impl_->headers.push_back(std::string("User-Agent: omnigraph-cli/") + OG_VERSION);
 }
 
 RemoteGraph::~RemoteGraph() = default;
@@ -156,17 +156,89 @@ std::string FullPath(const std::string& prefix, const std::string& graph, std::s
   }
   char sep = '?';
   for (const auto& [k, v] : query) {
-    out += sep + httplib::detail::encode_query_param(k) + "=" + httplib::detail::encode_query_param(v);
+    out += sep + EscapeSegment(k) + "=" + EscapeSegment(v);
     sep = '&';
   }
   return out;
 }
 
-Result<OrderedJson> Answer(const httplib::Result& r, const std::string& what) {
-  if (!r) {
-    return Status(ErrorCode::kIo, "cannot reach the server for " + what + ": " + httplib::to_string(r.error()));
+struct Receiver {
+  const io::CurlLib* lib;
+  CURL* curl;
+  HttpAnswer* out;
+  const std::function<Status(std::string_view)>* sink;  // nullptr: collect the body
+  Status sink_status;
+};
+
+size_t Receive(char* data, size_t size, size_t n, void* user) {
+  auto* r = static_cast<Receiver*>(user);
+  const size_t bytes = size * n;
+  if (r->sink == nullptr) {
+    r->out->body.append(data, bytes);
+    return bytes;
   }
-  if (r->status < 200 || r->status >= 300) return RemoteError(r->status, r->body);
+  if (r->out->status == 0) r->lib->easy_getinfo(r->curl, CURLINFO_RESPONSE_CODE, &r->out->status);
+  if (r->out->status < 200 || r->out->status >= 300) {  // an error's body, bounded
+    r->out->body.append(data, bytes);
+    return r->out->body.size() < (size_t{1} << 20) ? bytes : 0;
+  }
+  r->sink_status = (*r->sink)(std::string_view(data, bytes));
+  return r->sink_status.ok() ? bytes : 0;  // 0 stops the transfer
+}
+
+}  // namespace
+
+Result<HttpAnswer> RemoteGraph::Send(const std::string& method, const std::string& path,
+                                     const std::vector<std::string>& headers, const std::string* body,
+                                     const std::function<Status(std::string_view)>* sink) {
+  if (impl_->curl == nullptr) {
+    OG_ASSIGN_OR_RETURN(impl_->lib, io::Curl());
+    impl_->curl = impl_->lib->easy_init();
+    if (impl_->curl == nullptr) return Status(ErrorCode::kInternal, "curl_easy_init failed");
+  }
+  const io::CurlLib& lib = *impl_->lib;
+  CURL* curl = impl_->curl;
+  lib.easy_reset(curl);  // keeps the connection
+  curl_slist* list = nullptr;
+  for (const std::string& h : impl_->headers) list = lib.slist_append(list, h.c_str());
+  for (const std::string& h : headers) list = lib.slist_append(list, h.c_str());
+  list = lib.slist_append(list, "Expect:");  // no 100-continue round trip before a body
+  const std::string url = impl_->host + path;
+  HttpAnswer out;
+  Receiver receiver{&lib, curl, &out, sink, Status::Ok()};
+  lib.easy_setopt(curl, CURLOPT_URL, url.c_str());
+  lib.easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+  lib.easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
+  lib.easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, 10000L);
+  lib.easy_setopt(curl, CURLOPT_LOW_SPEED_LIMIT, 1L);  // no byte for 10 minutes: give up
+  lib.easy_setopt(curl, CURLOPT_LOW_SPEED_TIME, 600L);
+  lib.easy_setopt(curl, CURLOPT_TCP_NODELAY, 1L);
+  lib.easy_setopt(curl, CURLOPT_WRITEFUNCTION, Receive);
+  lib.easy_setopt(curl, CURLOPT_WRITEDATA, &receiver);
+  if (method == "POST") {
+    lib.easy_setopt(curl, CURLOPT_POST, 1L);
+    lib.easy_setopt(curl, CURLOPT_POSTFIELDS, body->data());
+    lib.easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body->size()));
+  } else if (method != "GET") {
+    lib.easy_setopt(curl, CURLOPT_CUSTOMREQUEST, method.c_str());
+  }
+  lib.easy_setopt(curl, CURLOPT_HTTPHEADER, list);
+  const CURLcode rc = lib.easy_perform(curl);
+  lib.slist_free_all(list);
+  if (!receiver.sink_status.ok()) return receiver.sink_status;
+  if (rc != CURLE_OK) {
+    return Status(ErrorCode::kIo, (sink != nullptr ? "the stream of " : "cannot reach the server for ") + method + " " +
+                                      path + (sink != nullptr ? " failed: " : ": ") + lib.easy_strerror(rc));
+  }
+  lib.easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &out.status);
+  return out;
+}
+
+namespace {
+
+Result<OrderedJson> Answer(Result<HttpAnswer> r, const std::string& what) {
+  OG_RETURN_IF_ERROR(r.status());
+  if (r->status < 200 || r->status >= 300) return RemoteError(static_cast<int>(r->status), r->body);
   OrderedJson j = OrderedJson::parse(r->body, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) return Status(ErrorCode::kInternal, "the server's answer to " + what + " is not JSON");
   return j;
@@ -176,56 +248,35 @@ Result<OrderedJson> Answer(const httplib::Result& r, const std::string& what) {
 
 Result<OrderedJson> RemoteGraph::Get(std::string_view path, const QueryParams& query) {
   const std::string p = FullPath(impl_->prefix, graph_, path, query);
-  return Answer(impl_->client->Get(p, impl_->headers), "GET " + p);
+  return Answer(Send("GET", p, {}, nullptr, nullptr), "GET " + p);
 }
 
 Result<OrderedJson> RemoteGraph::Post(std::string_view path, const OrderedJson& body,
                                       const std::vector<std::pair<std::string, std::string>>& headers) {
   const std::string p = FullPath(impl_->prefix, graph_, path, {});
-  httplib::Headers h = impl_->headers;
-  for (const auto& [k, v] : headers) h.emplace(k, v);
-  return Answer(impl_->client->Post(p, h, body.dump(), "application/json"), "POST " + p);
+  std::vector<std::string> h = {"Content-Type: application/json"};
+  for (const auto& [k, v] : headers) h.push_back(k + ": " + v);
+  const std::string text = body.dump();
+  return Answer(Send("POST", p, h, &text, nullptr), "POST " + p);
 }
 
 Result<OrderedJson> RemoteGraph::PostRaw(std::string_view path, const QueryParams& query, const std::string& body,
                                          const std::string& content_type) {
   const std::string p = FullPath(impl_->prefix, graph_, path, query);
-  return Answer(impl_->client->Post(p, impl_->headers, body, content_type), "POST " + p);
+  return Answer(Send("POST", p, {"Content-Type: " + content_type}, &body, nullptr), "POST " + p);
 }
 
 Result<OrderedJson> RemoteGraph::Delete(std::string_view path) {
   const std::string p = FullPath(impl_->prefix, graph_, path, {});
-  return Answer(impl_->client->Delete(p, impl_->headers), "DELETE " + p);
+  return Answer(Send("DELETE", p, {}, nullptr, nullptr), "DELETE " + p);
 }
 
 Status RemoteGraph::PostStream(std::string_view path, const OrderedJson& body,
                                const std::function<Status(std::string_view)>& sink) {
   const std::string p = FullPath(impl_->prefix, graph_, path, {});
-  int status = 0;
-  std::string error_body;
-  Status sink_status;
-  httplib::Request req;
-  req.method = "POST";
-  req.path = p;
-  req.headers = impl_->headers;
-  req.body = body.dump();
-  req.set_header("Content-Type", "application/json");
-  req.response_handler = [&](const httplib::Response& res) {
-    status = res.status;
-    return true;
-  };
-  req.content_receiver = [&](const char* data, size_t n, uint64_t, uint64_t) {
-    if (status < 200 || status >= 300) {
-      error_body.append(data, n);
-      return error_body.size() < (size_t{1} << 20);
-    }
-    sink_status = sink(std::string_view(data, n));
-    return sink_status.ok();
-  };
-  auto r = impl_->client->send(req);
-  if (!sink_status.ok()) return sink_status;
-  if (!r) return Status(ErrorCode::kIo, "the stream of POST " + p + " failed: " + httplib::to_string(r.error()));
-  if (status < 200 || status >= 300) return RemoteError(status, error_body);
+  const std::string text = body.dump();
+  OG_ASSIGN_OR_RETURN(HttpAnswer r, Send("POST", p, {"Content-Type: application/json"}, &text, &sink));
+  if (r.status < 200 || r.status >= 300) return RemoteError(static_cast<int>(r.status), r.body);
   return Status::Ok();
 }
 

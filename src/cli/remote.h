@@ -22,6 +22,12 @@ namespace omnigraph::cli {
 
 using QueryParams = std::vector<std::pair<std::string, std::string>>;
 
+// One HTTP request's answer: its status and body (when streamed, the body of a non-2xx answer).
+struct HttpAnswer {
+  long status = 0;
+  std::string body;
+};
+
 class RemoteGraph {
  public:
   // `base_url` is scheme://host[:port][/prefix]; `graph` the graph id ("" for server routes).
@@ -51,6 +57,10 @@ class RemoteGraph {
 
  private:
   struct Impl;
+  // One request to `path` (already under the base URL's prefix) with extra "Name: value" headers
+  // and a body (POST); with `sink`, a 2xx answer's body is streamed to it (remote.cc).
+  Result<HttpAnswer> Send(const std::string& method, const std::string& path, const std::vector<std::string>& headers,
+                          const std::string* body, const std::function<Status(std::string_view)>* sink);
   std::string base_url_;
   std::string graph_;
   std::unique_ptr<Impl> impl_;
