@@ -11,6 +11,7 @@
 #include "cli/cli_util.h"
 #include "cli/remote_commands.h"
 #include "common/error_codes.h"
+#include "omnigraph/omnigraph.h"
 
 namespace {
 
@@ -91,6 +92,7 @@ int CheckStdout(int rc) {
 
 int main(int argc, char** argv) {
   using namespace omnigraph::cli;
+  omnigraph::TuneProcessAllocator();
   CLI::App app{"Omnigraph: a versioned, typed property-graph database", "omnigraph"};
   app.require_subcommand(1);
   AddGlobalFlags(app);

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "common/error_codes.h"
+#include "omnigraph/omnigraph.h"
 #include "server/server.h"
 
 namespace {
@@ -49,6 +50,7 @@ int Fail(const omnigraph::Status& s) {
 int main(int argc, char** argv) {
   using namespace omnigraph;
   using namespace omnigraph::server;
+  TuneProcessAllocator();
   CLI::App app{"omnigraph-server: the Omnigraph HTTP API (docs/server.md)"};
   ServerOptions options;
   std::string bind = Env("OMNIGRAPH_BIND").value_or("127.0.0.1:8080");

@@ -411,10 +411,13 @@ Status Pipeline::Continue(Rows rows, State st, RowSink& sink, const RunMode& mod
       Rows out = Slice(rows, 0, 0);
       out.bound[best] = true;
       if (!mode.ordered && rows.size() * cands.size() * rows.width <= batch) {
+        out.cells.resize(rows.size() * cands.size() * rows.width);
+        int64_t* to = out.cells.data();
         for (size_t i = 0; i < rows.size(); ++i) {
-          for (uint32_t c : cands) {
-            out.Append(rows.row(i));
-            out.cells[out.cells.size() - rows.width + best] = c;
+          for (uint32_t c : cands) {  // filled in place, not appended row by row
+            std::copy(rows.row(i), rows.row(i) + rows.width, to);
+            to[best] = c;
+            to += rows.width;
           }
         }
         OG_ASSIGN_OR_RETURN(rows, ApplyChecks(std::move(out), best, false, &st.multi_done));

@@ -605,32 +605,40 @@ Result<std::vector<uint8_t>> Shortlist(Context& ctx, const Rows& rows, std::opti
   const TypeKind kind = col->type().kind;
   for (size_t i = 0; i < n; ++i) {
     const int64_t o = rows.row(i)[e.var];
-    if (o < 0 || !col->IsValid(static_cast<size_t>(o))) return keep;  // nulls order apart: every row
+    if (o < 0 || (col->has_nulls() && !col->IsValid(static_cast<size_t>(o)))) return keep;  // nulls order apart
   }
   auto ordinal = [&](size_t i) { return static_cast<size_t>(rows.row(i)[e.var]); };
   auto select = [&](auto value) {
     using T = decltype(value(size_t{0}));
-    std::vector<T> v(n);
-    for (size_t i = 0; i < n; ++i) v[i] = value(ordinal(i));
-    std::vector<T> w = v;
-    const auto k = static_cast<std::ptrdiff_t>(*limit - 1);
-    if (desc[0]) {
-      std::nth_element(w.begin(), w.begin() + k, w.end(), std::greater<T>());
-    } else {
-      std::nth_element(w.begin(), w.begin() + k, w.end());
+    // The limit-th best value: a heap of the `limit` best seen so far, whose top is the worst of
+    // them; most rows lose to it with one comparison.
+    const auto k = static_cast<size_t>(*limit);
+    auto better = [&](const T& a, const T& b) { return desc[0] ? b < a : a < b; };
+    std::vector<T> best;
+    best.reserve(k);
+    for (size_t i = 0; i < n; ++i) {
+      const T x = value(ordinal(i));
+      if (best.size() < k) {
+        best.push_back(x);
+        std::push_heap(best.begin(), best.end(), better);
+      } else if (better(x, best.front())) {
+        std::pop_heap(best.begin(), best.end(), better);
+        best.back() = x;
+        std::push_heap(best.begin(), best.end(), better);
+      }
     }
-    const T cut = w[static_cast<size_t>(k)];
+    const T cut = best.front();
     keep.resize(n);
-    for (size_t i = 0; i < n; ++i) keep[i] = desc[0] ? !(v[i] < cut) : !(cut < v[i]);
+    for (size_t i = 0; i < n; ++i) keep[i] = !better(cut, value(ordinal(i)));  // at the cut or better
   };
   switch (kind) {
     case TypeKind::kString: select([&](size_t o) { return col->string_at(o); }); break;
     case TypeKind::kI32:
-    case TypeKind::kDate: select([&](size_t o) { return int64_t{col->i32_values()[o]}; }); break;
+    case TypeKind::kDate: select([v = col->i32_values()](size_t o) { return int64_t{v[o]}; }); break;
     case TypeKind::kI64:
-    case TypeKind::kDateTime: select([&](size_t o) { return col->i64_values()[o]; }); break;
-    case TypeKind::kU32: select([&](size_t o) { return uint64_t{col->u32_values()[o]}; }); break;
-    case TypeKind::kU64: select([&](size_t o) { return col->u64_values()[o]; }); break;
+    case TypeKind::kDateTime: select([v = col->i64_values()](size_t o) { return v[o]; }); break;
+    case TypeKind::kU32: select([v = col->u32_values()](size_t o) { return uint64_t{v[o]}; }); break;
+    case TypeKind::kU64: select([v = col->u64_values()](size_t o) { return v[o]; }); break;
     default: break;  // floats (NaN orders above every number), bools, enums as strings are fine too
   }
   return keep;
