@@ -415,7 +415,8 @@ Status Pipeline::Continue(Rows rows, State st, RowSink& sink, const RunMode& mod
         int64_t* to = out.cells.data();
         for (size_t i = 0; i < rows.size(); ++i) {
           for (uint32_t c : cands) {  // filled in place, not appended row by row
-            std::copy(rows.row(i), rows.row(i) + rows.width, to);
+            const int64_t* from = rows.row(i);
+            for (size_t w = 0; w < rows.width; ++w) to[w] = from[w];  // a few cells: no memmove call
             to[best] = c;
             to += rows.width;
           }
@@ -427,13 +428,14 @@ Status Pipeline::Continue(Rows rows, State st, RowSink& sink, const RunMode& mod
       // so that a run that stops early does not sort them all).
       const size_t per = std::max<size_t>(1, batch / rows.width);
       if (!mode.ordered && rows.size() == 1 && rows.mult.empty()) {  // one row: pieces filled in bulk
+        if (st.pending.empty() && negations_.empty()) sink.ExpectRows(cands.size());
         const int64_t* r = rows.row(0);
         for (size_t j = 0; j < cands.size() && !sink.Done(); j += per) {
           const size_t k = std::min(per, cands.size() - j);
           out.cells.resize(k * rows.width);
           for (size_t x = 0; x < k; ++x) {
             int64_t* to = out.cells.data() + x * rows.width;
-            std::copy(r, r + rows.width, to);
+            for (size_t w = 0; w < rows.width; ++w) to[w] = r[w];  // a few cells: no memmove call
             to[best] = cands[j + x];
           }
           OG_RETURN_IF_ERROR(Flush(std::move(out), best, false, st, sink, mode));

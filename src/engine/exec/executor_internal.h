@@ -273,6 +273,8 @@ class RowSink {
   virtual Status Add(Rows rows) = 0;
   // True once no further row can change the outcome (an ordered producer then stops).
   virtual bool Done() const { return false; }
+  // A hint: at most about `rows` more rows will arrive, in pieces (a seed with nothing after it).
+  virtual void ExpectRows(size_t /*rows*/) {}
 };
 
 // The query's rows (executor_output.cc): every row, or — with `keep` — only the best `keep` in
@@ -284,6 +286,8 @@ class RowCollector final : public RowSink {
   RowCollector(Context& ctx, size_t width, std::optional<uint64_t> keep = std::nullopt, bool stop_at_keep = false);
   Status Add(Rows rows) override;
   bool Done() const override { return stop_ && keep_ && rows_.size() >= *keep_; }
+  // Room for them is made once, instead of regrowing (and copying) the rows piece after piece.
+  void ExpectRows(size_t rows) override { expect_ = rows; }
   const Rows& rows() const { return rows_; }
   // Only count the matches (their multiplicities), keeping no row.
   void CountOnly() { count_only_ = true; }
@@ -297,6 +301,7 @@ class RowCollector final : public RowSink {
   bool stop_;
   bool count_only_ = false;
   uint64_t count_ = 0;
+  size_t expect_ = 0;
   Rows rows_;
   BudgetCharge charge_;
 };
@@ -406,6 +411,25 @@ class KeyCoder {
   // Whether every key has codes that mean the same in every copy of this coder: a String key
   // with the column's cached codes, or a non-String key (its value is its code).
   bool canonical() const;
+  // The codes of the only key when it is a String key with cached codes (its variable in `*var`);
+  // nullptr otherwise. A row's code is then `code[ordinal]` (0 when unbound or null).
+  // For two keys of which one has cached String codes: that key's index in `*key` and one more
+  // than its largest code; 0 otherwise.
+  uint64_t dict_bound(size_t* key) const {
+    if (keys_.size() != 2) return 0;
+    for (size_t k = 0; k < 2; ++k) {
+      if (keys_[k].dict != nullptr) {
+        *key = k;
+        return uint64_t{keys_[k].dict->distinct} + 1;
+      }
+    }
+    return 0;
+  }
+  const StringCodes* single_dict(int* var) const {
+    if (keys_.size() != 1 || keys_[0].dict == nullptr) return nullptr;
+    *var = keys_[0].var;
+    return keys_[0].dict.get();
+  }
   // Those codes of binding row `row`: two per key (1 and the code, or 0 and 0 for null) into `out`.
   void Canonical(const int64_t* row, int64_t* out) const;
 

@@ -400,14 +400,27 @@ Result<QueryResult> Aggregate(Context& ctx, const Rows& rows, QueryResult res) {
       std::vector<int64_t> t(tuple_width, 0);
       std::vector<uint32_t> groups(64, 0);  // one key: code -> group + 1
       Part& out = part[p];
+      int dict_var = -1;
+      const StringCodes* dict = coder->single_dict(&dict_var);  // the code is one load
+      // Two keys, one of them with cached String codes (at most `base` - 1 of them): the pair is
+      // the number c_dict + base * c_other, an index into `groups` while it stays small.
+      size_t dict_key = 0;
+      const uint64_t base = packed ? coder->dict_bound(&dict_key) : 0;
+      constexpr uint64_t kPairSlots = uint64_t{1} << 20;
       const size_t begin = n * p / parts, end = n * (p + 1) / parts;  // not re-divided per row
       for (size_t i = begin; i < end; ++i) {
         const int64_t* r = rows.row(i);
-        local.Code(r, t.data());
+        if (dict != nullptr) {
+          t[0] = r[dict_var] < 0 ? 0 : dict->code[static_cast<size_t>(r[dict_var])];
+        } else {
+          local.Code(r, t.data());
+        }
         bool added = false;
         size_t g = 0;
-        if (tuple_width == 1) {
-          const auto code = static_cast<size_t>(t[0]);
+        const uint64_t pair =
+            base > 0 ? static_cast<uint64_t>(t[dict_key]) + base * static_cast<uint64_t>(t[1 - dict_key]) : kPairSlots;
+        if (tuple_width == 1 || pair < kPairSlots) {
+          const auto code = static_cast<size_t>(tuple_width == 1 ? static_cast<uint64_t>(t[0]) : pair);
           if (code >= groups.size()) groups.resize(std::max(code + 1, 2 * groups.size()), 0);
           added = groups[code] == 0;
           if (added) groups[code] = static_cast<uint32_t>(out.first.size() + 1);
@@ -804,6 +817,11 @@ Status RowCollector::Add(Rows rows) {
   } else {
     rows_.cells.insert(rows_.cells.end(), rows.cells.begin(), rows.cells.end());
     rows_.mult.insert(rows_.mult.end(), rows.mult.begin(), rows.mult.end());
+  }
+  if (expect_ > 0 && !keep_) {  // the expected rows' room, made once (only without a limit)
+    const size_t cells = std::max(rows_.cells.size(), expect_ * rows_.width);
+    if (cells > rows_.cells.capacity()) rows_.cells.reserve(cells);
+    expect_ = 0;
   }
   // A limit keeps the best rows seen so far once twice as many (and a batch's worth) arrived. A
   // nearest() ranking waits for more (up to kRankRowsBeforePrune), so that one ANN search sees
