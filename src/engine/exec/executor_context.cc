@@ -251,11 +251,12 @@ void FilterByColumn(const format::Column* c, CompareOp op, const Value& v, bool 
     constexpr size_t kChunk = size_t{1} << 16;
     const size_t chunks = (n + kChunk - 1) / kChunk;
     std::vector<size_t> kept(chunks, 0);
+    const bool nulls = c->has_nulls();  // no validity lookup per row without nulls
     auto run = [&](size_t ch) {
       size_t w = ch * kChunk;
       for (size_t r = ch * kChunk, end = std::min(n, (ch + 1) * kChunk); r < end; ++r) {
         const uint32_t i = o[r];
-        if (c->IsValid(i) && holds(i)) o[w++] = i;
+        if ((!nulls || c->IsValid(i)) && holds(i)) o[w++] = i;
       }
       kept[ch] = w - ch * kChunk;
     };
@@ -292,6 +293,16 @@ void FilterByColumn(const format::Column* c, CompareOp op, const Value& v, bool 
     switch (kind) {
       case TypeKind::kString: {
         const std::string_view x = v.string_value();
+        if (o == CompareOp::kEq && x.size() <= 16) {  // short: compared in place, no memcmp call per row
+          return keep([&](uint32_t i) {
+            const std::string_view s = c->string_at(i);
+            if (s.size() != x.size()) return false;
+            for (size_t k = 0; k < s.size(); ++k) {
+              if (s[k] != x[k]) return false;
+            }
+            return true;
+          });
+        }
         if (o == CompareOp::kEq) return keep([&](uint32_t i) { return c->string_at(i) == x; });
         return keep([&](uint32_t i) { return Holds(o, c->string_at(i).compare(x) <=> 0); });
       }
