@@ -818,9 +818,11 @@ Status RowCollector::Add(Rows rows) {
     rows_.cells.insert(rows_.cells.end(), rows.cells.begin(), rows.cells.end());
     rows_.mult.insert(rows_.mult.end(), rows.mult.begin(), rows.mult.end());
   }
-  if (expect_ > 0 && !keep_) {  // the expected rows' room, made once (only without a limit)
+  // The expected rows' room, made once: only without a limit, and only when it is a small share of
+  // the query's memory budget (the rows are charged as they arrive, not when room is made).
+  if (expect_ > 0 && !keep_) {
     const size_t cells = std::max(rows_.cells.size(), expect_ * rows_.width);
-    if (cells > rows_.cells.capacity()) rows_.cells.reserve(cells);
+    if (cells > rows_.cells.capacity() && cells * sizeof(int64_t) <= ctx_.budget() / 4) rows_.cells.reserve(cells);
     expect_ = 0;
   }
   // A limit keeps the best rows seen so far once twice as many (and a batch's worth) arrived. A
