@@ -120,6 +120,7 @@ Result<std::shared_ptr<const Csr>> Csr::Build(const table::TableVersion& edges, 
   OG_ASSIGN_OR_RETURN(format::Batch b, edges.ScanAll(o));
   auto c = std::make_shared<Csr>();
   c->same_table_ = same_table;
+  c->edge_rows_ = edges.row_count();
   const uint32_t ns = src.size(), nd = dst.size();
   // (src ordinal, dst ordinal, edge ordinal) of every edge with live endpoints.
   std::vector<uint32_t> es, ed, ee;

@@ -210,14 +210,17 @@ class Csr {
   // Extend as an overlay of `base` whose edges [keep, old_rows) are dropped and `out_add` /
   // `in_add` added (adjacency_delta.cc); nullopt when it cannot or should not be one.
   static std::optional<std::shared_ptr<const Csr>> ExtendOverlay(const std::shared_ptr<const Csr>& base, uint64_t keep,
-                                                                 uint64_t old_rows, const Adds& out_add,
-                                                                 const Adds& in_add);
+                                                                 uint64_t old_rows, uint64_t new_rows,
+                                                                 const Adds& out_add, const Adds& in_add);
   // The flat CSR of an overlay's lists.
   static std::shared_ptr<const Csr> Flatten(const Csr& c);
   std::shared_ptr<const Patch> patch_;
 
   static constexpr uint64_t kNoLists[1] = {0};  // the offsets of zero lists
   bool same_table_ = false;
+  // The edge table's live rows (edge ordinals) this CSR is for; edges whose endpoints are gone
+  // have ordinals but are in no list, so this can exceed num_edges().
+  uint64_t edge_rows_ = 0;
   std::span<const uint64_t> out_offsets_{kNoLists}, in_offsets_{kNoLists};
   std::span<const uint32_t> out_nodes_, out_edges_, in_nodes_, in_edges_;
   std::span<const uint64_t> self_loop_;  // same_table: bit n of word n / 64 (num_src() bits)

@@ -122,6 +122,7 @@ void MergeSide(std::span<const uint64_t> offsets, std::span<const uint32_t> node
 std::shared_ptr<const Csr> Csr::Flatten(const Csr& c) {
   auto f = std::make_shared<Csr>();
   f->same_table_ = c.same_table_;
+  f->edge_rows_ = c.edge_rows_;
   Arrays& a = f->built_;
   auto side = [](uint32_t keys, uint64_t edges, auto nodes_of, auto edges_of, PodVector<uint64_t>* offsets,
                  PodVector<uint32_t>* nodes, PodVector<uint32_t>* ids) {
@@ -150,12 +151,12 @@ std::shared_ptr<const Csr> Csr::Flatten(const Csr& c) {
 }
 
 std::optional<std::shared_ptr<const Csr>> Csr::ExtendOverlay(const std::shared_ptr<const Csr>& base, uint64_t keep,
-                                                             uint64_t old_rows, const Adds& out_add,
+                                                             uint64_t old_rows, uint64_t new_rows, const Adds& out_add,
                                                              const Adds& in_add) {
   const std::shared_ptr<const Csr>& flat = base->patch_ != nullptr ? base->patch_->flat : base;
   // Every edge of the flat arrays must keep its ordinal; dropped ones are later additions, and so
   // held only by the overlay's lists.
-  if (keep < flat->out_nodes_.size()) return std::nullopt;
+  if (keep < flat->edge_rows_) return std::nullopt;
   auto p = std::make_shared<Patch>();
   p->flat = flat;
   if (base->patch_ != nullptr) {
@@ -235,6 +236,7 @@ std::optional<std::shared_ptr<const Csr>> Csr::ExtendOverlay(const std::shared_p
   p->num_edges = base->num_edges() - removed + out_add.size();
   auto c = std::make_shared<Csr>();
   c->same_table_ = base->same_table_;
+  c->edge_rows_ = new_rows;
   c->out_offsets_ = flat->out_offsets_;
   c->in_offsets_ = flat->in_offsets_;
   c->out_nodes_ = flat->out_nodes_;
@@ -343,12 +345,15 @@ Result<std::optional<std::shared_ptr<const Csr>>> Csr::Extend(const std::shared_
     std::sort(in_add.begin(), in_add.end());
   }
   if (const std::optional<uint64_t> keep = remap.SuffixStart(old_rows)) {
-    if (auto overlay = ExtendOverlay(base_csr, *keep, old_rows, out_add, in_add)) return Nothing(*std::move(overlay));
+    if (auto overlay = ExtendOverlay(base_csr, *keep, old_rows, edges.row_count(), out_add, in_add)) {
+      return Nothing(*std::move(overlay));
+    }
   }
   // One pass over flat arrays (an overlay's lists made flat first).
   const std::shared_ptr<const Csr> flat = base.patch_ != nullptr ? Flatten(base) : base_csr;
   auto c = std::make_shared<Csr>();
   c->same_table_ = base.same_table_;
+  c->edge_rows_ = edges.row_count();
   Arrays& a = c->built_;
   std::vector<uint32_t> lost_out, lost_in;  // keys that lost a self-loop
   MergeSide(flat->out_offsets_, flat->out_nodes_, flat->out_edges_, remap, out_add, &a.out_offsets, &a.out_nodes,

@@ -285,6 +285,7 @@ Result<std::shared_ptr<const Csr>> AdjacencyCodec::DecodeCsr(std::string object,
 
   auto c = std::make_shared<Csr>();
   c->same_table_ = same;
+  c->edge_rows_ = rows;
   bytes = Adopt(std::move(object), &c->loaded_);
   c->out_offsets_ = View<uint64_t>(bytes, out_at, ns + 1);
   c->in_offsets_ = View<uint64_t>(bytes, in_at, nd + 1);
