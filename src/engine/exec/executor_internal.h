@@ -185,6 +185,14 @@ class Context {
     used_ -= std::min(used_, bytes);
   }
   uint64_t budget() const { return budget_; }
+  // A grouped count over every node of one type with nothing else matched (RunMatch): no binding
+  // rows are made; the aggregate counts ordinals 0..rows-1 of `var` itself (Aggregate).
+  struct Scan {
+    int var = -1;
+    size_t rows = 0;
+  };
+  void SetScan(Scan scan) { scan_ = scan; }
+  const std::optional<Scan>& scan() const { return scan_; }
 
  private:
   const Snapshot& snap_;
@@ -193,6 +201,7 @@ class Context {
   int64_t now_ms_;
   GraphReadCache* cache_;
   uint64_t budget_;
+  std::optional<Scan> scan_;
   uint64_t used_ = 0;
   Context* parent_ = nullptr;  // a block's context charges its parent
   std::vector<PathValue> paths_;

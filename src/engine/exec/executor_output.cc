@@ -304,9 +304,14 @@ Result<bool> TopGroups(Context& ctx, const std::vector<const compiler::IrExpr*>&
   return true;
 }
 
-Result<QueryResult> Aggregate(Context& ctx, const Rows& rows, QueryResult res) {
+Result<QueryResult> Aggregate(Context& ctx, const Rows& given, QueryResult res) {
   const compiler::IrQuery& q = ctx.query();
-  const size_t n = rows.size();
+  // The rows grouped: the given ones, or with a scan (RunMatch) none at all: row i binds the scan's
+  // variable to ordinal i (ScanRow), and only the groups' representatives become rows (`made`).
+  const std::optional<Context::Scan>& scan = ctx.scan();
+  Rows made;
+  const Rows* rp = &given;
+  size_t n = scan ? scan->rows : given.size();
   // The aggregates to compute: the projections', then those of order keys no projection computes.
   std::vector<const compiler::IrExpr*> aggs;
   std::vector<int> proj_agg(q.projections.size(), -1), order_agg(q.order.size(), -1);
@@ -340,12 +345,12 @@ Result<QueryResult> Aggregate(Context& ctx, const Rows& rows, QueryResult res) {
   {
     std::vector<const compiler::IrExpr*> stack;
     for (int k : q.group_keys) stack.push_back(&q.projections[k].expr);
-    std::vector<bool> seen(rows.width, false);
+    std::vector<bool> seen(rp->width, false);
     while (!stack.empty()) {
       const compiler::IrExpr* e = stack.back();
       stack.pop_back();
       if ((e->kind == IrExprKind::kProperty || e->kind == IrExprKind::kVariable) && e->var >= 0 &&
-          static_cast<size_t>(e->var) < rows.width && !seen[e->var]) {
+          static_cast<size_t>(e->var) < rp->width && !seen[e->var]) {
         seen[e->var] = true;
         key_vars.push_back(e->var);
       }
@@ -358,6 +363,24 @@ Result<QueryResult> Aggregate(Context& ctx, const Rows& rows, QueryResult res) {
   first.reserve(std::min<size_t>(n, 1024));
   // Keys that are all (non-identity) properties: grouped by their coded column values.
   OG_ASSIGN_OR_RETURN(std::optional<KeyCoder> coder, KeyCoder::For(ctx, n));
+  // A scan is grouped without rows only on the parallel counting path below, with codes that
+  // mean the same in every chunk; otherwise its rows are made here, one per ordinal.
+  bool scan_rows = scan.has_value() && coder.has_value() && n >= kParallelGroupRows && coder->canonical();
+  for (size_t a = 0; a < na; ++a) scan_rows = scan_rows && count_var[a] == scan->var;
+  if (scan && !scan_rows) {
+    OG_RETURN_IF_ERROR(ctx.Charge(8 * uint64_t{n} * given.width));
+    made.width = given.width;
+    made.bound.assign(given.width, false);
+    made.bound[scan->var] = true;
+    made.cells.assign(n * given.width, -1);
+    for (size_t i = 0; i < n; ++i) made.cells[i * given.width + scan->var] = static_cast<int64_t>(i);
+    rp = &made;
+  }
+  // Row i of a scan: only the scan's variable is bound, to ordinal i.
+  auto scan_row = [&](std::vector<int64_t>& buf, size_t i) -> const int64_t* {
+    buf[scan->var] = static_cast<int64_t>(i);
+    return buf.data();
+  };
   const size_t tuple_width = coder ? coder->width() : std::max<size_t>(key_vars.size(), 1);
   // Two coded keys (codes < 2^32: at most one per row of a table) are one 64-bit key.
   const bool packed = coder && tuple_width == 2;
@@ -408,8 +431,9 @@ Result<QueryResult> Aggregate(Context& ctx, const Rows& rows, QueryResult res) {
       const uint64_t base = packed ? coder->dict_bound(&dict_key) : 0;
       constexpr uint64_t kPairSlots = uint64_t{1} << 20;
       const size_t begin = n * p / parts, end = n * (p + 1) / parts;  // not re-divided per row
+      std::vector<int64_t> buf(rp->width, -1);
       for (size_t i = begin; i < end; ++i) {
-        const int64_t* r = rows.row(i);
+        const int64_t* r = scan_rows ? scan_row(buf, i) : rp->row(i);
         if (dict != nullptr) {
           t[0] = r[dict_var] < 0 ? 0 : dict->code[static_cast<size_t>(r[dict_var])];
         } else {
@@ -435,9 +459,9 @@ Result<QueryResult> Aggregate(Context& ctx, const Rows& rows, QueryResult res) {
           out.first.push_back(i);
           out.acc.resize(out.acc.size() + na);
         }
-        const uint64_t w = rows.mult.empty() ? 1 : rows.mult[i];
+        const uint64_t w = rp->mult.empty() ? 1 : rp->mult[i];
         for (size_t a = 0; a < na; ++a) {
-          if (r[count_var[a]] >= 0 || rows.Collapsed(count_var[a])) out.acc[g * na + a].count += w;
+          if (r[count_var[a]] >= 0 || rp->Collapsed(count_var[a])) out.acc[g * na + a].count += w;
         }
       }
       return Status::Ok();
@@ -445,9 +469,10 @@ Result<QueryResult> Aggregate(Context& ctx, const Rows& rows, QueryResult res) {
     if (coder->canonical()) {  // the chunks' groups merged by the keys' canonical codes
       TupleIndex merged(2 * tuple_width);
       std::vector<int64_t> t(2 * tuple_width, 0);
+      std::vector<int64_t> buf(rp->width, -1);
       for (Part& p : part) {
         for (size_t g = 0; g < p.first.size(); ++g) {
-          coder->Canonical(rows.row(p.first[g]), t.data());
+          coder->Canonical(scan_rows ? scan_row(buf, p.first[g]) : rp->row(p.first[g]), t.data());
           bool added = false;
           const size_t m = merged.FindOrAdd(t.data(), &added);
           if (added) {
@@ -466,8 +491,19 @@ Result<QueryResult> Aggregate(Context& ctx, const Rows& rows, QueryResult res) {
       }
     }
   }
+  if (scan_rows) {  // the groups' representatives become the rows: group g's is row g
+    made.width = given.width;
+    made.bound.assign(given.width, false);
+    made.bound[scan->var] = true;
+    made.cells.assign(first.size() * given.width, -1);
+    for (size_t g = 0; g < first.size(); ++g) {
+      made.cells[g * given.width + scan->var] = static_cast<int64_t>(first[g]);
+      first[g] = g;  // groups came out in order of their first ordinals, so the order holds
+    }
+    rp = &made;
+  }
   for (size_t i = 0; i < (counts_only ? 0 : n); ++i) {
-    const int64_t* r = rows.row(i);
+    const int64_t* r = rp->row(i);
     bool added = first.empty();
     size_t g = 0;
     if (!by_ordinal.empty() && static_cast<uint64_t>(r[key_vars[0]] + 1) < by_ordinal.size()) {
@@ -494,11 +530,11 @@ Result<QueryResult> Aggregate(Context& ctx, const Rows& rows, QueryResult res) {
       first.push_back(i);
       acc.resize(acc.size() + na);
     }
-    const uint64_t w = rows.mult.empty() ? 1 : rows.mult[i];
+    const uint64_t w = rp->mult.empty() ? 1 : rp->mult[i];
     for (size_t a = 0; a < na; ++a) {
       Acc& x = acc[g * na + a];
       if (count_var[a] >= 0) {
-        if (r[count_var[a]] >= 0 || rows.Collapsed(count_var[a])) x.count += w;
+        if (r[count_var[a]] >= 0 || rp->Collapsed(count_var[a])) x.count += w;
         continue;
       }
       OG_ASSIGN_OR_RETURN(Value v, ctx.Eval(aggs[a]->args.at(0), r));
@@ -517,7 +553,7 @@ Result<QueryResult> Aggregate(Context& ctx, const Rows& rows, QueryResult res) {
   std::vector<Value> bkeys(nb * nk);  // key values per binding group (of `order`)
   for (size_t g : order) {
     for (size_t k = 0; k < nk; ++k) {
-      OG_ASSIGN_OR_RETURN(Value v, ctx.Eval(q.projections[q.group_keys[k]].expr, rows.row(first[g])));
+      OG_ASSIGN_OR_RETURN(Value v, ctx.Eval(q.projections[q.group_keys[k]].expr, rp->row(first[g])));
       bkeys[g * nk + k] = CanonicalKey(std::move(v));
     }
   }
@@ -545,7 +581,7 @@ Result<QueryResult> Aggregate(Context& ctx, const Rows& rows, QueryResult res) {
     }
     groups.push_back(Group{g, first[g]});
   }
-  std::vector<int64_t> unbound(rows.width, -1);
+  std::vector<int64_t> unbound(rp->width, -1);
   const bool empty_group = groups.empty() && nk == 0;
   if (empty_group) {  // count of an empty match: one row
     acc.assign(na, Acc());
@@ -573,7 +609,7 @@ Result<QueryResult> Aggregate(Context& ctx, const Rows& rows, QueryResult res) {
       } else if (order_agg[o] >= 0) {
         key = finished[order_agg[o]];
       } else {
-        OG_ASSIGN_OR_RETURN(key, ctx.Eval(e, empty_group ? unbound.data() : rows.row(g.first)));
+        OG_ASSIGN_OR_RETURN(key, ctx.Eval(e, empty_group ? unbound.data() : rp->row(g.first)));
       }
     }
   }

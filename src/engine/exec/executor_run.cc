@@ -13,6 +13,29 @@ namespace omnigraph::engine {
 
 namespace exec {
 
+namespace {
+
+// `match { $v: T }` alone (no equality, filter, traversal or negation), grouped, every aggregate a
+// count($v): its bindings are exactly T's ordinals.
+bool ScanGroupable(const compiler::IrQuery& q) {
+  if (!q.has_aggregate || q.group_keys.empty() || q.clauses.size() != 1 || q.variables.size() != 1) return false;
+  const compiler::IrClause& c = q.clauses[0];
+  if (c.kind != compiler::IrClauseKind::kBinding || !c.equalities.empty() || c.var != 0) return false;
+  auto count_of_var = [&](const compiler::IrExpr& e) {
+    return e.kind == compiler::IrExprKind::kAggregate && e.agg == compiler::AggFn::kCount && e.args.size() == 1 &&
+           e.args[0].kind == compiler::IrExprKind::kVariable && e.args[0].var == c.var;
+  };
+  for (const auto& p : q.projections) {
+    if (p.aggregate && !count_of_var(p.expr)) return false;
+  }
+  for (const auto& o : q.order) {
+    if (o.expr.kind == compiler::IrExprKind::kAggregate && !count_of_var(o.expr)) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 Result<std::optional<QueryResult>> RunMatch(Context& ctx, std::unique_ptr<RowCollector>* out) {
   const compiler::IrQuery& query = ctx.query();
   Rows seed;
@@ -54,6 +77,12 @@ Result<std::optional<QueryResult>> RunMatch(Context& ctx, std::unique_ptr<RowCol
     }
   }
   const size_t width = seed.width;
+  if (ScanGroupable(query)) {  // grouped from the ordinals themselves: no row per node (Aggregate)
+    OG_ASSIGN_OR_RETURN(const table::TableVersion* t, ctx.Table(query.clauses[0].type_name));
+    ctx.SetScan(Context::Scan{query.clauses[0].var, static_cast<size_t>(t->row_count())});
+    *out = std::make_unique<RowCollector>(ctx, width);
+    return std::optional<QueryResult>();
+  }
   auto collected = std::make_unique<RowCollector>(ctx, width, keep, mode.ordered);
   if (count_only) collected->CountOnly();
   OG_RETURN_IF_ERROR(RunClauses(ctx, query.clauses, std::move(seed), *collected, mode));
