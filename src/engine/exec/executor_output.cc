@@ -307,10 +307,22 @@ Result<bool> TopGroups(Context& ctx, const std::vector<const compiler::IrExpr*>&
 Result<QueryResult> Aggregate(Context& ctx, const Rows& given, QueryResult res) {
   const compiler::IrQuery& q = ctx.query();
   // The rows grouped: the given ones, or with a scan (RunMatch) none at all: row i binds the scan's
-  // variable to ordinal i (ScanRow), and only the groups' representatives become rows (`made`).
+  // variable to ordinal i (scan_row), and only the groups' representatives become rows (`made`).
   const std::optional<Context::Scan>& scan = ctx.scan();
   Rows made;
   const Rows* rp = &given;
+  BudgetCharge made_charge(ctx);
+  // `made` as `count` rows binding only the scan's variable, row j to ordinal `ordinal(j)`.
+  auto make_rows = [&](size_t count, const auto& ordinal) -> Status {
+    OG_RETURN_IF_ERROR(made_charge.Set(8 * uint64_t{count} * given.width));
+    made.width = given.width;
+    made.bound.assign(given.width, false);
+    made.bound[scan->var] = true;
+    made.cells.assign(count * given.width, -1);
+    for (size_t j = 0; j < count; ++j) made.cells[j * given.width + scan->var] = static_cast<int64_t>(ordinal(j));
+    rp = &made;
+    return Status::Ok();
+  };
   size_t n = scan ? scan->rows : given.size();
   // The aggregates to compute: the projections', then those of order keys no projection computes.
   std::vector<const compiler::IrExpr*> aggs;
@@ -367,15 +379,7 @@ Result<QueryResult> Aggregate(Context& ctx, const Rows& given, QueryResult res) 
   // mean the same in every chunk; otherwise its rows are made here, one per ordinal.
   bool scan_rows = scan.has_value() && coder.has_value() && n >= kParallelGroupRows && coder->canonical();
   for (size_t a = 0; a < na; ++a) scan_rows = scan_rows && count_var[a] == scan->var;
-  if (scan && !scan_rows) {
-    OG_RETURN_IF_ERROR(ctx.Charge(8 * uint64_t{n} * given.width));
-    made.width = given.width;
-    made.bound.assign(given.width, false);
-    made.bound[scan->var] = true;
-    made.cells.assign(n * given.width, -1);
-    for (size_t i = 0; i < n; ++i) made.cells[i * given.width + scan->var] = static_cast<int64_t>(i);
-    rp = &made;
-  }
+  if (scan && !scan_rows) OG_RETURN_IF_ERROR(make_rows(n, [](size_t j) { return j; }));
   // Row i of a scan: only the scan's variable is bound, to ordinal i.
   auto scan_row = [&](std::vector<int64_t>& buf, size_t i) -> const int64_t* {
     buf[scan->var] = static_cast<int64_t>(i);
@@ -492,15 +496,9 @@ Result<QueryResult> Aggregate(Context& ctx, const Rows& given, QueryResult res) 
     }
   }
   if (scan_rows) {  // the groups' representatives become the rows: group g's is row g
-    made.width = given.width;
-    made.bound.assign(given.width, false);
-    made.bound[scan->var] = true;
-    made.cells.assign(first.size() * given.width, -1);
-    for (size_t g = 0; g < first.size(); ++g) {
-      made.cells[g * given.width + scan->var] = static_cast<int64_t>(first[g]);
-      first[g] = g;  // groups came out in order of their first ordinals, so the order holds
-    }
-    rp = &made;
+    OG_RETURN_IF_ERROR(make_rows(first.size(), [&](size_t g) { return first[g]; }));
+    // Groups came out in order of their first ordinals, so numbering them keeps that order.
+    std::iota(first.begin(), first.end(), size_t{0});
   }
   for (size_t i = 0; i < (counts_only ? 0 : n); ++i) {
     const int64_t* r = rp->row(i);
