@@ -326,6 +326,36 @@ bool Pipeline::CountsNext(const std::vector<bool>& bound, size_t width, const St
   return chain && (mode.count_last || ChainUnread(*chain, *mode.read) || PathCountable(shape, *chain, *mode.read));
 }
 
+Result<std::optional<Rows>> Pipeline::CountEveryEdge(const Rows& rows, int best, const std::vector<bool>& seeded,
+                                                     const State& st, const RunMode& mode) {
+  if (!mode.count_last || rows.size() != 1 || !rows.mult.empty() || !Unconstrained(best, st.multi_done)) {
+    return std::optional<Rows>();
+  }
+  Rows shape;
+  shape.width = rows.width;
+  shape.bound = seeded;
+  const int pick = PickTraversal(shape, st, -1);
+  if (pick < 0) return std::optional<Rows>();
+  std::vector<const IrClause*> rest = st.pending;
+  rest.erase(rest.begin() + pick);
+  auto chain = CountableChain(shape, *st.pending[pick], rest, st.multi_done);
+  if (!chain || chain->size() != 1) return std::optional<Rows>();
+  const PathLink& link = chain->front();
+  if ((link.forward ? link.t->src : link.t->dst) != best) return std::optional<Rows>();
+  OG_ASSIGN_OR_RETURN(const table::TableVersion* tv, ctx_.Table(ctx_.TypeOf(best)));
+  OG_ASSIGN_OR_RETURN(std::optional<uint64_t> kept, EdgesKept(ctx_, link, static_cast<size_t>(tv->row_count())));
+  if (!kept) return std::optional<Rows>();
+  // As CountChain: one representative row carries the total (the caller only sums).
+  Rows out = Slice(rows, 0, 0);
+  out.bound = seeded;
+  if (*kept > 0) {
+    out.Append(rows.row(0));
+    out.cells[best] = 0;
+    out.mult.push_back(*kept);
+  }
+  return std::optional<Rows>(std::move(out));
+}
+
 Status Pipeline::Flush(Rows piece, int var, bool with_var, const State& st, RowSink& sink, const RunMode& mode) {
   State next = st;
   OG_ASSIGN_OR_RETURN(piece, ApplyChecks(std::move(piece), var, with_var, &next.multi_done));
@@ -397,9 +427,11 @@ Status Pipeline::Continue(Rows rows, State st, RowSink& sink, const RunMode& mod
     }
     OG_ASSIGN_OR_RETURN(int best, mode.ordered ? Result<int>(next) : PickSeed(rows));
     if (best >= 0) {
-      OG_ASSIGN_OR_RETURN(std::vector<uint32_t> cands, Candidates(best));
       std::vector<bool> seeded = rows.bound;
       seeded[best] = true;
+      OG_ASSIGN_OR_RETURN(std::optional<Rows> counted, CountEveryEdge(rows, best, seeded, st, mode));
+      if (counted) return sink.Add(std::move(*counted));
+      OG_ASSIGN_OR_RETURN(std::vector<uint32_t> cands, Candidates(best));
       batch = CountsNext(seeded, rows.width, st, mode) ? kCountBatchCells : kBatchCells;
       const TableOrdinals* ord = nullptr;
       size_t sorted = cands.size();  // ordered mode: cands[0, sorted) are in id order

@@ -170,8 +170,21 @@ namespace {
 template <class T, class X>
 void MaskCompare(std::span<const T> col, X x, CompareOp op, uint8_t* m) {
   const size_t n = col.size();
+  // Large columns (an edge table's) in chunks on the pool: a pass is memory bound per core.
+  constexpr size_t kChunk = size_t{1} << 18;
   auto each = [&](auto holds) {
-    for (size_t i = 0; i < n; ++i) m[i] &= static_cast<uint8_t>(holds(static_cast<X>(col[i])));
+    auto run = [&](size_t ch) {
+      for (size_t i = ch * kChunk, end = std::min(n, (ch + 1) * kChunk); i < end; ++i) {
+        m[i] &= static_cast<uint8_t>(holds(static_cast<X>(col[i])));
+      }
+      return Status::Ok();
+    };
+    const size_t chunks = (n + kChunk - 1) / kChunk;
+    if (chunks < 4) {
+      for (size_t ch = 0; ch < chunks; ++ch) (void)run(ch);
+    } else {
+      ThreadPool::Default().ParallelFor(chunks, run).IgnoreError();
+    }
   };
   switch (op) {
     case CompareOp::kEq: return each([x](X y) { return y == x; });

@@ -379,6 +379,11 @@ class Reacher {
 // multiplicity: no row per match is built; the chain's variables stay unbound.
 Result<Rows> CountChain(Context& ctx, Rows rows, const std::vector<PathLink>& chain, Reacher* reacher);
 
+// The matches of a one-link edge chain (with an edge variable) from each of the `start_nodes`
+// nodes of its start table once: the edges its tests keep. nullopt when `start_nodes` is not the
+// whole start table or the CSR does not hold every edge of the table.
+Result<std::optional<uint64_t>> EdgesKept(Context& ctx, const PathLink& link, size_t start_nodes);
+
 // Whether no variable the chain introduces is read (only counted, or not at all).
 bool ChainUnread(const std::vector<PathLink>& chain, const std::vector<bool>& read);
 // The matches of `chain` per row when ChainUnread: each row kept once (rows without a match
@@ -497,6 +502,21 @@ Result<bool> OrderedApplies(Context& ctx, const std::vector<compiler::IrClause>&
 // The rows of a non-aggregating query in the result's order (order keys, then ids of the
 // top-level variables in binding order), cut to `limit` (executor_output.cc).
 Result<std::vector<size_t>> OrderRows(Context& ctx, const Rows& rows, std::optional<uint64_t> limit);
+
+// The binding of variable `var` in row i: of `rows`, or, with no rows (a scan of one table), the
+// ordinal i itself.
+struct RowCell {
+  const Rows* rows = nullptr;
+  int64_t operator()(size_t i, int var) const { return rows != nullptr ? rows->row(i)[var] : static_cast<int64_t>(i); }
+};
+// The rows (of n) an ordering with a limit must build keys for, when its first keys are String or
+// integer properties and the rows are many: key by key, those better than the limit-th best value
+// are kept and those tied with it go on to the next key; the rows still tied when the keys run out
+// (or reach one the cut cannot compare: another kind, a null, an unbound variable) are kept too.
+// Empty: every row (not applicable). executor_shortlist.cc.
+constexpr size_t kShortlistRows = 1024;
+Result<std::vector<uint8_t>> Shortlist(Context& ctx, size_t n, std::optional<uint64_t> limit,
+                                       const std::vector<bool>& desc, const RowCell& cell);
 
 // Aggregation, ordering, limit and projection of the matched rows (executor_output.cc).
 Result<QueryResult> BuildResult(Context& ctx, const Rows& rows);

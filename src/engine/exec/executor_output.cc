@@ -631,68 +631,6 @@ Result<QueryResult> Aggregate(Context& ctx, const Rows& given, QueryResult res) 
 
 }  // namespace
 
-namespace {
-
-// Rows an ordering with a limit must build keys for, when its first key is a String or integer
-// property and the rows are many: those at or better than the limit-th best value of that key
-// (ties included, for the later keys), found by comparing the column's values directly (no Value
-// per row). Empty: every row (not applicable, or a row without a value).
-constexpr size_t kShortlistRows = 1024;
-Result<std::vector<uint8_t>> Shortlist(Context& ctx, const Rows& rows, std::optional<uint64_t> limit,
-                                       const std::vector<bool>& desc) {
-  const compiler::IrQuery& q = ctx.query();
-  const size_t n = rows.size();
-  std::vector<uint8_t> keep;
-  if (!limit || *limit == 0 || q.order.empty() || n < kShortlistRows || n <= 4 * *limit) return keep;
-  const compiler::IrExpr& e =
-      q.order[0].expr.kind == IrExprKind::kAlias ? q.projections[q.order[0].expr.alias].expr : q.order[0].expr;
-  if (e.kind != IrExprKind::kProperty || e.var < 0) return keep;
-  OG_ASSIGN_OR_RETURN(const format::Column* col, ctx.Column(ctx.TypeOf(e.var), e.property));
-  if (col == nullptr) return keep;
-  const TypeKind kind = col->type().kind;
-  for (size_t i = 0; i < n; ++i) {
-    const int64_t o = rows.row(i)[e.var];
-    if (o < 0 || (col->has_nulls() && !col->IsValid(static_cast<size_t>(o)))) return keep;  // nulls order apart
-  }
-  auto ordinal = [&](size_t i) { return static_cast<size_t>(rows.row(i)[e.var]); };
-  auto select = [&](auto value) {
-    using T = decltype(value(size_t{0}));
-    // The limit-th best value: a heap of the `limit` best seen so far, whose top is the worst of
-    // them; most rows lose to it with one comparison.
-    const auto k = static_cast<size_t>(*limit);
-    auto better = [&](const T& a, const T& b) { return desc[0] ? b < a : a < b; };
-    std::vector<T> best;
-    best.reserve(k);
-    for (size_t i = 0; i < n; ++i) {
-      const T x = value(ordinal(i));
-      if (best.size() < k) {
-        best.push_back(x);
-        std::push_heap(best.begin(), best.end(), better);
-      } else if (better(x, best.front())) {
-        std::pop_heap(best.begin(), best.end(), better);
-        best.back() = x;
-        std::push_heap(best.begin(), best.end(), better);
-      }
-    }
-    const T cut = best.front();
-    keep.resize(n);
-    for (size_t i = 0; i < n; ++i) keep[i] = !better(cut, value(ordinal(i)));  // at the cut or better
-  };
-  switch (kind) {
-    case TypeKind::kString: select([&](size_t o) { return col->string_at(o); }); break;
-    case TypeKind::kI32:
-    case TypeKind::kDate: select([v = col->i32_values()](size_t o) { return int64_t{v[o]}; }); break;
-    case TypeKind::kI64:
-    case TypeKind::kDateTime: select([v = col->i64_values()](size_t o) { return v[o]; }); break;
-    case TypeKind::kU32: select([v = col->u32_values()](size_t o) { return uint64_t{v[o]}; }); break;
-    case TypeKind::kU64: select([v = col->u64_values()](size_t o) { return v[o]; }); break;
-    default: break;  // floats (NaN orders above every number), bools, enums as strings are fine too
-  }
-  return keep;
-}
-
-}  // namespace
-
 Result<std::vector<size_t>> OrderRows(Context& ctx, const Rows& rows, std::optional<uint64_t> limit) {
   const compiler::IrQuery& q = ctx.query();
   const size_t n = rows.size();
@@ -728,7 +666,7 @@ Result<std::vector<size_t>> OrderRows(Context& ctx, const Rows& rows, std::optio
       cut = d[*limit - 1];
     }
   }
-  OG_ASSIGN_OR_RETURN(std::vector<uint8_t> shortlist, Shortlist(ctx, rows, limit, desc));
+  OG_ASSIGN_OR_RETURN(std::vector<uint8_t> shortlist, Shortlist(ctx, n, limit, desc, RowCell{&rows}));
   std::vector<size_t> ranked;  // the rows in the result, in row order
   ranked.reserve(n);
   std::vector<Value> row_keys(m);

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstring>
 #include <functional>
+#include <numeric>
 #include <unordered_map>
 
 #include "common/error_codes.h"
@@ -295,12 +296,10 @@ namespace {
 // nullopt when the rows are not exactly the start table's nodes.
 Result<std::optional<uint64_t>> EveryEdgeCount(Context& ctx, const Rows& rows, const PathLink& link) {
   const IrClause& t = *link.t;
-  if (t.edge_var < 0 || t.direction == compiler::Direction::kBoth || !rows.mult.empty())
-    return std::optional<uint64_t>();
+  if (!rows.mult.empty()) return std::optional<uint64_t>();
   OG_ASSIGN_OR_RETURN(const Csr* csr, ctx.CsrFor(t.edge_type));
-  OG_ASSIGN_OR_RETURN(const table::TableVersion* edges, ctx.Table(t.edge_type));
   const uint32_t n = link.forward ? csr->num_src() : csr->num_dst();
-  if (rows.size() != n || csr->num_edges() != edges->row_count()) return std::optional<uint64_t>();
+  if (rows.size() != n) return std::optional<uint64_t>();
   const int start = link.forward ? t.src : t.dst;
   // Every node once: usually the seed, ordinals 0, 1, ... in order; else checked with a bitmap.
   bool in_order = true;
@@ -313,21 +312,45 @@ Result<std::optional<uint64_t>> EveryEdgeCount(Context& ctx, const Rows& rows, c
       seen[x] = true;
     }
   }
-  if (link.allowed == nullptr) return std::optional<uint64_t>(csr->num_edges());
-  // The mask's bytes are 0 or 1: eight at a time, summed by one multiplication per word.
-  const std::vector<uint8_t>& mask = *link.allowed;
-  uint64_t kept = 0;
-  size_t i = 0;
-  for (; i + 8 <= mask.size(); i += 8) {
-    uint64_t w;
-    std::memcpy(&w, mask.data() + i, 8);
-    kept += (w * 0x0101010101010101ull) >> 56;
-  }
-  for (; i < mask.size(); ++i) kept += mask[i];
-  return std::optional<uint64_t>(kept);
+  return EdgesKept(ctx, link, n);
 }
 
 }  // namespace
+
+Result<std::optional<uint64_t>> EdgesKept(Context& ctx, const PathLink& link, size_t start_nodes) {
+  const IrClause& t = *link.t;
+  if (t.edge_var < 0 || t.direction == compiler::Direction::kBoth) return std::optional<uint64_t>();
+  OG_ASSIGN_OR_RETURN(const Csr* csr, ctx.CsrFor(t.edge_type));
+  OG_ASSIGN_OR_RETURN(const table::TableVersion* edges, ctx.Table(t.edge_type));
+  const uint32_t n = link.forward ? csr->num_src() : csr->num_dst();
+  if (start_nodes != n || csr->num_edges() != edges->row_count()) return std::optional<uint64_t>();
+  if (link.allowed == nullptr) return std::optional<uint64_t>(csr->num_edges());
+  // The mask's bytes are 0 or 1: eight at a time, summed by one multiplication per word; large
+  // masks in chunks on the pool.
+  const std::vector<uint8_t>& mask = *link.allowed;
+  constexpr size_t kChunk = size_t{1} << 20;  // a multiple of 8
+  const size_t chunks = (mask.size() + kChunk - 1) / kChunk;
+  std::vector<uint64_t> kept(chunks, 0);
+  auto run = [&](size_t ch) {
+    const size_t end = std::min(mask.size(), (ch + 1) * kChunk);
+    size_t i = ch * kChunk;
+    uint64_t sum = 0;
+    for (; i + 8 <= end; i += 8) {
+      uint64_t w;
+      std::memcpy(&w, mask.data() + i, 8);
+      sum += (w * 0x0101010101010101ull) >> 56;
+    }
+    for (; i < end; ++i) sum += mask[i];
+    kept[ch] = sum;
+    return Status::Ok();
+  };
+  if (chunks < 4) {
+    for (size_t ch = 0; ch < chunks; ++ch) (void)run(ch);
+  } else {
+    ThreadPool::Default().ParallelFor(chunks, run).IgnoreError();
+  }
+  return std::optional<uint64_t>(std::accumulate(kept.begin(), kept.end(), uint64_t{0}));
+}
 
 Result<Rows> CountChain(Context& ctx, Rows rows, const std::vector<PathLink>& chain, Reacher* reacher) {
   std::optional<uint64_t> every;

@@ -87,6 +87,11 @@ class Pipeline {
   // Whether, with the variables `bound`, the next step counts a path chain (CountChain or
   // PathCounts), which wants all its input rows at once.
   bool CountsNext(const std::vector<bool>& bound, size_t width, const State& st, const RunMode& mode) const;
+  // A count-only run about to seed `best` with every node of its table (no test on it), when the
+  // only step left counts the edges of one traversal from it: the count without a row per node
+  // (EdgesKept). nullopt when that does not apply.
+  Result<std::optional<Rows>> CountEveryEdge(const Rows& rows, int best, const std::vector<bool>& seeded,
+                                             const State& st, const RunMode& mode);
   // Sorts `rows` (all from one input row) by the id of `var`'s binding.
   Status SortById(Rows* rows, int var);
   // A `not` block: its own query (dense variables), context and plan.

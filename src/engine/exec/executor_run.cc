@@ -1,6 +1,7 @@
 // The executor's entry point (executor.h): plans the run mode (count only, path counting for
 // aggregates, a top-k or an ordered run under `limit`), runs the match pipeline (executor.cc) into
 // a collector and builds the result (executor_output.cc), within the query's memory budget.
+#include <cstring>
 #include <new>
 #include <stdexcept>
 
@@ -32,6 +33,21 @@ bool ScanGroupable(const compiler::IrQuery& q) {
     if (o.expr.kind == compiler::IrExprKind::kAggregate && !count_of_var(o.expr)) return false;
   }
   return true;
+}
+
+// `match { $v: T }` alone, not aggregated, ordered with a limit, its first key a property of $v: the
+// rows the result can take are found over T's columns (Shortlist), and only those become rows.
+bool ScanOrderable(const compiler::IrQuery& q) {
+  if (q.has_aggregate || !q.limit || *q.limit == 0 || q.order.empty() || q.clauses.size() != 1 ||
+      q.variables.size() != 1 || UsesRrf(q)) {
+    return false;
+  }
+  const compiler::IrClause& c = q.clauses[0];
+  if (c.kind != compiler::IrClauseKind::kBinding || !c.equalities.empty() || c.var != 0) return false;
+  const compiler::IrExpr& e = q.order[0].expr.kind == compiler::IrExprKind::kAlias
+                                  ? q.projections[q.order[0].expr.alias].expr
+                                  : q.order[0].expr;
+  return e.kind == compiler::IrExprKind::kProperty && e.var == c.var;
 }
 
 }  // namespace
@@ -82,6 +98,34 @@ Result<std::optional<QueryResult>> RunMatch(Context& ctx, std::unique_ptr<RowCol
     ctx.SetScan(Context::Scan{query.clauses[0].var, static_cast<size_t>(t->row_count())});
     *out = std::make_unique<RowCollector>(ctx, width);
     return std::optional<QueryResult>();
+  }
+  if (ScanOrderable(query)) {
+    const int var = query.clauses[0].var;
+    OG_ASSIGN_OR_RETURN(const table::TableVersion* t, ctx.Table(query.clauses[0].type_name));
+    std::vector<bool> desc;
+    for (const auto& o : query.order) desc.push_back(o.descending);
+    const auto n = static_cast<size_t>(t->row_count());
+    OG_ASSIGN_OR_RETURN(std::vector<uint8_t> shortlist, Shortlist(ctx, n, query.limit, desc, RowCell{}));
+    if (!shortlist.empty()) {  // else (few rows, or keys the cut cannot compare) the pipeline's way
+      Rows rows = std::move(seed);
+      rows.cells.clear();
+      rows.bound[var] = true;
+      std::vector<int64_t> row(width, -1);
+      for (size_t i = 0; i < n; ++i) {
+        uint64_t word = 0;  // eight rows out at once: most are
+        if (i % 8 == 0 && i + 8 <= n && (std::memcpy(&word, &shortlist[i], 8), word == 0)) {
+          i += 7;
+          continue;
+        }
+        if (!shortlist[i]) continue;
+        row[var] = static_cast<int64_t>(i);
+        rows.Append(row.data());
+      }
+      auto collected = std::make_unique<RowCollector>(ctx, width);
+      OG_RETURN_IF_ERROR(collected->Add(std::move(rows)));
+      *out = std::move(collected);
+      return std::optional<QueryResult>();
+    }
   }
   auto collected = std::make_unique<RowCollector>(ctx, width, keep, mode.ordered);
   if (count_only) collected->CountOnly();
