@@ -261,7 +261,7 @@ void FilterByColumn(const format::Column* c, CompareOp op, const Value& v, bool 
   auto keep = [&](auto holds) {
     const size_t n = ordinals->size();
     uint32_t* o = ordinals->data();
-    constexpr size_t kChunk = size_t{1} << 16;
+    constexpr size_t kChunk = size_t{1} << 15;
     const size_t chunks = (n + kChunk - 1) / kChunk;
     std::vector<size_t> kept(chunks, 0);
     const bool nulls = c->has_nulls();  // no validity lookup per row without nulls
@@ -269,11 +269,12 @@ void FilterByColumn(const format::Column* c, CompareOp op, const Value& v, bool 
       size_t w = ch * kChunk;
       for (size_t r = ch * kChunk, end = std::min(n, (ch + 1) * kChunk); r < end; ++r) {
         const uint32_t i = o[r];
-        if ((!nulls || c->IsValid(i)) && holds(i)) o[w++] = i;
+        o[w] = i;  // written whether kept or not (w <= r): no branch on the outcome
+        w += static_cast<size_t>((!nulls || c->IsValid(i)) && holds(i));
       }
       kept[ch] = w - ch * kChunk;
     };
-    if (chunks < 4) {
+    if (chunks < 2) {
       for (size_t ch = 0; ch < chunks; ++ch) run(ch);
     } else {
       ThreadPool::Default()
@@ -302,7 +303,17 @@ void FilterByColumn(const format::Column* c, CompareOp op, const Value& v, bool 
   if (col_op && same_rep) {  // column op constant, typed (as Value::Compare within one representation)
     const CompareOp o = *col_op;
     // Integers of one signedness compare by value (Value::Compare's rule within a representation).
-    auto keep_ordered = [&](auto col, auto x) { keep([&](uint32_t i) { return Holds(o, col[i] <=> x); }); };
+    auto keep_ordered = [&](auto col, auto x) {  // the operator chosen once, not per row
+      switch (o) {
+        case CompareOp::kEq: return keep([&](uint32_t i) { return col[i] == x; });
+        case CompareOp::kNe: return keep([&](uint32_t i) { return col[i] != x; });
+        case CompareOp::kLt: return keep([&](uint32_t i) { return col[i] < x; });
+        case CompareOp::kLe: return keep([&](uint32_t i) { return col[i] <= x; });
+        case CompareOp::kGt: return keep([&](uint32_t i) { return col[i] > x; });
+        case CompareOp::kGe: return keep([&](uint32_t i) { return col[i] >= x; });
+        default: return keep([&](uint32_t i) { return Holds(o, col[i] <=> x); });
+      }
+    };
     switch (kind) {
       case TypeKind::kString: {
         const std::string_view x = v.string_value();

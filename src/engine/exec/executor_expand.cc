@@ -2,6 +2,7 @@
 // column filters and search indexes pushed down) and expanding a traversal over the CSR (edge
 // variables' column tests applied in the expansion).
 #include <algorithm>
+#include <cstring>
 #include <numeric>
 
 #include "common/error_codes.h"
@@ -27,6 +28,51 @@ bool ColumnTest(const Test& t, int var, const IrExpr** prop, const IrExpr** othe
     return true;
   }
   return false;
+}
+
+namespace {
+
+// What a test costs per row in FilterByColumn, roughly (an integer comparison is 1).
+double FilterCost(const format::Column* c, CompareOp op, const Value& v) {
+  if (c == nullptr) return 0;
+  const TypeKind kind = c->type().kind;
+  if (op == CompareOp::kContains || op == CompareOp::kStartsWith) return 8;
+  if (kind == TypeKind::kString) return v.kind() == TypeKind::kString ? 4 : 30;
+  const bool number = kind == TypeKind::kI32 || kind == TypeKind::kI64 || kind == TypeKind::kU32 ||
+                      kind == TypeKind::kU64 || kind == TypeKind::kF64;
+  return number && v.kind() == kind ? 1 : number ? 2 : 30;  // else each row's Value is compared
+}
+
+}  // namespace
+
+void OrderColumnTests(size_t n, std::vector<ColumnFilter>* filters) {
+  // Few candidates, or one test: equalities first (usually the most selective).
+  constexpr size_t kSampleFrom = size_t{1} << 16;
+  constexpr size_t kSample = 1024;
+  if (filters->size() < 2 || n < kSampleFrom) {
+    std::stable_sort(filters->begin(), filters->end(), [](const ColumnFilter& a, const ColumnFilter& b) {
+      return (a.op == CompareOp::kEq) > (b.op == CompareOp::kEq);
+    });
+    return;
+  }
+  // Many: each test's share of rows kept, estimated on an evenly spaced sample; the cheapest per
+  // row it drops goes first (cost / share dropped), so a cheap integer test that drops most rows
+  // runs before a string comparison that would have to read every row.
+  const size_t step = n / kSample;
+  std::vector<uint32_t> sample(kSample);
+  for (size_t j = 0; j < kSample; ++j) sample[j] = static_cast<uint32_t>(j * step);
+  std::vector<std::pair<double, size_t>> rank;  // (cost per row dropped, index)
+  for (size_t i = 0; i < filters->size(); ++i) {
+    const ColumnFilter& f = (*filters)[i];
+    std::vector<uint32_t> kept = sample;
+    FilterByColumn(f.column, f.op, f.value, f.constant_left, &kept);
+    const double dropped = 1.0 - static_cast<double>(kept.size()) / kSample;
+    rank.emplace_back(FilterCost(f.column, f.op, f.value) / std::max(dropped, 1e-3), i);
+  }
+  std::stable_sort(rank.begin(), rank.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<ColumnFilter> ordered;
+  for (const auto& r : rank) ordered.push_back(std::move((*filters)[r.second]));
+  *filters = std::move(ordered);
 }
 
 const IrExpr* Pipeline::IdConstant(int var, const Test& t, bool* is_key) const {
@@ -90,23 +136,60 @@ Result<std::vector<uint32_t>> Pipeline::Candidates(int var) {
   }
   if (!by_id) {
     OG_ASSIGN_OR_RETURN(const TableOrdinals* ord, ctx_.Ordinals(type));
-    // Property-versus-constant tests filter the ordinals over the table's cached columns
-    // (equalities first: usually the most selective); the other tests are checked per candidate.
-    cands.resize(ord->size());
-    std::iota(cands.begin(), cands.end(), uint32_t{0});
-    for (int pass = 0; pass < 2; ++pass) {
-      for (size_t i = 0; i < tests.size() && !cands.empty(); ++i) {
-        const Test& t = tests[i];
-        if ((t.op == CompareOp::kEq) != (pass == 0)) continue;
-        const IrExpr* prop = nullptr;
-        const IrExpr* other = nullptr;
-        bool left = false;
-        if (!ColumnTest(t, var, &prop, &other, &left)) continue;
-        OG_ASSIGN_OR_RETURN(const format::Column* c, ctx_.Column(type, prop->property));
-        OG_ASSIGN_OR_RETURN(Value v, ctx_.Eval(*other, nullptr));
-        FilterByColumn(c, t.op, v, left, &cands);
-        pushed[i] = true;
+    // Property-versus-constant tests filter the ordinals over the table's cached columns, in the
+    // order OrderColumnTests picks; the other tests are checked per candidate.
+    const size_t n = ord->size();
+    std::vector<ColumnFilter> filters;
+    for (size_t i = 0; i < tests.size(); ++i) {
+      const Test& t = tests[i];
+      const IrExpr* prop = nullptr;
+      const IrExpr* other = nullptr;
+      bool left = false;
+      if (!ColumnTest(t, var, &prop, &other, &left)) continue;
+      OG_ASSIGN_OR_RETURN(const format::Column* c, ctx_.Column(type, prop->property));
+      OG_ASSIGN_OR_RETURN(Value v, ctx_.Eval(*other, nullptr));
+      filters.push_back(ColumnFilter{i, c, t.op, std::move(v), left});
+    }
+    OrderColumnTests(n, &filters);
+    // Over a large table, the leading integer tests clear bytes of a mask in typed passes over
+    // their columns (MaskByColumn: no ordinal list read or written per test); the candidates are
+    // then the rows left, and later tests filter those.
+    size_t masked = 0;
+    if (n >= kMaskRows && !filters.empty()) {
+      std::vector<uint8_t> mask(n, 1);
+      while (masked < filters.size()) {
+        const ColumnFilter& f = filters[masked];
+        if (!MaskByColumn(f.column, f.op, f.value, f.constant_left, &mask)) break;
+        pushed[f.test] = true;
+        ++masked;
       }
+      if (masked > 0) {  // counted, then written without a branch on each row's byte
+        size_t kept = 0;
+        size_t i = 0;
+        for (; i + 8 <= n; i += 8) {
+          uint64_t w;
+          std::memcpy(&w, mask.data() + i, 8);
+          kept += (w * 0x0101010101010101ull) >> 56;  // bytes are 0 or 1
+        }
+        for (; i < n; ++i) kept += mask[i];
+        cands.resize(kept + 1);
+        size_t at = 0;
+        for (i = 0; i < n; ++i) {
+          cands[at] = static_cast<uint32_t>(i);
+          at += mask[i];
+        }
+        cands.resize(kept);
+      }
+    }
+    if (masked == 0) {
+      cands.resize(n);
+      std::iota(cands.begin(), cands.end(), uint32_t{0});
+    }
+    for (size_t k = masked; k < filters.size(); ++k) {
+      const ColumnFilter& f = filters[k];
+      if (cands.empty()) break;
+      FilterByColumn(f.column, f.op, f.value, f.constant_left, &cands);
+      pushed[f.test] = true;
     }
   }
   // Search tests answered by the column's index (docs/search.md, "Indexes"): bm25(...) > 0 (an

@@ -341,6 +341,21 @@ Status CheckRankingLimit(const compiler::IrQuery& q);
 void FilterByColumn(const format::Column* c, compiler::CompareOp op, const Value& v, bool constant_left,
                     std::vector<uint32_t>* ordinals);
 
+// One FilterByColumn test of a variable's candidates: test `test` of the variable's list.
+struct ColumnFilter {
+  size_t test = 0;
+  const format::Column* column = nullptr;
+  compiler::CompareOp op;
+  Value value;
+  bool constant_left = false;
+};
+// Puts `filters` in the order to run them over rows 0..n-1 of their table: when the rows are many,
+// the test with the lowest estimated cost per row it drops first (its share dropped estimated on
+// an evenly spaced sample of the rows); else equalities first. executor_expand.cc.
+void OrderColumnTests(size_t n, std::vector<ColumnFilter>* filters);
+// From this many rows, a table's leading integer tests run as MaskByColumn passes (Candidates).
+constexpr size_t kMaskRows = size_t{1} << 16;
+
 // Clears the bytes of `mask` (one per row of column `c`) whose row does not satisfy
 // `column op v` (`v op column` when `constant_left`), as FilterByColumn decides it, in one typed
 // pass over the column. False (mask untouched) for a column or constant it does not handle
