@@ -1,6 +1,8 @@
 // KeyCoder (executor_internal.h): grouping keys coded from their columns, so that grouping by a
 // String or integer property (`return { $p.city, count($p) }`) hashes column values once per row
 // instead of building, sorting and merging a Value per binding.
+#include <algorithm>
+
 #include "common/check.h"
 #include "common/hash.h"
 #include "engine/exec/executor_internal.h"
@@ -41,6 +43,26 @@ Result<std::optional<KeyCoder>> KeyCoder::For(Context& ctx, size_t rows) {
       // queries); fewer rows use cached codes only, else hash their strings.
       const bool build = 4 * rows >= key.column->length();
       OG_ASSIGN_OR_RETURN(key.dict, ctx.CodesOf(ctx.TypeOf(e.var), e.property, build));
+    }
+    if (key.column != nullptr && key.kind != TypeKind::kString && 4 * rows >= key.column->length()) {
+      // Rows covering a quarter of the table: the column's span of values (cached), and when it
+      // is small the values themselves, shifted, are the codes.
+      const format::Column* c = key.column;
+      OG_ASSIGN_OR_RETURN(const table::TableVersion* table, ctx.Table(ctx.TypeOf(e.var)));
+      OG_ASSIGN_OR_RETURN(auto span,
+                          ctx.cache().DerivedFor<ValueSpan>(*table, "span", e.property, [&]() -> Result<ValueSpan> {
+                            return ValueSpan::Of(key.kind, *c);
+                          }));
+      const uint64_t width = static_cast<uint64_t>(span->max) - static_cast<uint64_t>(span->min);
+      if (span->any && width < kDenseSpan) {
+        key.dense_min = span->min;
+        key.dense_bound = width + 2;
+        if (!c->has_nulls() && (key.kind == TypeKind::kI64 || key.kind == TypeKind::kDateTime)) {
+          key.i64 = c->i64_values().data();
+        } else if (!c->has_nulls() && (key.kind == TypeKind::kI32 || key.kind == TypeKind::kDate)) {
+          key.i32 = c->i32_values().data();
+        }
+      }
     }
     coder.keys_.push_back(std::move(key));
   }
@@ -98,6 +120,19 @@ void KeyCoder::Canonical(const int64_t* row, int64_t* out) const {
   }
 }
 
+KeyCoder::ValueSpan KeyCoder::ValueSpan::Of(TypeKind kind, const format::Column& c) {
+  ValueSpan s;
+  const size_t n = c.length();
+  for (size_t i = 0; i < n; ++i) {
+    if (c.IsNull(i)) continue;
+    const int64_t x = Raw(kind, c, i);
+    s.min = s.any ? std::min(s.min, x) : x;
+    s.max = s.any ? std::max(s.max, x) : x;
+    s.any = true;
+  }
+  return s;
+}
+
 int64_t KeyCoder::Raw(TypeKind kind, const format::Column& c, size_t i) {
   switch (kind) {
     case TypeKind::kBool: return c.bool_values()[i] != 0;
@@ -132,6 +167,10 @@ void KeyCoder::Code(const int64_t* row, int64_t* out) {
       continue;
     }
     const int64_t raw = Raw(key.kind, *c, i);
+    if (key.dense_bound > 0) {
+      out[k] = static_cast<int64_t>(static_cast<uint64_t>(raw) - static_cast<uint64_t>(key.dense_min) + 1);
+      continue;
+    }
     // A multiplicative mix (the slot is the hash's low bits).
     const uint64_t h = (static_cast<uint64_t>(raw) ^ (static_cast<uint64_t>(raw) >> 29)) * 0x9E3779B97F4A7C15ull;
     out[k] = key.codes.Code(h ^ (h >> 32), raw, std::string_view(), false);

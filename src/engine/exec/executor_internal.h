@@ -442,14 +442,14 @@ class KeyCoder {
   bool canonical() const;
   // The codes of the only key when it is a String key with cached codes (its variable in `*var`);
   // nullptr otherwise. A row's code is then `code[ordinal]` (0 when unbound or null).
-  // For two keys of which one has cached String codes: that key's index in `*key` and one more
-  // than its largest code; 0 otherwise.
+  // For two keys of which one has codes with a known bound (cached String codes, or a dense
+  // integer key): that key's index in `*key` and one more than its largest code; 0 otherwise.
   uint64_t dict_bound(size_t* key) const {
     if (keys_.size() != 2) return 0;
     for (size_t k = 0; k < 2; ++k) {
-      if (keys_[k].dict != nullptr) {
+      if (keys_[k].dict != nullptr || keys_[k].dense_bound > 0) {
         *key = k;
-        return uint64_t{keys_[k].dict->distinct} + 1;
+        return keys_[k].dict != nullptr ? uint64_t{keys_[k].dict->distinct} + 1 : keys_[k].dense_bound;
       }
     }
     return 0;
@@ -458,6 +458,25 @@ class KeyCoder {
     if (keys_.size() != 1 || keys_[0].dict == nullptr) return nullptr;
     *var = keys_[0].var;
     return keys_[0].dict.get();
+  }
+  // Whether every key's code of an ordinal is one load: cached String codes, or a dense integer
+  // key of a 32- or 64-bit signed column without nulls (DirectCode).
+  bool direct() const {
+    for (const Key& key : keys_) {
+      if (key.dict == nullptr && key.i64 == nullptr && key.i32 == nullptr) return false;
+    }
+    return true;
+  }
+  // One more than key k's largest code when it is known (cached String codes, a dense key); else 0.
+  uint64_t code_bound(size_t k) const {
+    const Key& key = keys_[k];
+    return key.dict != nullptr ? uint64_t{key.dict->distinct} + 1 : key.dense_bound;
+  }
+  // Key k's code of ordinal o when direct(): the same as Code's.
+  int64_t DirectCode(size_t k, size_t o) const {
+    const Key& key = keys_[k];
+    if (key.dict != nullptr) return key.dict->code[o];
+    return (key.i64 != nullptr ? key.i64[o] : int64_t{key.i32[o]}) - key.dense_min + 1;
   }
   // Those codes of binding row `row`: two per key (1 and the code, or 0 and 0 for null) into `out`.
   void Canonical(const int64_t* row, int64_t* out) const;
@@ -482,8 +501,24 @@ class KeyCoder {
     TypeKind kind = TypeKind::kString;
     Codes codes;
     std::shared_ptr<const StringCodes> dict;  // a String column's codes per ordinal, when cached
+    // An integer column whose values span fewer than kDenseSpan: code = value - dense_min + 1, at
+    // most dense_bound - 1 (no hashing). dense_bound 0: hashed codes.
+    int64_t dense_min = 0;
+    uint64_t dense_bound = 0;
+    // A dense key without nulls: its column's values, one of these by kind (DirectCode).
+    const int64_t* i64 = nullptr;
+    const int32_t* i32 = nullptr;
   };
+  static constexpr uint64_t kDenseSpan = uint64_t{1} << 16;
   static int64_t Raw(TypeKind kind, const format::Column& c, size_t i);  // a non-String key's value
+  // The smallest and largest value of a non-String column (as Raw reads them); any: not all null.
+  struct ValueSpan {
+    int64_t min = 0;
+    int64_t max = 0;
+    bool any = false;
+    uint64_t memory_bytes() const { return 64; }
+    static ValueSpan Of(TypeKind kind, const format::Column& c);
+  };
   std::vector<Key> keys_;
 };
 

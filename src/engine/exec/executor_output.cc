@@ -426,6 +426,7 @@ Result<QueryResult> Aggregate(Context& ctx, const Rows& given, QueryResult res) 
       TupleIndex local_index(packed ? 1 : tuple_width);
       std::vector<int64_t> t(tuple_width, 0);
       std::vector<uint32_t> groups(64, 0);  // one key: code -> group + 1
+      std::vector<size_t> index_group;      // local_index's id -> group
       Part& out = part[p];
       int dict_var = -1;
       const StringCodes* dict = coder->single_dict(&dict_var);  // the code is one load
@@ -436,6 +437,27 @@ Result<QueryResult> Aggregate(Context& ctx, const Rows& given, QueryResult res) 
       constexpr uint64_t kPairSlots = uint64_t{1} << 20;
       const size_t begin = n * p / parts, end = n * (p + 1) / parts;  // not re-divided per row
       std::vector<int64_t> buf(rp->width, -1);
+      // Every node of one table, only counted, and keys whose codes are loads with a known bound
+      // (their pairs fewer than kPairSlots): each ordinal's group is one array slot.
+      const uint64_t slots = tuple_width == 1 ? coder->code_bound(0)
+                             : base > 0       ? base * coder->code_bound(1 - dict_key)
+                                              : 0;
+      if (scan_rows && coder->direct() && slots > 0 && slots <= kPairSlots) {
+        groups.assign(slots, 0);
+        for (size_t i = begin; i < end; ++i) {
+          const auto code = static_cast<size_t>(tuple_width == 1 ? coder->DirectCode(0, i)
+                                                                 : coder->DirectCode(dict_key, i) +
+                                                                       base * coder->DirectCode(1 - dict_key, i));
+          uint32_t& slot = groups[code];
+          if (slot == 0) {
+            out.first.push_back(i);
+            out.acc.resize(out.acc.size() + na);
+            slot = static_cast<uint32_t>(out.first.size());
+          }
+          for (size_t a = 0; a < na; ++a) out.acc[(slot - 1) * na + a].count += 1;  // count($v) of the scan's $v
+        }
+        return Status::Ok();
+      }
       for (size_t i = begin; i < end; ++i) {
         const int64_t* r = scan_rows ? scan_row(buf, i) : rp->row(i);
         if (dict != nullptr) {
@@ -453,11 +475,11 @@ Result<QueryResult> Aggregate(Context& ctx, const Rows& given, QueryResult res) 
           added = groups[code] == 0;
           if (added) groups[code] = static_cast<uint32_t>(out.first.size() + 1);
           g = groups[code] - 1;
-        } else if (packed) {
-          const int64_t key = pack(t.data());
-          g = local_index.FindOrAdd(&key, &added);
-        } else {
-          g = local_index.FindOrAdd(t.data(), &added);
+        } else {  // numbered by the index, in its own order: mapped to the part's group numbers
+          const int64_t key = packed ? pack(t.data()) : 0;
+          const size_t id = local_index.FindOrAdd(packed ? &key : t.data(), &added);
+          if (added) index_group.push_back(out.first.size());
+          g = index_group[id];
         }
         if (added) {
           out.first.push_back(i);

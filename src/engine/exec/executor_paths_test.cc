@@ -412,7 +412,7 @@ TEST(ExecutorGroupTest, CodedKeysOverManyDistinctValues) {
   for (int rows : {4000, 70000}) {
     SCOPED_TRACE(rows);
     auto g = Graph::Init(std::make_shared<io::MemoryStore>(),
-                         "node P { n: String @key, tag: String?, v: I64?, d: Date?, u: U64? }\n");
+                         "node P { n: String @key, tag: String?, v: I64?, d: Date?, u: U64?, w: I64 }\n");
     ASSERT_TRUE(g.ok());
     std::string data;
     for (int i = 0; i < rows; ++i) {
@@ -420,12 +420,17 @@ TEST(ExecutorGroupTest, CodedKeysOverManyDistinctValues) {
       if (i % 97 != 0) data += R"(,"tag":"t)" + std::to_string((i * 7919) % 700) + "\"";
       if (i % 89 != 0) data += R"(,"v":)" + std::to_string((i % 333) - 150);
       data += R"(,"d":")" + std::to_string(1990 + i % 31) + R"(-02-1)" + std::to_string(i % 9) + "\"";
-      data += R"(,"u":)" + std::to_string(uint64_t{18446744073709551000u} - static_cast<uint64_t>(i % 5)) + "}}\n";
+      data += R"(,"u":)" + std::to_string(uint64_t{18446744073709551000u} - static_cast<uint64_t>(i % 5));
+      data += R"(,"w":)" + std::to_string(7 * i) + "}}\n";
     }
     ASSERT_TRUE(LoadNdjson(**g, data, LoadOptions{}).ok());
     auto snap = (*g)->Head();
     ASSERT_TRUE(snap.ok());
-    for (const char* keys : {"$p.tag", "$p.v", "$p.tag, $p.v", "$p.d, $p.tag", "$p.u", "$p.v, $p.u, $p.d"}) {
+    // (`$p.d`, `$p.u`: dense integer spans, the Date without nulls read directly; with `$p.tag`,
+    // a pair of direct codes indexes one array. `$p.w`: 70,000 values over a wide span, hashed,
+    // so that with `$p.tag` some pairs index the array and the others a hash index.)
+    for (const char* keys : {"$p.tag", "$p.v", "$p.tag, $p.v", "$p.d, $p.tag", "$p.u", "$p.v, $p.u, $p.d", "$p.d",
+                             "$p.tag, $p.d", "$p.tag, $p.w"}) {
       // Counts only (the parallel path at 70,000 rows), then with a max (the sequential one).
       // With a limit, only the best groups get key values (TopGroups over distinct coded groups).
       const std::string by_keys = std::string(", count($p) as n } order { n desc, ") + keys + " } limit 4 }";
