@@ -136,6 +136,12 @@ Status CountingStore::PutIfAbsent(std::string_view key, std::string_view data) {
   return base_->PutIfAbsent(key, data);
 }
 
+Status CountingStore::PutIfAbsentUnsynced(std::string_view key, std::string_view data) {
+  Count(StoreOp::kPutIfAbsent, key);
+  bytes_written_.fetch_add(data.size());
+  return base_->PutIfAbsentUnsynced(key, data);
+}
+
 Status CountingStore::Delete(std::string_view key) {
   Count(StoreOp::kDelete, key);
   return base_->Delete(key);

@@ -53,6 +53,8 @@ class CountingStore : public ObjectStore {
   Status Put(std::string_view key, std::string_view data) override;
   Status PutVolatile(std::string_view key, std::string_view data) override;
   Status PutIfAbsent(std::string_view key, std::string_view data) override;
+  Status PutIfAbsentUnsynced(std::string_view key, std::string_view data) override;  // counted as kPutIfAbsent
+  Status SyncObjects(const std::vector<std::string>& keys) override { return base_->SyncObjects(keys); }
   // Forwards to the base store's writer; counts one put_if_absent (and its bytes) at Commit.
   Result<std::unique_ptr<ObjectWriter>> NewWriter(std::string_view key) override;
   Status Delete(std::string_view key) override;

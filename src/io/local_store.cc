@@ -9,9 +9,11 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <set>
 
 #include "common/error_codes.h"
 #include "common/failpoint.h"
+#include "common/thread_pool.h"
 #include "common/ulid.h"
 #include "common/unique_fd.h"
 
@@ -260,9 +262,32 @@ Result<std::vector<ObjectMeta>> LocalStore::ListPage(std::string_view prefix, st
 
 Status LocalStore::Put(std::string_view key, std::string_view data) { return Replace(key, data, true); }
 
-// Without fsync of the file or its folder: a reader still sees the old or the whole new object
-// (rename), but a crash may lose or damage it.
-Status LocalStore::PutVolatile(std::string_view key, std::string_view data) { return Replace(key, data, false); }
+// In place (no temp file, no rename over the old object: on ext4 a rename that replaces a file
+// starts writeback of the new one, the costliest step of a small commit), without fsync: a crash,
+// or a reader racing the write, may see it damaged.
+Status LocalStore::PutVolatile(std::string_view key, std::string_view data) {
+  OG_RETURN_IF_ERROR(ValidateKey(key));
+  const std::string path = PathOf(key);
+  OG_RETURN_IF_ERROR(EnsureDir(DirOf(path)));
+  UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644));
+  if (fd.get() < 0) {
+    if (errno == EISDIR) return InvalidArgumentError("key '" + std::string(key) + "' names a folder");
+    return ErrnoError("open " + path, errno);
+  }
+  size_t done = 0;
+  while (done < data.size()) {
+    const ssize_t n = ::pwrite(fd.get(), data.data() + done, data.size() - done, static_cast<off_t>(done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return ErrnoError("write " + path, n < 0 ? errno : EIO);
+    done += static_cast<size_t>(n);
+  }
+  // Shorter than before: cut the old tail (never to zero, which ext4 would treat like a replace).
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0) return ErrnoError("stat " + path, errno);
+  if (static_cast<uint64_t>(st.st_size) > data.size() && ::ftruncate(fd.get(), static_cast<off_t>(data.size())) != 0)
+    return ErrnoError("truncate " + path, errno);
+  return Status::Ok();
+}
 
 Status LocalStore::Replace(std::string_view key, std::string_view data, bool sync) {
   OG_RETURN_IF_ERROR(ValidateKey(key));
@@ -286,6 +311,36 @@ Status LocalStore::PutIfAbsent(std::string_view key, std::string_view data) {
   OG_RETURN_IF_ERROR(EnsureDir(dir));
   OG_ASSIGN_OR_RETURN(std::string tmp, WriteTemp(dir, data));
   return LinkTemp(key, tmp, dir);
+}
+
+Status LocalStore::PutIfAbsentUnsynced(std::string_view key, std::string_view data) {
+  OG_RETURN_IF_ERROR(ValidateKey(key));
+  std::string dir = DirOf(PathOf(key));
+  OG_RETURN_IF_ERROR(EnsureDir(dir));  // a new folder is still made durable in its parent
+  OG_ASSIGN_OR_RETURN(std::string tmp, WriteTemp(dir, data, /*sync=*/false));
+  return LinkTemp(key, tmp, dir, /*sync=*/false);
+}
+
+Status LocalStore::SyncObjects(const std::vector<std::string>& keys) {
+  if (!options_.fsync || keys.empty()) return Status::Ok();
+  std::vector<std::string> paths;  // the files, then their folders (each once)
+  std::set<std::string> dirs;
+  for (const std::string& key : keys) {
+    OG_RETURN_IF_ERROR(ValidateKey(key));
+    paths.push_back(PathOf(key));
+    dirs.insert(DirOf(paths.back()));
+  }
+  const size_t files = paths.size();
+  paths.insert(paths.end(), dirs.begin(), dirs.end());
+  auto sync = [&](size_t i) -> Status {
+    if (i >= files) return SyncDir(paths[i]);
+    UniqueFd fd(::open(paths[i].c_str(), O_RDONLY | O_CLOEXEC));
+    if (fd.get() < 0) return ErrnoError("open " + paths[i], errno);
+    if (::fsync(fd.get()) != 0) return ErrnoError("fsync " + paths[i], errno);
+    return Status::Ok();
+  };
+  if (paths.size() == 1) return sync(0);
+  return ThreadPool::Io().ParallelFor(paths.size(), sync);
 }
 
 // A temp file filled as bytes arrive; Commit = fsync + PutIfAbsent's link step. An uncommitted or
@@ -339,7 +394,7 @@ Result<std::unique_ptr<ObjectWriter>> LocalStore::NewWriter(std::string_view key
       std::make_unique<LocalObjectWriter>(this, std::string(key), dir, std::move(created.first), created.second));
 }
 
-Status LocalStore::LinkTemp(std::string_view key, const std::string& tmp, const std::string& dir) {
+Status LocalStore::LinkTemp(std::string_view key, const std::string& tmp, const std::string& dir, bool sync) {
   std::string path = PathOf(key);
   int rc = ::link(tmp.c_str(), path.c_str());
   int err = errno;
@@ -349,7 +404,7 @@ Status LocalStore::LinkTemp(std::string_view key, const std::string& tmp, const 
     return ErrnoError("link to " + path, err);
   }
   OG_RETURN_IF_ERROR(OG_FAILPOINT("io.local.before_dir_sync"));
-  return SyncDir(dir);
+  return sync ? SyncDir(dir) : Status::Ok();
 }
 
 Status LocalStore::Delete(std::string_view key) {

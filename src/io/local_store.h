@@ -35,6 +35,10 @@ class LocalStore : public ObjectStore {
   Status Put(std::string_view key, std::string_view data) override;
   Status PutVolatile(std::string_view key, std::string_view data) override;
   Status PutIfAbsent(std::string_view key, std::string_view data) override;
+  // The temp file is neither fsynced nor is its folder after the link; SyncObjects fsyncs the
+  // files and their folders (each once) in parallel.
+  Status PutIfAbsentUnsynced(std::string_view key, std::string_view data) override;
+  Status SyncObjects(const std::vector<std::string>& keys) override;
   // Streams into a temp file beside the target; Commit fsyncs it and links it into place.
   Result<std::unique_ptr<ObjectWriter>> NewWriter(std::string_view key) override;
   Status Delete(std::string_view key) override;
@@ -53,7 +57,7 @@ class LocalStore : public ObjectStore {
   Result<std::pair<std::string, int>> CreateTemp(const std::string& dir);
   // Links a finished temp file to `key`'s path (AlreadyExists if taken), removes the temp name
   // and syncs the directory: PutIfAbsent's commit step.
-  Status LinkTemp(std::string_view key, const std::string& tmp, const std::string& dir);
+  Status LinkTemp(std::string_view key, const std::string& tmp, const std::string& dir, bool sync = true);
   Status SyncDir(const std::string& dir);
   friend class LocalObjectWriter;
   Status EnsureDir(const std::string& dir);

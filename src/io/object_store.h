@@ -53,9 +53,10 @@ class ObjectStore {
   // Atomic replace: a concurrent reader sees the old object or the whole new one.
   virtual Status Put(std::string_view key, std::string_view data) = 0;
   // Put of an object the caller can lose without harm, because it is only a hint re-derivable from
-  // durable objects (a branch's HEAD hint): atomic for concurrent readers like Put, but a store may
-  // skip making it durable (LocalStore: no fsync), so after a crash it may be old, missing or
-  // damaged. The default is Put.
+  // durable objects (a branch's HEAD hint), so it must carry its own check: a store may skip making
+  // it durable (LocalStore: no fsync), so after a crash it may be old, missing or damaged, and may
+  // write it in place (LocalStore), so a reader racing the write may see it damaged too. Once the
+  // call returns, readers see exactly `data`. The default is Put.
   virtual Status PutVolatile(std::string_view key, std::string_view data) { return Put(key, data); }
   // Atomic create: of N concurrent callers (threads or processes) exactly one succeeds; the others
   // get AlreadyExists and the object is the winner's bytes.
@@ -63,6 +64,19 @@ class ObjectStore {
   // PutIfAbsent of bytes the caller gives away: a store that keeps them (staging) takes them
   // without a copy. The default forwards to PutIfAbsent.
   virtual Status PutIfAbsentMoved(std::string_view key, std::string data) { return PutIfAbsent(key, data); }
+  // PutIfAbsent of an object nothing durable refers to yet (the objects of a commit before its ref
+  // entry): the same atomic create, but a store may defer making it durable until SyncObjects
+  // returns for its key (LocalStore: no fsync of the file or its folder here), so that one sync
+  // round covers all the objects of a write. A process crash loses nothing either way; a power
+  // loss may lose or damage an object not yet synced, which is harmless while nothing names it.
+  // The default is PutIfAbsent (durable on return).
+  virtual Status PutIfAbsentUnsynced(std::string_view key, std::string_view data) { return PutIfAbsent(key, data); }
+  // Makes the objects at `keys` (put by PutIfAbsentUnsynced, or already durable) durable; the
+  // syncs run concurrently. The default does nothing: its puts are durable on return.
+  virtual Status SyncObjects(const std::vector<std::string>& keys) {
+    (void)keys;
+    return Status::Ok();
+  }
   // A writer for a new object at `key` (InvalidArgument for a bad key). The default buffers the
   // bytes and calls PutIfAbsent on Commit, so wrappers (fault injection, staging, latency) see one
   // request; backends that can stream (LocalStore: a temp file written as bytes arrive) override it.

@@ -76,6 +76,20 @@ TEST_P(ContractTest, PutGetHeadDelete) {
   EXPECT_TRUE(store_->Delete("never/was").ok());
 }
 
+// The unsynced create is the same atomic create (visible at once, once only); SyncObjects then
+// accepts those keys together, with keys in several folders and a key put durably before.
+TEST_P(ContractTest, UnsyncedCreatesThenOneSync) {
+  ASSERT_TRUE(store_->PutIfAbsentUnsynced("w/data/1", "one").ok());
+  ASSERT_TRUE(store_->PutIfAbsentUnsynced("w/idx/2", "two").ok());
+  ASSERT_TRUE(store_->PutIfAbsent("w/versions/3", "three").ok());
+  EXPECT_EQ(*store_->Get("w/data/1"), "one");
+  EXPECT_EQ(store_->PutIfAbsentUnsynced("w/data/1", "again").category(), StatusCode::kAlreadyExists);
+  EXPECT_EQ(*store_->Get("w/data/1"), "one");
+  EXPECT_TRUE(store_->SyncObjects({"w/data/1", "w/idx/2", "w/versions/3"}).ok());
+  EXPECT_TRUE(store_->SyncObjects({}).ok());
+  EXPECT_EQ(*store_->Get("w/idx/2"), "two");
+}
+
 TEST_P(ContractTest, PutIfAbsentCreatesOnce) {
   ASSERT_TRUE(store_->PutIfAbsent("refs/x/1", "first").ok());
   Status s = store_->PutIfAbsent("refs/x/1", "second");

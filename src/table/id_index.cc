@@ -20,7 +20,7 @@ Result<IndexSegmentMeta> WriteIdSegment(const TableVersion& version, std::string
   std::sort(fragment_ids.begin(), fragment_ids.end());
   meta.fragment_ids = std::move(fragment_ids);
   meta.entries = segment.size();
-  meta.keys.push_back(NewIndexDir() + std::string(kIdSegmentFile));
+  meta.keys.push_back(NewIndexKey(kIdSegmentSuffix));
   const std::string key = version.AbsoluteKey(meta.keys[0]);
   if (segment.bytes().size() > kCacheWrittenSegmentBytes) {
     OG_RETURN_IF_ERROR(version.store().PutIfAbsentMoved(key, std::move(segment).ReleaseBytes()));

@@ -1,6 +1,6 @@
 // The id index (docs/architecture.md, "Id and value indexes"; docs/format/table.md
 // "Id-index segment"): key column value -> row address of the live row, for one table version.
-// Persisted as immutable segments (idx/<ulid>/id.seg, each covering the fragments of one write), so
+// Persisted as immutable segments (idx/<ulid>.id.seg, each covering the fragments of one write), so
 // opening a large table reads the segments instead of the key column; a new version reuses the
 // segments of unchanged fragments, and fragments no segment covers are indexed in memory from their
 // key column, so lookups are correct at any coverage.
@@ -174,8 +174,9 @@ class GroupedSegmentBuilder {
   uint32_t last_group_ = UINT32_MAX;  // the previous entry's group (runs of equal keys)
 };
 
-// The file name of an id segment inside its idx/<ulid>/ folder.
-inline constexpr std::string_view kIdSegmentFile = "id.seg";
+// The suffix of an id segment's object, idx/<ulid>.id.seg (graphs written before 2026-12-07 hold
+// theirs as idx/<ulid>/id.seg: manifests name each segment's key, so both read alike).
+inline constexpr std::string_view kIdSegmentSuffix = "id.seg";
 
 // The index kinds a manifest's IndexSegmentMeta::kind names.
 inline constexpr std::string_view kIdIndexKind = "id";        // the key column (unique per live row)

@@ -10,6 +10,9 @@ std::string NewDataKey() { return std::string(kDataDir) + NewUlidString() + ".og
 std::string NewDeletionKey() { return std::string(kDeletionDir) + NewUlidString() + ".del"; }
 std::string NewBlobKey() { return std::string(kBlobDir) + NewUlidString() + ".blob"; }
 std::string NewIndexDir() { return std::string(kIndexDir) + NewUlidString() + "/"; }
+std::string NewIndexKey(std::string_view suffix) {
+  return std::string(kIndexDir) + NewUlidString() + "." + std::string(suffix);
+}
 
 std::string AbsoluteKey(std::string_view table_prefix, std::string_view relative) {
   return io::JoinKey(table_prefix, relative);

@@ -23,6 +23,9 @@ std::string NewDeletionKey();
 std::string NewBlobKey();
 // "idx/<ulid>/" (a fresh segment folder; files of one segment live under it).
 std::string NewIndexDir();
+// "idx/<ulid>.<suffix>" with a fresh ULID: a one-object segment as a file of idx/ itself (no
+// folder to create, and on local disk no folder to make durable, per write).
+std::string NewIndexKey(std::string_view suffix);
 
 // Absolute store key of a table-relative key: JoinKey(prefix, relative).
 std::string AbsoluteKey(std::string_view table_prefix, std::string_view relative);

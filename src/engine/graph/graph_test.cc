@@ -504,7 +504,7 @@ namespace {
 TEST(GraphLayoutTest, DiskCacheableKeysAreImmutableAndReachedThroughManifests) {
   for (const char* k :
        {"tables/T1/data/01ABC.ogf", "tables/T1/del/01ABC.del", "tables/T1/blob/01ABC.blob",
-        "tables/T1/idx/01ABC/id.seg", "derived/tables/T1/ordinals/V.ogord", "derived/tables/T2/csr/E-S-D.ogcsr"}) {
+        "tables/T1/idx/01ABC/id.seg", "tables/T1/idx/01ABC.id.seg", "derived/tables/T1/ordinals/V.ogord", "derived/tables/T2/csr/E-S-D.ogcsr"}) {
     EXPECT_TRUE(IsDiskCacheableKey(k)) << k;
   }
   for (const char* k : {"tables/T1/versions/01ABC", "commits/01ABC.json", "schemas/abc.json", "refs/6d61696e/HEAD",

@@ -80,8 +80,8 @@ KeyClass Classify(std::string_view key) {
     } else if (dir(table::kBlobDir) && p.size() == 4) {
       if (auto id = strip(p[3], ".blob")) ms = UlidMs(*id);
       kind = "blob";
-    } else if (dir(table::kIndexDir)) {
-      ms = UlidMs(p[3]);
+    } else if (dir(table::kIndexDir)) {  // idx/<ulid>/<file> or idx/<ulid>.<suffix>
+      ms = UlidMs(p[3].substr(0, std::min<size_t>(p[3].size(), 26)));
       kind = "index";
     }
     if (ms) k = KeyClass{kind, phase, tid, *ms, {}};
