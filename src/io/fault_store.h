@@ -57,6 +57,7 @@ class FaultStore : public ObjectStore {
   Status Delete(std::string_view key) override;
   std::string Describe() const override { return base_->Describe(); }
   bool cheap_ranged_reads() const override { return base_->cheap_ranged_reads(); }
+  bool prefers_fewer_objects() const override { return base_->prefers_fewer_objects(); }
 
  private:
   struct ActiveRule {

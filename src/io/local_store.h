@@ -44,6 +44,7 @@ class LocalStore : public ObjectStore {
   Status Delete(std::string_view key) override;
   std::string Describe() const override { return "file://" + root_; }
   bool cheap_ranged_reads() const override { return true; }
+  bool prefers_fewer_objects() const override { return true; }
 
   const std::string& root() const { return root_; }
 

@@ -92,6 +92,11 @@ class ObjectStore {
   // engine then reads a few rows by point instead of whole objects. Stores where every request
   // is a network round trip answer false (the default).
   virtual bool cheap_ranged_reads() const { return false; }
+  // True when creating an object costs far more than reading a small one (a local file system: an
+  // inode, folder entries, fsyncs), so that a small write may leave its index entries to be read
+  // from its fragment instead of writing segment objects (table_writer.cc). False by default
+  // (remote stores: both are a round trip; memory: both are cheap).
+  virtual bool prefers_fewer_objects() const { return false; }
 
   // One page of List: at most `max_keys` keys > start_after with the prefix, in order.
   virtual Result<std::vector<ObjectMeta>> ListPage(std::string_view prefix, std::string_view start_after,

@@ -37,6 +37,7 @@ class StagingStore : public ObjectStore {
   Status Delete(std::string_view key) override;
   std::string Describe() const override { return base_->Describe(); }
   bool cheap_ranged_reads() const override { return base_->cheap_ranged_reads(); }
+  bool prefers_fewer_objects() const override { return base_->prefers_fewer_objects(); }
 
   // Writes every buffered object to the base store in parallel; the buffer empties. The first
   // error is returned (objects already written stay: they are unreferenced garbage).

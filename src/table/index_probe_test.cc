@@ -152,6 +152,76 @@ TEST_F(IndexProbeTest, ProbesAgreeWithAModelThroughWritesAndCompaction) {
   EXPECT_EQ(scan_stats.fragments_scanned, bare.manifest().fragments.size());
 }
 
+// A store like a local disk (objects costly to create, cheap to read): small writes leave their
+// fragments uncovered, at most 8 fragments and 256 rows of them at a time, and the write past
+// that covers them in its segments. Lookups (id index and value probes, warm and cold) agree with
+// the model throughout, through deletes, upserts and compaction.
+class FewObjectsStore : public io::MemoryStore {
+ public:
+  bool prefers_fewer_objects() const override { return true; }
+};
+
+TEST(IndexDeferralTest, SmallWritesDeferTheirSegmentsAndLookupsAgree) {
+  FewObjectsStore store;
+  OG_ASSERT_OK_AND_ASSIGN(TableVersion v, TableVersion::Create(store, "tables/p", Schema()));
+  std::mt19937 rng(11);
+  int next = 0;
+  size_t deferred = 0, covering = 0;
+  for (int round = 0; round < 60; ++round) {
+    std::vector<Row> rows;
+    const int count = round == 40 ? 300 : 1 + static_cast<int>(rng() % 3);  // one large write
+    for (int i = 0; i < count; ++i) rows.push_back(R(next++, static_cast<int>(rng() % 20), round));
+    auto keys = [](const TableVersion& t) {
+      std::set<std::string> k;
+      for (const auto& seg : t.manifest().indexes) k.insert(seg.keys.begin(), seg.keys.end());
+      return k;
+    };
+    const std::set<std::string> segments_before = keys(v);
+    OG_ASSERT_OK_AND_ASSIGN(v, AppendRows(v, BatchOf(v.schema(), rows)));
+    (keys(v) == segments_before ? deferred : covering) += 1;
+    if (round % 7 == 6) {
+      OG_ASSERT_OK_AND_ASSIGN(v, DeleteWhere(v, Predicate::Eq("n", Value::I64(round - 3))));
+      std::vector<Row> up{R(static_cast<int>(rng() % next), 5, 99)};
+      OG_ASSERT_OK_AND_ASSIGN(v, UpsertRows(v, BatchOf(v.schema(), up)));
+    }
+    if (round == 50) {
+      CompactOptions co;
+      co.small_fragment_rows = 1000;
+      OG_ASSERT_OK_AND_ASSIGN(CompactResult r, Compact(v, co));
+      v = r.version;
+    }
+    // Never more than 8 uncovered fragments (256 rows).
+    std::set<uint32_t> covered;
+    for (const auto& seg : v.manifest().indexes) covered.insert(seg.fragment_ids.begin(), seg.fragment_ids.end());
+    uint64_t uncovered = 0, rows_uncovered = 0;
+    for (const auto& f : v.manifest().fragments) {
+      if (covered.count(f.id)) continue;
+      ++uncovered;
+      rows_uncovered += f.physical_rows;
+    }
+    EXPECT_LE(uncovered, 8u) << round;
+    EXPECT_LE(rows_uncovered, 256u) << round;
+    if (round % 10 == 9 || round == 40 || round == 50) {
+      std::vector<std::string> values{"d0", "d3", "d5", "d19", "nope"};
+      ExpectProbeMatchesModel(v, "dst", values);
+      OG_ASSERT_OK_AND_ASSIGN(TableVersion cold, TableVersion::Open(store, "tables/p", v.version_id()));
+      ExpectProbeMatchesModel(cold, "dst", values);
+      std::vector<std::string> ids{"e0", "e1", "e" + std::to_string(next - 1), "e" + std::to_string(next / 2), "e-1"};
+      ExpectProbeMatchesModel(cold, "id", ids);
+      OG_ASSERT_OK_AND_ASSIGN(IdIndex idx, IdIndex::Open(cold));
+      auto model = Model(cold, "id");
+      for (const std::string& id : ids) {
+        auto it = model.find(id);
+        const std::optional<uint64_t> want =
+            it == model.end() ? std::nullopt : std::optional<uint64_t>(*it->second.rbegin());
+        EXPECT_EQ(idx.Lookup(id), want) << id << " round " << round;
+      }
+    }
+  }
+  EXPECT_GT(deferred, 30u);  // most one-to-three-row writes wrote no segment
+  EXPECT_GT(covering, 5u);   // and every few writes one covered them
+}
+
 TEST_F(IndexProbeTest, RangedProbeReadsFollowTheValuesNotTheTable) {
   std::vector<Row> rows;
   for (int i = 0; i < 200000; ++i) rows.push_back(R(i, i % 50000));

@@ -300,6 +300,61 @@ std::string TableWriter::DerivedOperation() const {
   return "append";
 }
 
+namespace {
+
+// On a store where objects are costly to create and cheap to read (a local disk), a small write leaves its new
+// fragments uncovered by index segments (lookups read the key column of an uncovered fragment instead: IdIndex::Open,
+// ProbeIndex): no segment objects for a one-row commit. The write that would bring the uncovered fragments past these
+// bounds writes segments that cover them too, reading their indexed columns (small by construction). On a remote store
+// every write writes its segments, so that a lookup never pays a round trip per uncovered fragment.
+constexpr size_t kMaxDeferredFragments = 8;
+constexpr uint64_t kMaxDeferredRows = 256;
+
+// Decides for the feeds of a write whose new fragments are `fresh` (m: the new manifest so far,
+// its fragments the base's still present): either clears the feeds (deferred), or adds to each
+// feed the entries of the small uncovered fragments and their ids to `*indexed_ids`. Fragments
+// uncovered for another reason (large ones of a graph written before indexes, or not uncovered
+// for every feed) are left as they are.
+Status DeferOrCoverIndexes(const TableVersion& base, const Manifest& m, const std::vector<PlannedFragment>& fresh,
+                           std::vector<IndexFeed>* feeds, std::vector<uint32_t>* indexed_ids) {
+  if (feeds->empty() || fresh.empty() || !base.store().prefers_fewer_objects()) return Status::Ok();
+  // The present fragments no segment of a feed's (kind, field) covers, for every feed.
+  std::vector<const FragmentMeta*> uncovered;
+  for (const FragmentMeta& f : m.fragments) {
+    bool in_none = true;
+    for (const IndexFeed& feed : *feeds) {
+      for (const IndexSegmentMeta& s : m.indexes) {
+        if (s.kind == feed.kind && s.field_id == feed.field &&
+            std::binary_search(s.fragment_ids.begin(), s.fragment_ids.end(), f.id)) {
+          in_none = false;
+        }
+      }
+    }
+    if (in_none) uncovered.push_back(&f);
+  }
+  uint64_t rows = 0;
+  for (const FragmentMeta* f : uncovered) rows += f->physical_rows;
+  if (uncovered.size() > kMaxDeferredFragments || rows > kMaxDeferredRows) return Status::Ok();  // not ours
+  for (const PlannedFragment& f : fresh) rows += f.meta.physical_rows;
+  if (uncovered.size() + fresh.size() <= kMaxDeferredFragments && rows <= kMaxDeferredRows) {
+    feeds->clear();  // deferred: the next larger write (or compaction) covers these fragments
+    return Status::Ok();
+  }
+  std::vector<FieldId> fields;
+  for (const IndexFeed& feed : *feeds) fields.push_back(feed.field);
+  for (const FragmentMeta* f : uncovered) {
+    OG_ASSIGN_OR_RETURN(auto reader, base.OpenFragment(*f));
+    OG_ASSIGN_OR_RETURN(format::Batch b, reader->ReadAll(fields));
+    for (size_t i = 0; i < feeds->size(); ++i) {
+      (*feeds)[i].parts.push_back(IndexFeed::Part{b.column(i), MakeRowAddress(f->id, 0)});
+    }
+    indexed_ids->push_back(f->id);
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
 Result<TableVersion> TableWriter::Commit() {
   if (committed_) return InvalidArgumentError("TableWriter::Commit called twice");
   committed_ = true;
@@ -356,7 +411,9 @@ Result<TableVersion> TableWriter::Commit() {
     effects.push_back([this, &f] { return WritePlannedFragment(base_, options_.fragment, &f); });
   }
   std::vector<MergedSegment> segments;
-  AddIndexEffects(base_, &feeds, present, fresh_ids, m.indexes, &effects, &segments);
+  std::vector<uint32_t> indexed_ids = fresh_ids;
+  OG_RETURN_IF_ERROR(DeferOrCoverIndexes(base_, m, fresh, &feeds, &indexed_ids));
+  AddIndexEffects(base_, &feeds, present, indexed_ids, m.indexes, &effects, &segments);
   OG_RETURN_IF_ERROR(RunEffects(effects));
   ApplyMergedSegments(std::move(segments), &m.indexes);
   for (PlannedFragment& f : fresh) m.fragments.push_back(std::move(f.meta));
