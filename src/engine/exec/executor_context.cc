@@ -173,9 +173,14 @@ void MaskCompare(std::span<const T> col, X x, CompareOp op, uint8_t* m) {
   // Large columns (an edge table's) in chunks on the pool: a pass is memory bound per core.
   constexpr size_t kChunk = size_t{1} << 18;
   auto each = [&](auto holds) {
-    auto run = [&](size_t ch) {
+    auto run = [&, holds](size_t ch) {
+      // Local copies: a byte store may alias anything, so values read through the captures would
+      // be reloaded after every store (and the loop not vectorized).
+      const T* values = col.data();
+      uint8_t* bytes = m;
+      const auto test = holds;
       for (size_t i = ch * kChunk, end = std::min(n, (ch + 1) * kChunk); i < end; ++i) {
-        m[i] &= static_cast<uint8_t>(holds(static_cast<X>(col[i])));
+        bytes[i] &= static_cast<uint8_t>(test(static_cast<X>(values[i])));
       }
       return Status::Ok();
     };
