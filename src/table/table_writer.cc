@@ -340,13 +340,22 @@ Status DeferOrCoverIndexes(const TableVersion& base, const Manifest& m, const st
     feeds->clear();  // deferred: the next larger write (or compaction) covers these fragments
     return Status::Ok();
   }
-  std::vector<FieldId> fields;
-  for (const IndexFeed& feed : *feeds) fields.push_back(feed.field);
   for (const FragmentMeta* f : uncovered) {
     OG_ASSIGN_OR_RETURN(auto reader, base.OpenFragment(*f));
-    OG_ASSIGN_OR_RETURN(format::Batch b, reader->ReadAll(fields));
+    // A column added after the fragment was written is not in its file: null in every row, so
+    // it has no entries to cover.
+    std::vector<FieldId> fields;
+    std::vector<size_t> feed_of;
     for (size_t i = 0; i < feeds->size(); ++i) {
-      (*feeds)[i].parts.push_back(IndexFeed::Part{b.column(i), MakeRowAddress(f->id, 0)});
+      if (!reader->ColumnIndex((*feeds)[i].field)) continue;
+      fields.push_back((*feeds)[i].field);
+      feed_of.push_back(i);
+    }
+    if (!fields.empty()) {
+      OG_ASSIGN_OR_RETURN(format::Batch b, reader->ReadAll(fields));
+      for (size_t c = 0; c < fields.size(); ++c) {
+        (*feeds)[feed_of[c]].parts.push_back(IndexFeed::Part{b.column(c), MakeRowAddress(f->id, 0)});
+      }
     }
     indexed_ids->push_back(f->id);
   }

@@ -59,7 +59,7 @@ Result<std::vector<uint8_t>> Shortlist(Context& ctx, size_t n, std::optional<uin
                                        const std::vector<bool>& desc, const RowCell& cell) {
   const compiler::IrQuery& q = ctx.query();
   std::vector<uint8_t> keep;
-  if (!limit || *limit == 0 || q.order.empty() || n < kShortlistRows || n <= 4 * *limit ||
+  if (!limit || *limit == 0 || q.order.empty() || n < kShortlistRows || *limit >= (n + 3) / 4 ||
       n >= std::numeric_limits<uint32_t>::max()) {
     return keep;
   }
