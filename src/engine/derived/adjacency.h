@@ -131,6 +131,14 @@ class Csr {
   Csr(const Csr&) = delete;
   Csr& operator=(const Csr&) = delete;
 
+  // The CSR of the same edges over node versions that append rows to `base`'s (ordinals
+  // num_src() and up are new nodes, with no edges): the lists stay in `base`'s arrays (shared), the
+  // offsets are copied with empty lists for the new nodes. O(nodes), not O(edges) (an overlay is
+  // made flat first, one pass over its arrays). Precondition:
+  // num_src >= base->num_src(), num_dst >= base->num_dst(), equal when same_table().
+  static std::shared_ptr<const Csr> ExtendNodes(const std::shared_ptr<const Csr>& base, uint32_t num_src,
+                                                uint32_t num_dst);
+
   uint32_t num_src() const { return static_cast<uint32_t>(out_offsets_.size() - 1); }
   uint32_t num_dst() const { return static_cast<uint32_t>(in_offsets_.size() - 1); }
   uint64_t num_edges() const { return patch_ != nullptr ? patch_->num_edges : out_nodes_.size(); }
@@ -173,7 +181,8 @@ class Csr {
   // An estimate of the memory held (the cache's charge).
   uint64_t memory_bytes() const {
     if (patch_ != nullptr) return patch_->memory_bytes + 8 * built_.self_loop.capacity() + patch_->flat->memory_bytes();
-    return loaded_.capacity() +
+    const uint64_t owner = lists_owner_ != nullptr ? lists_owner_->memory_bytes() : 0;
+    return owner + loaded_.capacity() +
            8 * (built_.out_offsets.capacity() + built_.in_offsets.capacity() + built_.self_loop.capacity()) +
            4 * (built_.out_nodes.capacity() + built_.out_edges.capacity() + built_.in_nodes.capacity() +
                 built_.in_edges.capacity());
@@ -215,6 +224,7 @@ class Csr {
   // The flat CSR of an overlay's lists.
   static std::shared_ptr<const Csr> Flatten(const Csr& c);
   std::shared_ptr<const Patch> patch_;
+  std::shared_ptr<const Csr> lists_owner_;  // ExtendNodes: the CSR whose arrays hold the lists
 
   static constexpr uint64_t kNoLists[1] = {0};  // the offsets of zero lists
   bool same_table_ = false;

@@ -258,6 +258,35 @@ std::optional<std::shared_ptr<const Csr>> Csr::ExtendOverlay(const std::shared_p
   return std::shared_ptr<const Csr>(std::move(c));
 }
 
+std::shared_ptr<const Csr> Csr::ExtendNodes(const std::shared_ptr<const Csr>& given, uint32_t num_src,
+                                            uint32_t num_dst) {
+  // An overlay is made flat first: its lists are looked up in its flat arrays by node, which the
+  // new nodes are not in (and later overlays over the result take its arrays as their flat ones).
+  const std::shared_ptr<const Csr> base = given->patch_ != nullptr ? Flatten(*given) : given;
+  auto c = std::make_shared<Csr>();
+  c->same_table_ = base->same_table_;
+  c->edge_rows_ = base->edge_rows_;
+  c->lists_owner_ = base;
+  auto extend = [](std::span<const uint64_t> off, uint32_t n, PodVector<uint64_t>* out) {
+    out->assign(off.begin(), off.end());
+    out->resize(uint64_t{n} + 1, off.back());  // the new nodes' lists: empty, at the end
+  };
+  extend(base->out_offsets_, num_src, &c->built_.out_offsets);
+  extend(base->in_offsets_, num_dst, &c->built_.in_offsets);
+  c->out_offsets_ = c->built_.out_offsets;
+  c->in_offsets_ = c->built_.in_offsets;
+  c->out_nodes_ = base->out_nodes_;
+  c->out_edges_ = base->out_edges_;
+  c->in_nodes_ = base->in_nodes_;
+  c->in_edges_ = base->in_edges_;
+  if (c->same_table_) {
+    c->built_.self_loop.assign(base->self_loop_.begin(), base->self_loop_.end());
+    c->built_.self_loop.resize((uint64_t{num_src} + 63) / 64, 0);
+    c->self_loop_ = c->built_.self_loop;
+  }
+  return c;
+}
+
 Result<std::optional<std::shared_ptr<const Csr>>> Csr::Extend(const std::shared_ptr<const Csr>& base_csr,
                                                               const table::Manifest& base_edges,
                                                               const table::TableVersion& edges,

@@ -226,16 +226,23 @@ TEST_F(EngineCsrTest, ExtendsTheLastVersionsCsrAfterSmallWrites) {
   same_as_fresh("delete whole appended fragments");
   EXPECT_EQ(cache_.counts().csrs_extended, 5u);
   EXPECT_EQ(cache_.counts().csrs_built, 1u);
-  // A new node changes the node ordinals: built again.
+  // A new node keeps the old ordinals (appended rows): the lists stay, the node has none.
   Load(R"({"type":"P","data":{"name":"e"}}
 )");
   same_as_fresh("new node");
+  EXPECT_EQ(cache_.counts().csrs_built, 1u);
+  EXPECT_EQ(cache_.counts().csrs_extended, 6u);
+  // A deleted node renumbers the ordinals after it: built again.
+  mutate("query m() { delete P where name = \"b\" }");
+  same_as_fresh("deleted node");
   EXPECT_EQ(cache_.counts().csrs_built, 2u);
 }
 
 // Many small writes in a row: appends (an overlay beside the flat arrays), deletes of edges the
 // overlay added (still an overlay), and deletes of loaded edges (renumbering: flat again). Every
 // step equals a fresh build, and the overlay never holds more lists than the writes touched.
+// Edge inserts and deletes, and node inserts (alone or with an edge of the new node in one
+// commit), each followed by the cache's derived CSR compared with a fresh build.
 TEST_F(EngineCsrTest, OverlaysFollowSmallWritesAsAFreshBuildWould) {
   std::string data;
   for (int i = 0; i < 30; ++i) data += R"({"type":"P","data":{"name":"p)" + std::to_string(i) + "\"}}\n";
@@ -251,16 +258,28 @@ TEST_F(EngineCsrTest, OverlaysFollowSmallWritesAsAFreshBuildWould) {
     return (state >> 8) % n;
   };
   std::vector<int> added;  // w of inserted edges still there
+  std::vector<std::string> nodes;
+  for (int i = 0; i < 30; ++i) nodes.push_back("p" + std::to_string(i));
   int overlays = 0, flats = 0;
-  for (int step = 0; step < 60; ++step) {
+  for (int step = 0; step < 80; ++step) {
     SCOPED_TRACE(step);
-    const uint32_t op = next(10);
+    const uint32_t op = next(11);
     std::string q;
-    if (op < 5 || added.empty()) {  // insert one or two edges (sometimes a self-loop)
+    auto pick = [&] { return nodes[next(static_cast<uint32_t>(nodes.size()))]; };
+    if (op == 10) {  // a new node (Csr::ExtendNodes), and every other time an edge of it in the same commit
+      const std::string n = "q" + std::to_string(step);
+      q = "query m() { insert P { name: \"" + n + "\" }";
+      nodes.push_back(n);
+      if (step % 2 == 0) {
+        const int w = 1000 + step;
+        q += " insert Knows { from: \"" + n + "\", to: \"" + pick() + "\", w: " + std::to_string(w) + " }";
+        added.push_back(w);
+      }
+      q += " }";
+    } else if (op < 5 || added.empty()) {  // insert one or two edges (sometimes a self-loop)
       const int w = 1000 + step;
-      const uint32_t a = next(30), b = op == 0 ? a : next(30);
-      q = "query m() { insert Knows { from: \"p" + std::to_string(a) + "\", to: \"p" + std::to_string(b) +
-          "\", w: " + std::to_string(w) + " } }";
+      const std::string a = pick(), b = op == 0 ? a : pick();
+      q = "query m() { insert Knows { from: \"" + a + "\", to: \"" + b + "\", w: " + std::to_string(w) + " } }";
       added.push_back(w);
     } else if (op < 8) {  // delete the newest insert, or an older one
       const size_t i = op == 5 ? added.size() - 1 : next(static_cast<uint32_t>(added.size()));
@@ -278,6 +297,7 @@ TEST_F(EngineCsrTest, OverlaysFollowSmallWritesAsAFreshBuildWould) {
   }
   EXPECT_GT(overlays, 20);
   EXPECT_GT(flats, 0);
+  EXPECT_GT(nodes.size(), 33u);  // some node inserts, none of which rebuilt the CSR
   EXPECT_EQ(cache_.counts().csrs_built, 1u);
 }
 

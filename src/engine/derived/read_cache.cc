@@ -168,6 +168,29 @@ bool GraphReadCache::AllowPointRead(const table::TableVersion& version, const st
   return ++point_reads_[Key(version) + "/" + column] <= kPointReadsBeforeWhole;
 }
 
+namespace {
+
+// Whether `after` only appends rows to `before`: the same fragments with the same live rows, in
+// order, then fragments without deletions. Ordinals are scan positions, so those of `before` are
+// those of `after`'s first rows.
+bool AppendsOnly(const table::Manifest& before, const table::Manifest& after) {
+  if (after.fragments.size() < before.fragments.size()) return false;
+  for (size_t i = 0; i < before.fragments.size(); ++i) {
+    const table::FragmentMeta& a = before.fragments[i];
+    const table::FragmentMeta& b = after.fragments[i];
+    if (a.id != b.id || a.file_key != b.file_key || a.physical_rows != b.physical_rows ||
+        a.deletion_key != b.deletion_key || a.deleted_rows != b.deleted_rows) {
+      return false;
+    }
+  }
+  for (size_t i = before.fragments.size(); i < after.fragments.size(); ++i) {
+    if (after.fragments[i].deleted_rows != 0) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 Result<std::shared_ptr<const Csr>> GraphReadCache::CsrFor(const table::TableVersion& edges,
                                                           const table::TableVersion& src,
                                                           const table::TableVersion& dst, const DerivedStore& derived) {
@@ -175,7 +198,8 @@ Result<std::shared_ptr<const Csr>> GraphReadCache::CsrFor(const table::TableVers
   const std::string nodes = Key(src) + "|" + Key(dst);
   auto remember = [&](const std::shared_ptr<const Csr>& csr) {
     MutexLock lock(&latest_mu_);
-    latest_csr_.insert_or_assign(edges.prefix(), LatestCsr{edges.shared_manifest(), nodes, csr});
+    latest_csr_.insert_or_assign(
+        edges.prefix(), LatestCsr{edges.shared_manifest(), nodes, csr, src.shared_manifest(), dst.shared_manifest()});
   };
   if (auto hit = cache_.Get<Csr>(key)) {
     remember(hit);
@@ -201,11 +225,32 @@ Result<std::shared_ptr<const Csr>> GraphReadCache::CsrFor(const table::TableVers
   if (got == nullptr) {
     OG_ASSIGN_OR_RETURN(auto so, Ordinals(src, derived));
     OG_ASSIGN_OR_RETURN(auto dso, Ordinals(dst, derived));
-    std::optional<LatestCsr> latest;
+    std::optional<LatestCsr> latest, grown_from;
     {
       MutexLock lock(&latest_mu_);
       auto it = latest_csr_.find(edges.prefix());
-      if (it != latest_csr_.end() && it->second.nodes == nodes) latest = it->second;
+      if (it != latest_csr_.end()) (it->second.nodes == nodes ? latest : grown_from) = it->second;
+    }
+    // Node versions that only append rows to those of the CSR served last (a node insert): the
+    // old ordinals stay, so its lists do; the new nodes get empty lists (Csr::ExtendNodes), then
+    // the edge table's own change, if any, is applied as for the same nodes.
+    if (grown_from && grown_from->src != nullptr && grown_from->dst != nullptr &&
+        AppendsOnly(*grown_from->src, src.manifest()) && AppendsOnly(*grown_from->dst, dst.manifest())) {
+      auto base = grown_from->csr.lock();
+      if (base != nullptr && base->same_table() == same && base->num_src() <= so->size() &&
+          base->num_dst() <= dso->size()) {
+        std::optional<std::shared_ptr<const Csr>> grown = Csr::ExtendNodes(base, so->size(), dso->size());
+        if (grown_from->edges->version_id != edges.version_id()) {
+          OG_ASSIGN_OR_RETURN(grown, Csr::Extend(*grown, *grown_from->edges, edges, *so, *dso));
+        }
+        if (grown) {
+          csrs_extended_.fetch_add(1);
+          got = std::move(*grown);
+          cache_.Put(key, got, got->memory_bytes());
+          remember(got);
+          return got;
+        }
+      }
     }
     if (latest) {
       if (auto base = latest->csr.lock()) {

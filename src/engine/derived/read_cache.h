@@ -135,6 +135,7 @@ class GraphReadCache {
     std::shared_ptr<const table::Manifest> edges;  // not a handle: its store may be gone
     std::string nodes;                             // Key(src) + "|" + Key(dst)
     std::weak_ptr<const Csr> csr;
+    std::shared_ptr<const table::Manifest> src, dst;  // the node versions `nodes` names
   };
   Mutex latest_mu_;
   std::unordered_map<std::string, LatestCsr> latest_csr_ OG_GUARDED_BY(latest_mu_);
