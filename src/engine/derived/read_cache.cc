@@ -225,6 +225,13 @@ Result<std::shared_ptr<const Csr>> GraphReadCache::CsrFor(const table::TableVers
   if (got == nullptr) {
     OG_ASSIGN_OR_RETURN(auto so, Ordinals(src, derived));
     OG_ASSIGN_OR_RETURN(auto dso, Ordinals(dst, derived));
+    // A CSR derived from one served before: cached and remembered, never persisted.
+    auto serve_derived = [&](std::shared_ptr<const Csr> derived_csr) {
+      csrs_extended_.fetch_add(1);
+      cache_.Put(key, derived_csr, derived_csr->memory_bytes());
+      remember(derived_csr);
+      return derived_csr;
+    };
     std::optional<LatestCsr> latest, grown_from;
     {
       MutexLock lock(&latest_mu_);
@@ -243,25 +250,13 @@ Result<std::shared_ptr<const Csr>> GraphReadCache::CsrFor(const table::TableVers
         if (grown_from->edges->version_id != edges.version_id()) {
           OG_ASSIGN_OR_RETURN(grown, Csr::Extend(*grown, *grown_from->edges, edges, *so, *dso));
         }
-        if (grown) {
-          csrs_extended_.fetch_add(1);
-          got = std::move(*grown);
-          cache_.Put(key, got, got->memory_bytes());
-          remember(got);
-          return got;
-        }
+        if (grown) return serve_derived(std::move(*grown));
       }
     }
     if (latest) {
       if (auto base = latest->csr.lock()) {
         OG_ASSIGN_OR_RETURN(auto extended, Csr::Extend(base, *latest->edges, edges, *so, *dso));
-        if (extended) {
-          csrs_extended_.fetch_add(1);
-          got = std::move(*extended);
-          cache_.Put(key, got, got->memory_bytes());
-          remember(got);
-          return got;
-        }
+        if (extended) return serve_derived(std::move(*extended));
       }
     }
     OG_ASSIGN_OR_RETURN(got, Csr::Build(edges, *so, *dso, same));
