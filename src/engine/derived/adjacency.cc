@@ -42,6 +42,80 @@ void TableOrdinals::ViewBuilt() {
   slots_ = built_.slots;
 }
 
+Status TableOrdinals::FillSlots(uint32_t from) {
+  // Hashes in parallel, then one insertion pass in ordinal order (keeps the first of duplicates).
+  const size_t n = size() - from;
+  std::vector<uint64_t> hashes(n);
+  constexpr size_t kChunk = size_t{1} << 16;
+  OG_RETURN_IF_ERROR(ThreadPool::Default().ParallelFor((n + kChunk - 1) / kChunk, [&](size_t c) {
+    for (size_t i = c * kChunk; i < std::min(n, (c + 1) * kChunk); ++i) {
+      hashes[i] = XxHash64(id(static_cast<uint32_t>(from + i)));
+    }
+    return Status::Ok();
+  }));
+  PodVector<uint64_t>& slots = built_.slots;
+  const uint64_t mask = slots.size() - 1;
+  for (size_t j = 0; j < n; ++j) {
+    const uint64_t i = from + j;
+    const uint64_t tag = hashes[j] & kTagMask;
+    for (uint64_t at = hashes[j] & mask;; at = (at + 1) & mask) {
+      const uint64_t slot = slots[at];
+      if (slot == 0) {
+        slots[at] = tag | (i + 1);
+        break;
+      }
+      const auto other = static_cast<uint32_t>(slot) - 1;
+      if ((slot & kTagMask) == tag && id(other) == id(static_cast<uint32_t>(i))) break;
+    }
+  }
+  return Status::Ok();
+}
+
+Result<std::shared_ptr<const TableOrdinals>> TableOrdinals::Extend(const TableOrdinals& base,
+                                                                   const table::TableVersion& version,
+                                                                   size_t first_new) {
+  const auto& fragments = version.manifest().fragments;
+  table::ScanOptions o;
+  o.columns = std::vector<std::string>{"id"};
+  o.with_row_address = true;
+  o.fragment_ids.emplace();
+  for (size_t i = first_new; i < fragments.size(); ++i) o.fragment_ids->push_back(fragments[i].id);
+  OG_ASSIGN_OR_RETURN(format::Batch b, version.ScanAll(o));
+  const format::Column* addr = b.ColumnByName(table::kRowAddressColumn);
+  if (addr == nullptr || b.num_columns() == 0) return InternalError("scan returned no ids or row addresses");
+  const format::Column& ids = b.column(0);
+  const size_t n0 = base.size(), add = ids.length(), n = n0 + add;
+  if (n >= UINT32_MAX) return ResourceExhaustedError("table " + version.prefix() + " has too many rows for ordinals");
+  auto fresh_addresses = addr->u64_values();
+  for (size_t i = 0; i < add; ++i) {  // the new rows follow the old ones: by_address stays sorted
+    const uint64_t prev = i > 0 ? fresh_addresses[i - 1] : (n0 > 0 ? base.addresses_[base.by_address_[n0 - 1]] : 0);
+    if ((i > 0 || n0 > 0) && fresh_addresses[i] <= prev) return std::shared_ptr<const TableOrdinals>();
+  }
+  auto t = std::make_shared<TableOrdinals>();
+  Arrays& a = t->built_;
+  a.id_offsets.assign(base.id_offsets_.begin(), base.id_offsets_.end());
+  auto offsets = ids.offsets();
+  const uint64_t shift = a.id_offsets.back() - (add == 0 ? 0 : offsets[0]);
+  for (size_t i = 1; i <= add; ++i) a.id_offsets.push_back(offsets[i] + shift);
+  a.id_bytes.reserve(base.id_bytes_.size() + (add == 0 ? 0 : offsets[add] - offsets[0]));
+  a.id_bytes.assign(base.id_bytes_);
+  if (add > 0) a.id_bytes.append(ids.string_data().substr(offsets[0], offsets[add] - offsets[0]));
+  a.addresses.assign(base.addresses_.begin(), base.addresses_.end());
+  a.addresses.insert(a.addresses.end(), fresh_addresses.begin(), fresh_addresses.end());
+  a.by_address.assign(base.by_address_.begin(), base.by_address_.end());
+  for (size_t i = n0; i < n; ++i) a.by_address.push_back(static_cast<uint32_t>(i));
+  // The hash slots: the old ones copied when the table keeps its size, else all ids hashed again.
+  const bool same_slots = SlotCount(n) == base.slots_.size();
+  if (same_slots) {
+    a.slots.assign(base.slots_.begin(), base.slots_.end());
+  } else {
+    a.slots.assign(SlotCount(n), 0);
+  }
+  t->ViewBuilt();
+  OG_RETURN_IF_ERROR(t->FillSlots(same_slots ? static_cast<uint32_t>(n0) : 0));
+  return std::shared_ptr<const TableOrdinals>(std::move(t));
+}
+
 Result<std::shared_ptr<const TableOrdinals>> TableOrdinals::Build(const table::TableVersion& version) {
   auto t = std::make_shared<TableOrdinals>();
   Arrays& a = t->built_;
@@ -60,28 +134,7 @@ Result<std::shared_ptr<const TableOrdinals>> TableOrdinals::Build(const table::T
   a.slots.assign(SlotCount(n), 0);
   a.by_address.resize(n);
   t->ViewBuilt();  // the arrays are sized: the views stay valid while they are filled
-  // Hashes in parallel, then one insertion pass in ordinal order (keeps the first of duplicates).
-  std::vector<uint64_t> hashes(n);
-  constexpr size_t kChunk = size_t{1} << 16;
-  OG_RETURN_IF_ERROR(ThreadPool::Default().ParallelFor((n + kChunk - 1) / kChunk, [&](size_t c) {
-    for (size_t i = c * kChunk; i < std::min(n, (c + 1) * kChunk); ++i) {
-      hashes[i] = XxHash64(t->id(static_cast<uint32_t>(i)));
-    }
-    return Status::Ok();
-  }));
-  const uint64_t mask = a.slots.size() - 1;
-  for (size_t i = 0; i < n; ++i) {
-    const uint64_t tag = hashes[i] & kTagMask;
-    for (uint64_t at = hashes[i] & mask;; at = (at + 1) & mask) {
-      const uint64_t slot = a.slots[at];
-      if (slot == 0) {
-        a.slots[at] = tag | (i + 1);
-        break;
-      }
-      const auto other = static_cast<uint32_t>(slot) - 1;
-      if ((slot & kTagMask) == tag && t->id(other) == t->id(static_cast<uint32_t>(i))) break;
-    }
-  }
+  OG_RETURN_IF_ERROR(t->FillSlots(0));
   // Ordinals by address (scan order is usually address order already).
   std::iota(a.by_address.begin(), a.by_address.end(), uint32_t{0});
   if (!std::is_sorted(a.addresses.begin(), a.addresses.end())) {

@@ -54,6 +54,12 @@ using PodVector = std::vector<T, DefaultInitAllocator<T>>;
 class TableOrdinals {
  public:
   static Result<std::shared_ptr<const TableOrdinals>> Build(const table::TableVersion& version);
+  // The ordinals of `version` when it only appends rows to `base`'s version: its fragments from
+  // `first_new` on are new (no deletions), those before are `base`'s with the same live rows. The
+  // old ordinals stay; only the new fragments' ids are read. nullptr when the new rows' addresses
+  // do not all follow the old ones (the caller builds instead).
+  static Result<std::shared_ptr<const TableOrdinals>> Extend(const TableOrdinals& base,
+                                                             const table::TableVersion& version, size_t first_new);
 
   TableOrdinals() = default;
   TableOrdinals(const TableOrdinals&) = delete;
@@ -84,6 +90,9 @@ class TableOrdinals {
   friend class AdjacencyCodec;  // adjacency_store.cc: the persisted form is these arrays
   // Points the views at built_.
   void ViewBuilt();
+  // Fills the (zeroed) hash slots with ordinals [from, size()) (Build: from 0); keeps the first of
+  // duplicate ids.
+  Status FillSlots(uint32_t from);
 
   std::span<const uint64_t> id_offsets_;  // n + 1: id i is id_bytes_[off[i], off[i+1])
   std::string_view id_bytes_;

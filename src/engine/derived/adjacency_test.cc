@@ -54,6 +54,17 @@ class EngineCsrTest : public ::testing::Test {
     auto fresh = fresh_cache.CsrFor(*snap->Table("Knows"), *snap->Table("P"), *snap->Table("P"));
     ASSERT_TRUE(fresh.ok());
     const Csr& f = **fresh;
+    // The ordinals the cache served (maybe extended from an earlier version's): a fresh build's.
+    auto fresh_ord = fresh_cache.Ordinals(*snap->Table("P"));
+    ASSERT_TRUE(fresh_ord.ok() && from_ != nullptr);
+    ASSERT_EQ(from_->size(), (*fresh_ord)->size());
+    for (uint32_t i = 0; i < from_->size(); ++i) {
+      ASSERT_EQ(from_->id(i), (*fresh_ord)->id(i)) << i;
+      ASSERT_EQ(from_->address(i), (*fresh_ord)->address(i)) << i;
+      ASSERT_EQ(from_->Find(from_->id(i)), (*fresh_ord)->Find(from_->id(i))) << i;
+      ASSERT_EQ(from_->FromAddress(from_->address(i)), std::optional<uint32_t>(i)) << i;
+    }
+    EXPECT_EQ(from_->Find("no such id"), std::nullopt);
     ASSERT_EQ(extended.num_src(), f.num_src());
     ASSERT_EQ(extended.num_edges(), f.num_edges());
     auto eq = [](std::span<const uint32_t> x, std::span<const uint32_t> y) {
@@ -297,8 +308,10 @@ TEST_F(EngineCsrTest, OverlaysFollowSmallWritesAsAFreshBuildWould) {
   }
   EXPECT_GT(overlays, 20);
   EXPECT_GT(flats, 0);
-  EXPECT_GT(nodes.size(), 33u);  // some node inserts, none of which rebuilt the CSR
+  EXPECT_GT(nodes.size(), 33u);  // some node inserts, none of which rebuilt the CSR or the ordinals
   EXPECT_EQ(cache_.counts().csrs_built, 1u);
+  EXPECT_EQ(cache_.counts().ordinals_built, 1u);
+  EXPECT_GT(cache_.counts().ordinals_extended, 3u);
 }
 
 }  // namespace

@@ -16,6 +16,10 @@ GraphReadCache& GraphReadCache::Default() {
   return *cache;
 }
 
+namespace {
+bool AppendsOnly(const table::Manifest& before, const table::Manifest& after);
+}  // namespace
+
 GraphReadCache::Counts GraphReadCache::counts() const {
   Counts c;
   c.ordinals_built = ordinals_built_.load();
@@ -23,6 +27,7 @@ GraphReadCache::Counts GraphReadCache::counts() const {
   c.csrs_built = csrs_built_.load();
   c.csrs_loaded = csrs_loaded_.load();
   c.csrs_extended = csrs_extended_.load();
+  c.ordinals_extended = ordinals_extended_.load();
   c.written = written_.load();
   c.rejected = rejected_.load();
   return c;
@@ -53,7 +58,14 @@ bool Replaceable(const Status& s) { return s.category() == StatusCode::kCorrupt;
 Result<std::shared_ptr<const TableOrdinals>> GraphReadCache::Ordinals(const table::TableVersion& version,
                                                                       const DerivedStore& derived) {
   std::string key = "o:" + Key(version);
-  if (auto hit = cache_.Get<TableOrdinals>(key)) return hit;
+  auto remember = [&](const std::shared_ptr<const TableOrdinals>& o) {
+    MutexLock lock(&latest_mu_);
+    latest_ordinals_.insert_or_assign(version.prefix(), LatestOrdinals{version.shared_manifest(), o});
+  };
+  if (auto hit = cache_.Get<TableOrdinals>(key)) {
+    remember(hit);
+    return hit;
+  }
   const std::string object = OrdinalsKey(version.prefix(), version.version_id());
   std::shared_ptr<const TableOrdinals> got;
   bool damaged = false;  // a persisted object this build should have read: replace it
@@ -68,6 +80,24 @@ Result<std::shared_ptr<const TableOrdinals>> GraphReadCache::Ordinals(const tabl
       damaged = Replaceable(loaded.status());
     }
   }
+  if (got == nullptr) {  // a version that appends rows to the one served last: extended, in memory only
+    std::optional<LatestOrdinals> last;
+    {
+      MutexLock lock(&latest_mu_);
+      auto it = latest_ordinals_.find(version.prefix());
+      if (it != latest_ordinals_.end()) last = it->second;
+    }
+    std::shared_ptr<const TableOrdinals> base = last ? last->ordinals.lock() : nullptr;
+    if (base != nullptr && AppendsOnly(*last->manifest, version.manifest())) {
+      OG_ASSIGN_OR_RETURN(auto extended, TableOrdinals::Extend(*base, version, last->manifest->fragments.size()));
+      if (extended != nullptr) {
+        ordinals_extended_.fetch_add(1);
+        cache_.Put(key, extended, extended->memory_bytes());
+        remember(extended);
+        return extended;
+      }
+    }
+  }
   if (got == nullptr) {
     OG_ASSIGN_OR_RETURN(got, TableOrdinals::Build(version));
     ordinals_built_.fetch_add(1);
@@ -80,6 +110,7 @@ Result<std::shared_ptr<const TableOrdinals>> GraphReadCache::Ordinals(const tabl
     }
   }
   cache_.Put(key, got, got->memory_bytes());
+  remember(got);
   return got;
 }
 

@@ -110,9 +110,10 @@ class GraphReadCache {
   struct Counts {
     uint64_t ordinals_built = 0, ordinals_loaded = 0;
     uint64_t csrs_built = 0, csrs_loaded = 0;
-    uint64_t csrs_extended = 0;  // derived from an earlier version's CSR (Csr::Extend)
-    uint64_t written = 0;        // derived objects persisted (or already there: a racing writer)
-    uint64_t rejected = 0;       // persisted objects ignored as damaged or of an unknown version
+    uint64_t csrs_extended = 0;      // derived from an earlier version's CSR (Csr::Extend, ExtendNodes)
+    uint64_t ordinals_extended = 0;  // derived from an earlier version's (TableOrdinals::Extend)
+    uint64_t written = 0;            // derived objects persisted (or already there: a racing writer)
+    uint64_t rejected = 0;           // persisted objects ignored as damaged or of an unknown version
   };
   Counts counts() const;
   // The first failed write of a derived object (its message names the object), or ok. A failed
@@ -128,7 +129,8 @@ class GraphReadCache {
   ByteLruCache cache_;
   Mutex point_mu_;
   std::unordered_map<std::string, uint32_t> point_reads_ OG_GUARDED_BY(point_mu_);  // "version/column" -> reads
-  std::atomic<uint64_t> ordinals_built_{0}, ordinals_loaded_{0}, csrs_built_{0}, csrs_loaded_{0}, csrs_extended_{0};
+  std::atomic<uint64_t> ordinals_built_{0}, ordinals_loaded_{0}, csrs_built_{0}, csrs_loaded_{0}, csrs_extended_{0},
+      ordinals_extended_{0};
   // The CSR last served per edge table (by prefix), to extend for the table's next version. Weak:
   // it does not keep an evicted CSR alive.
   struct LatestCsr {
@@ -139,6 +141,12 @@ class GraphReadCache {
   };
   Mutex latest_mu_;
   std::unordered_map<std::string, LatestCsr> latest_csr_ OG_GUARDED_BY(latest_mu_);
+  // The ordinals last served per table (by prefix), to extend for a version that appends rows.
+  struct LatestOrdinals {
+    std::shared_ptr<const table::Manifest> manifest;
+    std::weak_ptr<const TableOrdinals> ordinals;
+  };
+  std::unordered_map<std::string, LatestOrdinals> latest_ordinals_ OG_GUARDED_BY(latest_mu_);
   std::atomic<uint64_t> written_{0}, rejected_{0};
   mutable Mutex write_error_mu_;
   Status first_write_error_ OG_GUARDED_BY(write_error_mu_);
