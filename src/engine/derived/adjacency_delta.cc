@@ -266,7 +266,9 @@ std::shared_ptr<const Csr> Csr::ExtendNodes(const std::shared_ptr<const Csr>& gi
   auto c = std::make_shared<Csr>();
   c->same_table_ = base->same_table_;
   c->edge_rows_ = base->edge_rows_;
-  c->lists_owner_ = base;
+  // The CSR whose arrays hold the lists (an earlier node extension's owner): never a chain of
+  // extensions, each keeping its predecessor's offsets alive.
+  c->lists_owner_ = base->lists_owner_ != nullptr ? base->lists_owner_ : base;
   auto extend = [](std::span<const uint64_t> off, uint32_t n, PodVector<uint64_t>* out) {
     out->assign(off.begin(), off.end());
     out->resize(uint64_t{n} + 1, off.back());  // the new nodes' lists: empty, at the end

@@ -252,6 +252,27 @@ TEST_F(EngineCsrTest, ExtendsTheLastVersionsCsrAfterSmallWrites) {
 // Many small writes in a row: appends (an overlay beside the flat arrays), deletes of edges the
 // overlay added (still an overlay), and deletes of loaded edges (renumbering: flat again). Every
 // step equals a fresh build, and the overlay never holds more lists than the writes touched.
+// Node extensions of node extensions share the one CSR that holds the lists: an intermediate one
+// is not kept alive by the next (no chain of offsets arrays, each charged again).
+TEST_F(EngineCsrTest, NodeExtensionsDoNotChain) {
+  Load(R"({"type":"P","data":{"name":"a"}}
+{"type":"P","data":{"name":"b"}}
+{"edge":"Knows","from":"a","to":"b","data":{"w":1}}
+)");
+  std::shared_ptr<const Csr> base = Build("Knows", "P", "P");
+  ASSERT_NE(base, nullptr);
+  std::shared_ptr<const Csr> first = Csr::ExtendNodes(base, 3, 3);
+  std::weak_ptr<const Csr> first_alive = first;
+  std::shared_ptr<const Csr> last = first;
+  for (uint32_t n = 4; n < 10; ++n) last = Csr::ExtendNodes(last, n, n);
+  first.reset();
+  EXPECT_TRUE(first_alive.expired());
+  EXPECT_EQ(last->num_src(), 9u);
+  EXPECT_EQ(std::vector<uint32_t>(last->OutNodes(0).begin(), last->OutNodes(0).end()), std::vector<uint32_t>{1});
+  EXPECT_TRUE(last->OutNodes(8).empty());
+  EXPECT_LT(last->memory_bytes(), base->memory_bytes() + 1024);
+}
+
 // Edge inserts and deletes, and node inserts (alone or with an edge of the new node in one
 // commit), each followed by the cache's derived CSR compared with a fresh build.
 TEST_F(EngineCsrTest, OverlaysFollowSmallWritesAsAFreshBuildWould) {

@@ -88,7 +88,8 @@ Result<std::shared_ptr<const TableOrdinals>> GraphReadCache::Ordinals(const tabl
       if (it != latest_ordinals_.end()) last = it->second;
     }
     std::shared_ptr<const TableOrdinals> base = last ? last->ordinals.lock() : nullptr;
-    if (base != nullptr && AppendsOnly(*last->manifest, version.manifest())) {
+    // (Not when a persisted object was found damaged: the build below replaces it.)
+    if (base != nullptr && !damaged && AppendsOnly(*last->manifest, version.manifest())) {
       OG_ASSIGN_OR_RETURN(auto extended, TableOrdinals::Extend(*base, version, last->manifest->fragments.size()));
       if (extended != nullptr) {
         ordinals_extended_.fetch_add(1);
