@@ -375,10 +375,32 @@ Result<QueryResult> Aggregate(Context& ctx, const Rows& given, QueryResult res) 
   first.reserve(std::min<size_t>(n, 1024));
   // Keys that are all (non-identity) properties: grouped by their coded column values.
   OG_ASSIGN_OR_RETURN(std::optional<KeyCoder> coder, KeyCoder::For(ctx, n));
+  // Also sum/avg/min/max of an integer or date property of a bound variable: read from its column
+  // (exact in any order: 128-bit integer sums, no float ties), merged like counts.
+  std::vector<const format::Column*> value_col(na, nullptr);
+  std::vector<int> value_var(na, -1);
+  for (size_t a = 0; a < na; ++a) {
+    const compiler::IrExpr& arg = aggs[a]->args.at(0);
+    const TypeKind kind = arg.type.data.kind;
+    const bool integer =
+        kind == TypeKind::kI32 || kind == TypeKind::kI64 || kind == TypeKind::kU32 || kind == TypeKind::kU64;
+    const bool dated = kind == TypeKind::kDate || kind == TypeKind::kDateTime;
+    const bool fits = aggs[a]->agg == AggFn::kMin || aggs[a]->agg == AggFn::kMax
+                          ? integer || dated
+                          : (aggs[a]->agg == AggFn::kSum || aggs[a]->agg == AggFn::kAvg) && integer;
+    if (count_var[a] >= 0 || !fits || arg.kind != IrExprKind::kProperty || arg.var < 0 ||
+        q.variables[arg.var].scope != 0 || !arg.type.data.is_scalar()) {
+      continue;
+    }
+    OG_ASSIGN_OR_RETURN(const format::Column* c, ctx.Column(ctx.TypeOf(arg.var), arg.property));
+    if (c != nullptr && c->type().kind != kind) continue;
+    value_var[a] = arg.var;
+    value_col[a] = c;  // nullptr: the property is absent (null in every row)
+  }
   // A scan is grouped without rows only on the parallel counting path below, with codes that
   // mean the same in every chunk; otherwise its rows are made here, one per ordinal.
   bool scan_rows = scan.has_value() && coder.has_value() && n >= kParallelGroupRows && coder->canonical();
-  for (size_t a = 0; a < na; ++a) scan_rows = scan_rows && count_var[a] == scan->var;
+  for (size_t a = 0; a < na; ++a) scan_rows = scan_rows && (count_var[a] == scan->var || value_var[a] == scan->var);
   if (scan && !scan_rows) OG_RETURN_IF_ERROR(make_rows(n, [](size_t j) { return j; }));
   // Row i of a scan: only the scan's variable is bound, to ordinal i.
   auto scan_row = [&](std::vector<int64_t>& buf, size_t i) -> const int64_t* {
@@ -410,10 +432,14 @@ Result<QueryResult> Aggregate(Context& ctx, const Rows& given, QueryResult res) 
   // chunks, each with its own codes; chunks' groups with equal keys merge below like any binding
   // groups with equal key values.
   bool counts_only = coder.has_value() && n >= kParallelGroupRows;
+  bool only_counts = true;  // every aggregate a count (the direct path below)
   // Whether every binding group has its own key values (so a top-k needs only the best groups'
   // keys): coded keys number distinct values, once per coder.
   bool distinct_groups = coder.has_value();
-  for (size_t a = 0; a < na; ++a) counts_only = counts_only && count_var[a] >= 0;
+  for (size_t a = 0; a < na; ++a) {
+    counts_only = counts_only && (count_var[a] >= 0 || value_var[a] >= 0);
+    only_counts = only_counts && count_var[a] >= 0;
+  }
   if (counts_only) {
     const size_t parts = std::clamp<size_t>(ThreadPool::Default().size(), 1, 8);
     struct Part {
@@ -442,7 +468,7 @@ Result<QueryResult> Aggregate(Context& ctx, const Rows& given, QueryResult res) 
       const uint64_t slots = tuple_width == 1 ? coder->code_bound(0)
                              : base > 0       ? base * coder->code_bound(1 - dict_key)
                                               : 0;
-      if (scan_rows && coder->direct() && slots > 0 && slots <= kPairSlots) {
+      if (scan_rows && only_counts && coder->direct() && slots > 0 && slots <= kPairSlots) {
         groups.assign(slots, 0);
         for (size_t i = begin; i < end; ++i) {
           const auto code = static_cast<size_t>(tuple_width == 1 ? coder->DirectCode(0, i)
@@ -487,7 +513,14 @@ Result<QueryResult> Aggregate(Context& ctx, const Rows& given, QueryResult res) 
         }
         const uint64_t w = rp->mult.empty() ? 1 : rp->mult[i];
         for (size_t a = 0; a < na; ++a) {
-          if (r[count_var[a]] >= 0 || rp->Collapsed(count_var[a])) out.acc[g * na + a].count += w;
+          if (count_var[a] >= 0) {
+            if (r[count_var[a]] >= 0 || rp->Collapsed(count_var[a])) out.acc[g * na + a].count += w;
+            continue;
+          }
+          const int64_t o = r[value_var[a]];
+          const format::Column* c = value_col[a];
+          if (o < 0 || c == nullptr || c->IsNull(static_cast<size_t>(o))) continue;
+          Accumulate(*aggs[a], c->GetValue(static_cast<size_t>(o)), w, &out.acc[g * na + a]);
         }
       }
       return Status::Ok();

@@ -438,7 +438,12 @@ TEST(ExecutorGroupTest, CodedKeysOverManyDistinctValues) {
       for (const std::string& aggs : {std::string(", count($p) as n } order { n desc } }"),
                                       std::string(", count($p) as n } order { n desc } limit 3 }"),
                                       std::string(", count($p) as n } order { n } limit 1 }"), by_keys,
-                                      std::string(", count($p) as n, max($p.n) as m } order { n desc, m } }")}) {
+                                      std::string(", count($p) as n, max($p.n) as m } order { n desc, m } }"),
+                                      // Integer and date aggregates of a property: in the parallel
+                                      // chunks too (read by ordinal, merged like counts).
+                                      std::string(", count($p) as n, sum($p.v) as s, avg($p.v) as a, min($p.d) as lo, "
+                                                  "max($p.u) as hi, max($p.w) as mw } order { n desc, s } limit 6 }"),
+                                      std::string(", sum($p.v) as s, min($p.v) as lo } order { s desc } }")}) {
         const std::string src = std::string("query q() { match { $p: P } return { ") + keys + aggs;
         GraphReadCache cache;
         const auto got = ExpectAsReference(*snap, src, &cache);

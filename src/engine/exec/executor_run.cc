@@ -17,14 +17,16 @@ namespace exec {
 namespace {
 
 // `match { $v: T }` alone (no equality, filter, traversal or negation), grouped, every aggregate a
-// count($v): its bindings are exactly T's ordinals.
+// count($v) or another aggregate of a property of $v: its bindings are exactly T's ordinals.
 bool ScanGroupable(const compiler::IrQuery& q) {
   if (!q.has_aggregate || q.group_keys.empty() || q.clauses.size() != 1 || q.variables.size() != 1) return false;
   const compiler::IrClause& c = q.clauses[0];
   if (c.kind != compiler::IrClauseKind::kBinding || !c.equalities.empty() || c.var != 0) return false;
   auto count_of_var = [&](const compiler::IrExpr& e) {
-    return e.kind == compiler::IrExprKind::kAggregate && e.agg == compiler::AggFn::kCount && e.args.size() == 1 &&
-           e.args[0].kind == compiler::IrExprKind::kVariable && e.args[0].var == c.var;
+    if (e.kind != compiler::IrExprKind::kAggregate || e.args.size() != 1) return false;
+    const compiler::IrExpr& arg = e.args[0];
+    if (e.agg == compiler::AggFn::kCount) return arg.kind == compiler::IrExprKind::kVariable && arg.var == c.var;
+    return arg.kind == compiler::IrExprKind::kProperty && arg.var == c.var;  // read by ordinal (Aggregate)
   };
   for (const auto& p : q.projections) {
     if (p.aggregate && !count_of_var(p.expr)) return false;
