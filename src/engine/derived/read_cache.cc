@@ -5,6 +5,7 @@
 #include "common/error_codes.h"
 #include "common/hash.h"
 #include "common/logging.h"
+#include "common/open_addressing.h"
 #include "common/thread_pool.h"
 #include "engine/derived/adjacency_store.h"
 #include "engine/graph/graph_layout.h"
@@ -157,15 +158,8 @@ StringCodes StringCodes::Build(const format::Column& column) {
     }
     if (slots[at].code == 0) {
       if (2 * (size_t{out.distinct} + 1) > slots.size()) {  // grow, then find the empty slot again
-        std::vector<Slot> old(slots.size() * 2);
-        old.swap(slots);
+        DoubleOpenAddressing(&slots);
         mask = slots.size() - 1;
-        for (const Slot& s : old) {
-          if (s.code == 0) continue;
-          size_t j = s.hash & mask;
-          while (slots[j].code != 0) j = (j + 1) & mask;
-          slots[j] = s;
-        }
         at = hashes[i] & mask;
         while (slots[at].code != 0) at = (at + 1) & mask;
       }

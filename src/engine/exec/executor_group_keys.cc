@@ -5,6 +5,7 @@
 
 #include "common/check.h"
 #include "common/hash.h"
+#include "common/open_addressing.h"
 #include "engine/exec/executor_internal.h"
 
 namespace omnigraph::engine::exec {
@@ -78,15 +79,8 @@ int64_t KeyCoder::Codes::Code(uint64_t hash, int64_t value, std::string_view tex
     if (s.hash == hash && (is_text ? s.text == text : s.value == value)) return s.code;
   }
   if (2 * static_cast<size_t>(size + 1) > slots.size()) {  // grow to keep probes short
-    std::vector<Slot> old(slots.size() * 2);
-    old.swap(slots);
+    DoubleOpenAddressing(&slots);
     mask = slots.size() - 1;
-    for (const Slot& s : old) {
-      if (s.code == 0) continue;
-      size_t i = s.hash & mask;
-      while (slots[i].code != 0) i = (i + 1) & mask;
-      slots[i] = s;
-    }
   }
   size_t i = hash & mask;
   while (slots[i].code != 0) i = (i + 1) & mask;
