@@ -7,6 +7,7 @@
 #include "common/error_codes.h"
 #include "common/hash.h"
 #include "common/thread_pool.h"
+#include "engine/derived/row_remap.h"
 #include "table/scanner.h"
 
 namespace omnigraph::engine {
@@ -42,7 +43,7 @@ void TableOrdinals::ViewBuilt() {
   slots_ = built_.slots;
 }
 
-Status TableOrdinals::FillSlots(uint32_t from) {
+Status TableOrdinals::FillSlots(uint32_t from, bool* duplicate) {
   // Hashes in parallel, then one insertion pass in ordinal order (keeps the first of duplicates).
   const size_t n = size() - from;
   std::vector<uint64_t> hashes(n);
@@ -65,55 +66,127 @@ Status TableOrdinals::FillSlots(uint32_t from) {
         break;
       }
       const auto other = static_cast<uint32_t>(slot) - 1;
-      if ((slot & kTagMask) == tag && id(other) == id(static_cast<uint32_t>(i))) break;
+      if ((slot & kTagMask) == tag && id(other) == id(static_cast<uint32_t>(i))) {
+        *duplicate = true;
+        break;
+      }
     }
   }
   return Status::Ok();
 }
 
+namespace {
+// Removes the entry at `hole` from a linear-probing table (backward shift): each later entry of
+// its cluster whose home slot does not lie cyclically in (hole, j] moves into the hole. `home`
+// gives an entry's home slot.
+template <class Home>
+void EraseSlot(PodVector<uint64_t>* slots, uint64_t hole, Home home) {
+  PodVector<uint64_t>& s = *slots;
+  const uint64_t mask = s.size() - 1;
+  for (uint64_t j = (hole + 1) & mask; s[j] != 0; j = (j + 1) & mask) {
+    const uint64_t h = home(s[j]);
+    const bool stays = hole <= j ? (hole < h && h <= j) : (hole < h || h <= j);
+    if (!stays) {
+      s[hole] = s[j];
+      hole = j;
+    }
+  }
+  s[hole] = 0;
+}
+}  // namespace
+
 Result<std::shared_ptr<const TableOrdinals>> TableOrdinals::Extend(const TableOrdinals& base,
-                                                                   const table::TableVersion& version,
-                                                                   size_t first_new) {
+                                                                   const table::Manifest& base_manifest,
+                                                                   const table::TableVersion& version) {
+  using Out = std::shared_ptr<const TableOrdinals>;
+  OG_ASSIGN_OR_RETURN(std::optional<VersionStep> step, RelateVersions(base_manifest, version));
+  // (Nothing kept, as after a compaction: built instead, and so persisted.)
+  if (!step || step->old_rows != base.size() || (step->kept_rows == 0 && base.size() > 0)) return Out();
+  const RowRemap& remap = step->remap;
   const auto& fragments = version.manifest().fragments;
   table::ScanOptions o;
   o.columns = std::vector<std::string>{"id"};
   o.with_row_address = true;
   o.fragment_ids.emplace();
-  for (size_t i = first_new; i < fragments.size(); ++i) o.fragment_ids->push_back(fragments[i].id);
+  for (size_t i = step->kept_fragments; i < fragments.size(); ++i) o.fragment_ids->push_back(fragments[i].id);
   OG_ASSIGN_OR_RETURN(format::Batch b, version.ScanAll(o));
   const format::Column* addr = b.ColumnByName(table::kRowAddressColumn);
   if (addr == nullptr || b.num_columns() == 0) return InternalError("scan returned no ids or row addresses");
   const format::Column& ids = b.column(0);
-  const size_t n0 = base.size(), add = ids.length(), n = n0 + add;
+  const uint32_t n0 = base.size();
+  const size_t kept = step->kept_rows, add = ids.length(), n = kept + add;
   if (n >= UINT32_MAX) return ResourceExhaustedError("table " + version.prefix() + " has too many rows for ordinals");
   auto fresh_addresses = addr->u64_values();
   for (size_t i = 0; i < add; ++i) {  // the new rows follow the old ones: by_address stays sorted
     const uint64_t prev = i > 0 ? fresh_addresses[i - 1] : (n0 > 0 ? base.addresses_[base.by_address_[n0 - 1]] : 0);
-    if ((i > 0 || n0 > 0) && fresh_addresses[i] <= prev) return std::shared_ptr<const TableOrdinals>();
+    if ((i > 0 || n0 > 0) && fresh_addresses[i] <= prev) return Out();
   }
   auto t = std::make_shared<TableOrdinals>();
   Arrays& a = t->built_;
-  a.id_offsets.assign(base.id_offsets_.begin(), base.id_offsets_.end());
+  // The surviving rows' ids and addresses: the runs between dropped ranges, copied.
   auto offsets = ids.offsets();
+  const uint64_t fresh_bytes = add == 0 ? 0 : offsets[add] - offsets[0];
+  a.id_offsets.reserve(n + 1);
+  a.id_offsets.push_back(0);
+  a.id_bytes.reserve(base.id_bytes_.size() + fresh_bytes);
+  a.addresses.reserve(n);
+  auto copy_run = [&](uint32_t lo, uint32_t hi) {
+    if (lo >= hi) return;
+    const uint64_t b0 = base.id_offsets_[lo], b1 = base.id_offsets_[hi], to = a.id_bytes.size();
+    for (uint32_t i = lo; i < hi; ++i) a.id_offsets.push_back(base.id_offsets_[i + 1] - b0 + to);
+    a.id_bytes.append(base.id_bytes_.substr(b0, b1 - b0));
+    a.addresses.insert(a.addresses.end(), base.addresses_.begin() + lo, base.addresses_.begin() + hi);
+  };
+  uint32_t at = 0;
+  for (const auto& [lo, hi] : remap.ranges()) {
+    copy_run(at, lo);
+    at = hi;
+  }
+  copy_run(at, n0);
+  if (a.addresses.size() != kept) return InternalError("ordinals remap kept a row count other than its step's");
   const uint64_t shift = a.id_offsets.back() - (add == 0 ? 0 : offsets[0]);
   for (size_t i = 1; i <= add; ++i) a.id_offsets.push_back(offsets[i] + shift);
-  a.id_bytes.reserve(base.id_bytes_.size() + (add == 0 ? 0 : offsets[add] - offsets[0]));
-  a.id_bytes.assign(base.id_bytes_);
-  if (add > 0) a.id_bytes.append(ids.string_data().substr(offsets[0], offsets[add] - offsets[0]));
-  a.addresses.assign(base.addresses_.begin(), base.addresses_.end());
+  if (add > 0) a.id_bytes.append(ids.string_data().substr(offsets[0], fresh_bytes));
   a.addresses.insert(a.addresses.end(), fresh_addresses.begin(), fresh_addresses.end());
-  a.by_address.assign(base.by_address_.begin(), base.by_address_.end());
-  for (size_t i = n0; i < n; ++i) a.by_address.push_back(static_cast<uint32_t>(i));
-  // The hash slots: the old ones copied when the table keeps its size, else all ids hashed again.
+  // Ordinals by address: the survivors' in their old order (addresses do not change), then the new.
+  a.by_address.reserve(n);
+  for (uint32_t old : base.by_address_) {
+    const uint32_t m = remap(old);
+    if (m != kDropped) a.by_address.push_back(m);
+  }
+  for (size_t i = kept; i < n; ++i) a.by_address.push_back(static_cast<uint32_t>(i));
+  // The hash slots. With the same slot count the old ones are copied and the dropped rows' entries
+  // erased (exact only when ids are unique: a dropped row's id could belong to a later row, which
+  // then holds it), the rest renumbered; otherwise every id is hashed again.
   const bool same_slots = SlotCount(n) == base.slots_.size();
-  if (same_slots) {
+  const bool carry = same_slots && (remap.identity() || base.unique_ids_);
+  bool duplicate = false;
+  if (carry) {
     a.slots.assign(base.slots_.begin(), base.slots_.end());
+    const uint64_t mask = a.slots.size() - 1;
+    auto home = [&](uint64_t slot) { return XxHash64(base.id(static_cast<uint32_t>(slot) - 1)) & mask; };
+    for (const auto& [lo, hi] : remap.ranges()) {
+      for (uint32_t dropped = lo; dropped < hi; ++dropped) {
+        for (uint64_t s = XxHash64(base.id(dropped)) & mask; a.slots[s] != 0; s = (s + 1) & mask) {
+          if (static_cast<uint32_t>(a.slots[s]) - 1 == dropped) {
+            EraseSlot(&a.slots, s, home);
+            break;
+          }
+        }
+      }
+    }
+    if (!remap.identity()) {
+      for (uint64_t& slot : a.slots) {
+        if (slot != 0) slot = (slot & kTagMask) | (uint64_t{remap(static_cast<uint32_t>(slot) - 1)} + 1);
+      }
+    }
   } else {
     a.slots.assign(SlotCount(n), 0);
   }
   t->ViewBuilt();
-  OG_RETURN_IF_ERROR(t->FillSlots(same_slots ? static_cast<uint32_t>(n0) : 0));
-  return std::shared_ptr<const TableOrdinals>(std::move(t));
+  OG_RETURN_IF_ERROR(t->FillSlots(carry ? static_cast<uint32_t>(kept) : 0, &duplicate));
+  t->unique_ids_ = !duplicate && (carry ? base.unique_ids_ : true);
+  return Out(std::move(t));
 }
 
 Result<std::shared_ptr<const TableOrdinals>> TableOrdinals::Build(const table::TableVersion& version) {
@@ -134,7 +207,9 @@ Result<std::shared_ptr<const TableOrdinals>> TableOrdinals::Build(const table::T
   a.slots.assign(SlotCount(n), 0);
   a.by_address.resize(n);
   t->ViewBuilt();  // the arrays are sized: the views stay valid while they are filled
-  OG_RETURN_IF_ERROR(t->FillSlots(0));
+  bool duplicate = false;
+  OG_RETURN_IF_ERROR(t->FillSlots(0, &duplicate));
+  t->unique_ids_ = !duplicate;
   // Ordinals by address (scan order is usually address order already).
   std::iota(a.by_address.begin(), a.by_address.end(), uint32_t{0});
   if (!std::is_sorted(a.addresses.begin(), a.addresses.end())) {

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "common/check.h"
+#include "engine/derived/row_remap.h"
 #include "format/column.h"
 #include "omnigraph/result.h"
 #include "table/table_version.h"
@@ -54,12 +55,16 @@ using PodVector = std::vector<T, DefaultInitAllocator<T>>;
 class TableOrdinals {
  public:
   static Result<std::shared_ptr<const TableOrdinals>> Build(const table::TableVersion& version);
-  // The ordinals of `version` when it only appends rows to `base`'s version: its fragments from
-  // `first_new` on are new (no deletions), those before are `base`'s with the same live rows. The
-  // old ordinals stay; only the new fragments' ids are read. nullptr when the new rows' addresses
-  // do not all follow the old ones (the caller builds instead).
+  // The ordinals of `version` derived from `base`, those of the version with manifest
+  // `base_manifest`, when `version` follows it by deletes, upserts and appends (RelateVersions,
+  // row_remap.h): the surviving rows keep their order, so their ids and addresses are copied in
+  // runs; only the new fragments' ids are read. The hash slots are carried over (the dropped rows'
+  // entries erased, the rest renumbered) when their count stays and the ids are known unique,
+  // else hashed again. nullptr when the versions are not related that way, or the new rows'
+  // addresses do not all follow the old ones (the caller builds instead).
   static Result<std::shared_ptr<const TableOrdinals>> Extend(const TableOrdinals& base,
-                                                             const table::TableVersion& version, size_t first_new);
+                                                             const table::Manifest& base_manifest,
+                                                             const table::TableVersion& version);
 
   TableOrdinals() = default;
   TableOrdinals(const TableOrdinals&) = delete;
@@ -91,8 +96,8 @@ class TableOrdinals {
   // Points the views at built_.
   void ViewBuilt();
   // Fills the (zeroed) hash slots with ordinals [from, size()) (Build: from 0); keeps the first of
-  // duplicate ids.
-  Status FillSlots(uint32_t from);
+  // duplicate ids, and sets *duplicate when it meets one.
+  Status FillSlots(uint32_t from, bool* duplicate);
 
   std::span<const uint64_t> id_offsets_;  // n + 1: id i is id_bytes_[off[i], off[i+1])
   std::string_view id_bytes_;
@@ -107,6 +112,9 @@ class TableOrdinals {
     std::string id_bytes;
   } built_;             // Build's arrays
   std::string loaded_;  // a loaded object's bytes (8-byte aligned)
+  // Every id is known to be on one row only (built or extended: FillSlots met no duplicate; not
+  // known for a loaded object).
+  bool unique_ids_ = false;
 };
 
 // Compressed sparse rows of one edge table version over dense node ordinals of its endpoint
@@ -148,12 +156,30 @@ class Csr {
   static std::shared_ptr<const Csr> ExtendNodes(const std::shared_ptr<const Csr>& base, uint32_t num_src,
                                                 uint32_t num_dst);
 
+  // The CSR over node versions that follow `base`'s by deletes, upserts and appends
+  // (NodeOrdinalMap below): `src_map` / `dst_map` give each old node ordinal its new one
+  // (kDropped: the node is gone, its edges leave the lists; nullptr: the ordinals stay), and
+  // `num_src` / `num_dst` count the new versions' nodes (nodes without an old ordinal get empty
+  // lists). With `edge_remap`, also of an edge table version that only deleted rows (old edge
+  // ordinal -> new, kDropped for a deleted edge; `edge_rows` live rows), as when a node delete
+  // takes its edges: one pass for both. One pass over the lists (an overlay's read through its
+  // lists); a list whose neighbours were renumbered out of order (an updated node is written
+  // again at the end) is sorted again.
+  static Result<std::shared_ptr<const Csr>> RemapNodes(const std::shared_ptr<const Csr>& base,
+                                                       const std::vector<uint32_t>* src_map,
+                                                       const std::vector<uint32_t>* dst_map, uint32_t num_src,
+                                                       uint32_t num_dst, const RowRemap* edge_remap = nullptr,
+                                                       uint64_t edge_rows = 0);
+
   uint32_t num_src() const { return static_cast<uint32_t>(out_offsets_.size() - 1); }
   uint32_t num_dst() const { return static_cast<uint32_t>(in_offsets_.size() - 1); }
   uint64_t num_edges() const { return patch_ != nullptr ? patch_->num_edges : out_nodes_.size(); }
   // Whether this is an overlay over flat arrays (Extend); overlays are not persisted.
   bool overlaid() const { return patch_ != nullptr; }
   bool same_table() const { return same_table_; }
+  // The edge table's live rows this CSR is for (edge ordinals); num_edges() is less when some edge
+  // has an endpoint that is not a live node.
+  uint64_t edge_rows() const { return edge_rows_; }
 
   // Destination ordinals / edge ordinals of the out-edges of source `s`, parallel spans.
   std::span<const uint32_t> OutNodes(uint32_t s) const {
@@ -249,6 +275,16 @@ class Csr {
   } built_;
   std::string loaded_;
 };
+
+// Old ordinal -> new one for every row of `before` (the ordinals of the version with manifest
+// `before_manifest`) among `after` (those of `after_version`), as a CSR build numbers its edges'
+// endpoints: a surviving row by RelateVersions (row_remap.h); a dropped row by its id in `after`
+// (an updated node is deleted and written again in a new fragment), else kDropped. nullopt when
+// the versions are not related that way.
+Result<std::optional<std::vector<uint32_t>>> NodeOrdinalMap(const TableOrdinals& before,
+                                                            const table::Manifest& before_manifest,
+                                                            const TableOrdinals& after,
+                                                            const table::TableVersion& after_version);
 
 // One column of `v` in scan order (the order ordinals number rows in); with `addresses`, also the
 // row addresses in that order.

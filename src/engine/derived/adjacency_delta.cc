@@ -6,52 +6,39 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "common/error_codes.h"
+#include "common/thread_pool.h"
 #include "engine/derived/adjacency.h"
+#include "engine/derived/row_remap.h"
 
 namespace omnigraph::engine {
 
 namespace {
 
-constexpr uint32_t kDropped = UINT32_MAX;
-
-// Old edge ordinal -> new one: the kept rows keep their order, so a row's new ordinal is its old
-// one minus the dropped rows before it. The dropped rows are a few ranges (a write deletes a few
-// rows, or whole appended fragments), searched instead of a table over every edge.
-class Remap {
- public:
-  // Marks old ordinals [lo, hi) dropped; ranges arrive ascending.
-  void Drop(uint32_t lo, uint32_t hi) {
-    if (lo == hi) return;
-    if (!ranges_.empty() && ranges_.back().second == lo) {
-      ranges_.back().second = hi;
-    } else {
-      ranges_.emplace_back(lo, hi);
-    }
+// A node ordinal map (NodeOrdinalMap) read without touching it for most ordinals: below `lo` it
+// is the identity, from `hi` on a shift by `d` (a write deletes or moves few nodes, so outside one
+// window the map is one of those), and in [lo, hi) the array. Derived from the array, so exact.
+struct ShiftedMap {
+  uint32_t lo = UINT32_MAX, hi = UINT32_MAX, d = 0;
+  const uint32_t* dense = nullptr;
+  explicit ShiftedMap(const std::vector<uint32_t>* map) {
+    if (map == nullptr) return;  // the identity
+    const auto n = static_cast<uint32_t>(map->size());
+    dense = map->data();
+    lo = 0;
+    while (lo < n && (*map)[lo] == lo) ++lo;
+    hi = n;
+    if (lo == n) return;
+    const uint32_t last = (*map)[n - 1];
+    if (last == kDropped || last > n - 1) return;  // no shifted tail: [lo, n) from the array
+    d = n - 1 - last;
+    while (hi > lo && (*map)[hi - 1] != kDropped && (*map)[hi - 1] + d == hi - 1) --hi;
   }
-  void Finish() {
-    uint32_t total = 0;
-    for (const auto& [lo, hi] : ranges_) cum_.push_back(total += hi - lo);
+  uint32_t operator()(uint32_t o) const {
+    if (o < lo) return o;
+    if (o >= hi) return o - d;
+    return dense[o];
   }
-  bool identity() const { return ranges_.empty(); }
-  // The first dropped ordinal when the dropped ones are exactly [start, old_rows) (or none:
-  // old_rows), so that no kept edge is renumbered; nullopt otherwise.
-  std::optional<uint64_t> SuffixStart(uint64_t old_rows) const {
-    if (ranges_.empty()) return old_rows;
-    if (ranges_.size() == 1 && ranges_[0].second == old_rows) return ranges_[0].first;
-    return std::nullopt;
-  }
-  uint32_t operator()(uint32_t e) const {
-    if (ranges_.empty() || e < ranges_.front().first) return e;
-    // The last range starting at or before e.
-    const size_t i = static_cast<size_t>(
-        std::upper_bound(ranges_.begin(), ranges_.end(), e, [](uint32_t x, const auto& r) { return x < r.first; }) -
-        ranges_.begin() - 1);
-    return e < ranges_[i].second ? kDropped : e - cum_[i];
-  }
-
- private:
-  std::vector<std::pair<uint32_t, uint32_t>> ranges_;
-  std::vector<uint32_t> cum_;  // dropped rows up to the end of each range
 };
 
 using Adds = std::vector<std::tuple<uint32_t, uint32_t, uint32_t>>;  // (key, neighbour, edge), sorted
@@ -59,7 +46,7 @@ using Adds = std::vector<std::tuple<uint32_t, uint32_t, uint32_t>>;  // (key, ne
 // One side's arrays: base lists with edges renumbered (dropped ones removed), merged with `add`,
 // each list sorted by (neighbour, edge). `dropped_loop`: keys that lost an edge to themselves.
 void MergeSide(std::span<const uint64_t> offsets, std::span<const uint32_t> nodes, std::span<const uint32_t> edges,
-               const Remap& remap, const Adds& add, PodVector<uint64_t>* out_offsets, PodVector<uint32_t>* out_nodes,
+               const RowRemap& remap, const Adds& add, PodVector<uint64_t>* out_offsets, PodVector<uint32_t>* out_nodes,
                PodVector<uint32_t>* out_edges, std::vector<uint32_t>* dropped_loop) {
   const size_t nkeys = offsets.size() - 1;
   out_offsets->resize(nkeys + 1);
@@ -289,6 +276,99 @@ std::shared_ptr<const Csr> Csr::ExtendNodes(const std::shared_ptr<const Csr>& gi
   return c;
 }
 
+Result<std::optional<std::vector<uint32_t>>> NodeOrdinalMap(const TableOrdinals& before,
+                                                            const table::Manifest& before_manifest,
+                                                            const TableOrdinals& after,
+                                                            const table::TableVersion& after_version) {
+  using Nothing = std::optional<std::vector<uint32_t>>;
+  OG_ASSIGN_OR_RETURN(std::optional<VersionStep> step, RelateVersions(before_manifest, after_version));
+  if (!step || step->old_rows != before.size() || step->kept_rows > after.size()) return Nothing();
+  std::vector<uint32_t> map = step->remap.Dense(before.size());
+  for (const auto& [lo, hi] : step->remap.ranges()) {
+    for (uint32_t o = lo; o < hi; ++o) map[o] = after.Find(before.id(o)).value_or(kDropped);
+  }
+  return Nothing(std::move(map));
+}
+
+Result<std::shared_ptr<const Csr>> Csr::RemapNodes(const std::shared_ptr<const Csr>& base_csr,
+                                                   const std::vector<uint32_t>* src_map,
+                                                   const std::vector<uint32_t>* dst_map, uint32_t num_src,
+                                                   uint32_t num_dst, const RowRemap* edge_remap, uint64_t edge_rows) {
+  const Csr& base = *base_csr;  // an overlay is read through its lists: no flat copy first
+  auto valid = [](const std::vector<uint32_t>* map, uint32_t old_count, uint32_t new_count) {
+    if (map == nullptr) return old_count == new_count;
+    if (map->size() != old_count) return false;
+    return std::all_of(map->begin(), map->end(), [&](uint32_t m) { return m == kDropped || m < new_count; });
+  };
+  if (!valid(src_map, base.num_src(), num_src) || !valid(dst_map, base.num_dst(), num_dst) ||
+      (base.same_table_ && (src_map != dst_map || num_src != num_dst))) {
+    return InternalError("node ordinal maps do not fit the CSR they renumber");
+  }
+  auto c = std::make_shared<Csr>();
+  c->same_table_ = base.same_table_;
+  c->edge_rows_ = edge_remap != nullptr ? edge_rows : base.edge_rows_;
+  Arrays& a = c->built_;
+  if (c->same_table_) a.self_loop.assign((uint64_t{num_src} + 63) / 64, 0);
+  // One side: new key k's list is that of the old key mapped to k, its neighbours mapped by
+  // `other` and its edges by `edge_remap` (the dropped ones left out), sorted again only when that
+  // broke its order. `loops`: the out side of one node table, whose lists say the self-loops.
+  auto side = [&](bool out, const std::vector<uint32_t>* keys, const std::vector<uint32_t>* other, uint32_t num_keys,
+                  PodVector<uint64_t>* out_off, PodVector<uint32_t>* out_nodes, PodVector<uint32_t>* out_edges,
+                  PodVector<uint64_t>* loops) {
+    const uint32_t old_keys = out ? base.num_src() : base.num_dst();
+    const ShiftedMap neighbour(other);
+    std::vector<uint32_t> old_of(num_keys, kDropped);
+    for (uint32_t o = 0; o < old_keys; ++o) {
+      const uint32_t m = keys != nullptr ? (*keys)[o] : o;
+      if (m != kDropped) old_of[m] = o;
+    }
+    out_off->resize(uint64_t{num_keys} + 1);
+    out_nodes->resize(base.num_edges());
+    out_edges->resize(base.num_edges());
+    uint32_t* on = out_nodes->data();
+    uint32_t* oe = out_edges->data();
+    uint64_t w = 0;
+    std::vector<std::pair<uint32_t, uint32_t>> tmp;
+    for (uint32_t k = 0; k < num_keys; ++k) {
+      (*out_off)[k] = w;
+      const uint32_t o = old_of[k];
+      if (o == kDropped) continue;
+      const std::span<const uint32_t> nodes = out ? base.OutNodes(o) : base.InNodes(o);
+      const std::span<const uint32_t> edges = out ? base.OutEdges(o) : base.InEdges(o);
+      const uint64_t from = w;
+      bool sorted = true;
+      for (size_t i = 0; i < nodes.size(); ++i) {
+        const uint32_t n = neighbour(nodes[i]);
+        const uint32_t e = edge_remap != nullptr ? (*edge_remap)(edges[i]) : edges[i];
+        if (n == kDropped || e == kDropped) continue;
+        if (w > from && (n < on[w - 1] || (n == on[w - 1] && e < oe[w - 1]))) sorted = false;
+        if (loops != nullptr && n == k) (*loops)[k / 64] |= uint64_t{1} << (k % 64);
+        on[w] = n;
+        oe[w++] = e;
+      }
+      if (sorted) continue;
+      tmp.clear();
+      for (uint64_t p = from; p < w; ++p) tmp.emplace_back(on[p], oe[p]);
+      std::sort(tmp.begin(), tmp.end());
+      for (uint64_t p = from; p < w; ++p) std::tie(on[p], oe[p]) = tmp[p - from];
+    }
+    (*out_off)[num_keys] = w;
+    out_nodes->resize(w);
+    out_edges->resize(w);
+  };
+  OG_RETURN_IF_ERROR(ThreadPool::Default().ParallelFor(2, [&](size_t s) -> Status {
+    if (s == 0) {
+      side(true, src_map, dst_map, num_src, &a.out_offsets, &a.out_nodes, &a.out_edges,
+           c->same_table_ ? &a.self_loop : nullptr);
+    } else {
+      side(false, dst_map, src_map, num_dst, &a.in_offsets, &a.in_nodes, &a.in_edges, nullptr);
+    }
+    return Status::Ok();
+  }));
+  c->ViewBuilt();
+  return std::shared_ptr<const Csr>(std::move(c));
+}
+
 Result<std::optional<std::shared_ptr<const Csr>>> Csr::Extend(const std::shared_ptr<const Csr>& base_csr,
                                                               const table::Manifest& base_edges,
                                                               const table::TableVersion& edges,
@@ -296,66 +376,13 @@ Result<std::optional<std::shared_ptr<const Csr>>> Csr::Extend(const std::shared_
   using Nothing = std::optional<std::shared_ptr<const Csr>>;
   const Csr& base = *base_csr;
   if (base.num_src() != src.size() || base.num_dst() != dst.size()) return Nothing();
-  const auto& bf = base_edges.fragments;
+  OG_ASSIGN_OR_RETURN(std::optional<VersionStep> step, RelateVersions(base_edges, edges));
+  if (!step) return Nothing();
   const auto& nf = edges.manifest().fragments;
-  std::unordered_map<uint32_t, size_t> in_new;
-  for (size_t i = 0; i < nf.size(); ++i) in_new.emplace(nf[i].id, i);
-  // The kept fragments must open the new version, in base order, with the same rows.
-  size_t kept = 0;
-  for (const auto& f : bf) {
-    auto it = in_new.find(f.id);
-    if (it == in_new.end()) continue;
-    if (it->second != kept || nf[kept].file_key != f.file_key || nf[kept].physical_rows != f.physical_rows) {
-      return Nothing();
-    }
-    ++kept;
-  }
-  // Old edge ordinal -> new one (scan order: fragments in order, live rows in row order).
-  uint64_t old_rows = 0;
-  for (const auto& f : bf) old_rows += f.live_rows();
-  Remap remap;
-  uint32_t ob = 0, nb = 0;
-  for (const auto& f : bf) {
-    auto it = in_new.find(f.id);
-    if (it == in_new.end()) {  // the whole fragment is gone
-      remap.Drop(ob, static_cast<uint32_t>(ob + f.live_rows()));
-      ob += static_cast<uint32_t>(f.live_rows());
-      continue;
-    }
-    const table::FragmentMeta& g = nf[it->second];
-    if (g.deletion_key == f.deletion_key) {  // the same rows live: consecutive
-      ob += static_cast<uint32_t>(f.live_rows());
-      nb += static_cast<uint32_t>(f.live_rows());
-      continue;
-    }
-    OG_ASSIGN_OR_RETURN(auto before, edges.LoadDeletion(f));  // the same table: its objects are shared
-    OG_ASSIGN_OR_RETURN(auto after, edges.LoadDeletion(g));
-    if (!before->Difference(*after).empty()) return Nothing();  // a row came back: not a later version
-    const std::vector<uint32_t> gone = after->Difference(*before).ToVector();
-    const std::vector<uint32_t> was = before->ToVector();
-    size_t wi = 0, gi = 0;
-    uint32_t at = 0;  // the next row offset to account for
-    // Between deleted rows the live ones are consecutive: count them in runs.
-    while (at < f.physical_rows) {
-      const uint32_t next_was = wi < was.size() ? was[wi] : static_cast<uint32_t>(f.physical_rows);
-      const uint32_t next_gone = gi < gone.size() ? gone[gi] : static_cast<uint32_t>(f.physical_rows);
-      const uint32_t stop = std::min(next_was, next_gone);
-      ob += stop - at;
-      nb += stop - at;
-      at = stop;
-      if (at == f.physical_rows) break;
-      if (at == next_was) {
-        ++wi;
-      } else {
-        remap.Drop(ob, ob + 1);
-        ++ob;
-        ++gi;
-      }
-      ++at;
-    }
-  }
-  remap.Finish();
-  if (ob != old_rows) return Nothing();
+  const RowRemap& remap = step->remap;
+  const uint64_t old_rows = step->old_rows;
+  const size_t kept = step->kept_fragments;
+  const auto nb = static_cast<uint32_t>(step->kept_rows);
   // The new fragments' edges, numbered after the kept ones.
   Adds out_add, in_add;
   if (kept < nf.size()) {

@@ -12,8 +12,8 @@ namespace omnigraph::engine {
 namespace {
 
 constexpr const char* kSchema = R"(
-node P { name: String @key }
-node T { slug: String @key }
+node P { name: String @key, age: I64? }
+node T { slug: String @key, title: String? }
 edge Knows: P -> P { w: I64? }
 edge In: P -> T
 )";
@@ -46,26 +46,33 @@ class EngineCsrTest : public ::testing::Test {
     to_ord_ = *to_;
     return c.ok() ? *c : nullptr;
   }
+  // The ordinals the cache served (maybe derived from an earlier version's) equal a fresh build's.
+  static void ExpectSameOrdinals(const TableOrdinals& served, const TableOrdinals& fresh) {
+    ASSERT_EQ(served.size(), fresh.size());
+    for (uint32_t i = 0; i < served.size(); ++i) {
+      ASSERT_EQ(served.id(i), fresh.id(i)) << i;
+      ASSERT_EQ(served.address(i), fresh.address(i)) << i;
+      ASSERT_EQ(served.Find(served.id(i)), fresh.Find(served.id(i))) << i;
+      ASSERT_EQ(served.FromAddress(served.address(i)), std::optional<uint32_t>(i)) << i;
+    }
+    EXPECT_EQ(served.Find("no such id"), std::nullopt);
+  }
   // The CSR the cache derives for the head equals one built from scratch, list by list.
-  void ExpectSameAsFresh(const Csr& extended) {
+  void ExpectSameAsFresh(const Csr& extended, const std::string& edge = "Knows", const std::string& from = "P",
+                         const std::string& to = "P") {
     auto snap = graph_->Head();
     ASSERT_TRUE(snap.ok());
     GraphReadCache fresh_cache;
-    auto fresh = fresh_cache.CsrFor(*snap->Table("Knows"), *snap->Table("P"), *snap->Table("P"));
+    auto fresh = fresh_cache.CsrFor(*snap->Table(edge), *snap->Table(from), *snap->Table(to));
     ASSERT_TRUE(fresh.ok());
     const Csr& f = **fresh;
-    // The ordinals the cache served (maybe extended from an earlier version's): a fresh build's.
-    auto fresh_ord = fresh_cache.Ordinals(*snap->Table("P"));
-    ASSERT_TRUE(fresh_ord.ok() && from_ != nullptr);
-    ASSERT_EQ(from_->size(), (*fresh_ord)->size());
-    for (uint32_t i = 0; i < from_->size(); ++i) {
-      ASSERT_EQ(from_->id(i), (*fresh_ord)->id(i)) << i;
-      ASSERT_EQ(from_->address(i), (*fresh_ord)->address(i)) << i;
-      ASSERT_EQ(from_->Find(from_->id(i)), (*fresh_ord)->Find(from_->id(i))) << i;
-      ASSERT_EQ(from_->FromAddress(from_->address(i)), std::optional<uint32_t>(i)) << i;
-    }
-    EXPECT_EQ(from_->Find("no such id"), std::nullopt);
+    auto fresh_from = fresh_cache.Ordinals(*snap->Table(from));
+    auto fresh_to = fresh_cache.Ordinals(*snap->Table(to));
+    ASSERT_TRUE(fresh_from.ok() && fresh_to.ok() && from_ != nullptr && to_ord_ != nullptr);
+    ExpectSameOrdinals(*from_, **fresh_from);
+    ExpectSameOrdinals(*to_ord_, **fresh_to);
     ASSERT_EQ(extended.num_src(), f.num_src());
+    ASSERT_EQ(extended.num_dst(), f.num_dst());
     ASSERT_EQ(extended.num_edges(), f.num_edges());
     auto eq = [](std::span<const uint32_t> x, std::span<const uint32_t> y) {
       return std::vector<uint32_t>(x.begin(), x.end()) == std::vector<uint32_t>(y.begin(), y.end());
@@ -73,9 +80,11 @@ class EngineCsrTest : public ::testing::Test {
     for (uint32_t n = 0; n < f.num_src(); ++n) {
       EXPECT_TRUE(eq(extended.OutNodes(n), f.OutNodes(n))) << n;
       EXPECT_TRUE(eq(extended.OutEdges(n), f.OutEdges(n))) << n;
+      EXPECT_EQ(extended.HasSelfLoop(n), f.HasSelfLoop(n)) << n;
+    }
+    for (uint32_t n = 0; n < f.num_dst(); ++n) {
       EXPECT_TRUE(eq(extended.InNodes(n), f.InNodes(n))) << n;
       EXPECT_TRUE(eq(extended.InEdges(n), f.InEdges(n))) << n;
-      EXPECT_EQ(extended.HasSelfLoop(n), f.HasSelfLoop(n)) << n;
     }
   }
   uint32_t F(std::string_view id) { return *from_->Find(id); }
@@ -243,10 +252,49 @@ TEST_F(EngineCsrTest, ExtendsTheLastVersionsCsrAfterSmallWrites) {
   same_as_fresh("new node");
   EXPECT_EQ(cache_.counts().csrs_built, 1u);
   EXPECT_EQ(cache_.counts().csrs_extended, 6u);
-  // A deleted node renumbers the ordinals after it: built again.
+  // A deleted node renumbers the ordinals after it (and its edges go): the lists carried over.
   mutate("query m() { delete P where name = \"b\" }");
   same_as_fresh("deleted node");
-  EXPECT_EQ(cache_.counts().csrs_built, 2u);
+  // An updated node is written again at the end: its lists move with it.
+  mutate("query m() { update P set { age: 3 } where name = \"a\" }");
+  same_as_fresh("updated node");
+  EXPECT_EQ(cache_.counts().csrs_built, 1u);
+  EXPECT_EQ(cache_.counts().csrs_extended, 8u);
+  EXPECT_EQ(cache_.counts().ordinals_built, 1u);
+}
+
+// Node deletes and updates on both sides of an edge between two tables, and on a node table the
+// edge does not touch, each followed by the derived CSR and ordinals compared with fresh builds.
+TEST_F(EngineCsrTest, FollowsNodeDeletesAndUpdatesOnBothEndpointTables) {
+  std::string data;
+  for (int i = 0; i < 12; ++i) data += R"({"type":"P","data":{"name":"p)" + std::to_string(i) + "\"}}\n";
+  for (int i = 0; i < 6; ++i) data += R"({"type":"T","data":{"slug":"t)" + std::to_string(i) + "\"}}\n";
+  for (int i = 0; i < 30; ++i) {
+    data +=
+        R"({"edge":"In","from":"p)" + std::to_string(i % 12) + R"(","to":"t)" + std::to_string((i * 5) % 6) + "\"}\n";
+  }
+  Load(data);
+  ASSERT_NE(Build("In", "P", "T"), nullptr);
+  const char* steps[] = {
+      "query m() { update T set { title: \"x\" } where slug = \"t0\" }",
+      "query m() { delete T where slug = \"t3\" }",
+      "query m() { update P set { age: 1 } where name = \"p0\" }",
+      "query m() { update P set { age: 2 } where name = \"p5\" update T set { title: \"y\" } where slug = \"t1\" }",
+      "query m() { delete P where name = \"p7\" }",
+      "query m() { insert T { slug: \"t9\" } insert In { from: \"p0\", to: \"t9\" } }",
+      "query m() { delete P where name = \"p0\" delete T where slug = \"t5\" }",
+      "query m() { update P set { age: 3 } where name = \"p11\" insert In { from: \"p11\", to: \"t9\" } }",
+  };
+  for (const char* q : steps) {
+    SCOPED_TRACE(q);
+    auto r = RunMutation(*graph_, q, "");
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    auto c = Build("In", "P", "T");
+    ASSERT_NE(c, nullptr);
+    ExpectSameAsFresh(*c, "In", "P", "T");
+  }
+  EXPECT_EQ(cache_.counts().csrs_built, 1u);
+  EXPECT_EQ(cache_.counts().ordinals_built, 2u);  // P and T, once each
 }
 
 // Many small writes in a row: appends (an overlay beside the flat arrays), deletes of edges the
@@ -292,13 +340,21 @@ TEST_F(EngineCsrTest, OverlaysFollowSmallWritesAsAFreshBuildWould) {
   std::vector<int> added;  // w of inserted edges still there
   std::vector<std::string> nodes;
   for (int i = 0; i < 30; ++i) nodes.push_back("p" + std::to_string(i));
-  int overlays = 0, flats = 0;
-  for (int step = 0; step < 80; ++step) {
+  int overlays = 0, flats = 0, node_deletes = 0, node_updates = 0;
+  for (int step = 0; step < 100; ++step) {
     SCOPED_TRACE(step);
-    const uint32_t op = next(11);
+    const uint32_t op = next(13);
     std::string q;
     auto pick = [&] { return nodes[next(static_cast<uint32_t>(nodes.size()))]; };
-    if (op == 10) {  // a new node (Csr::ExtendNodes), and every other time an edge of it in the same commit
+    if (op == 11 && nodes.size() > 20) {  // delete a node (its edges go with it)
+      const size_t i = next(static_cast<uint32_t>(nodes.size()));
+      q = "query m() { delete P where name = \"" + nodes[i] + "\" }";
+      nodes.erase(nodes.begin() + static_cast<std::ptrdiff_t>(i));
+      ++node_deletes;
+    } else if (op == 12) {  // update a node: written again at the end, its edges follow it
+      q = "query m() { update P set { age: " + std::to_string(step) + " } where name = \"" + pick() + "\" }";
+      ++node_updates;
+    } else if (op == 10) {  // a new node (Csr::ExtendNodes), and every other time an edge of it in the same commit
       const std::string n = "q" + std::to_string(step);
       q = "query m() { insert P { name: \"" + n + "\" }";
       nodes.push_back(n);
@@ -329,7 +385,9 @@ TEST_F(EngineCsrTest, OverlaysFollowSmallWritesAsAFreshBuildWould) {
   }
   EXPECT_GT(overlays, 20);
   EXPECT_GT(flats, 0);
-  EXPECT_GT(nodes.size(), 33u);  // some node inserts, none of which rebuilt the CSR or the ordinals
+  EXPECT_GT(node_deletes, 3);
+  EXPECT_GT(node_updates, 3);
+  // Node inserts, deletes and updates among the writes, none of which rebuilt the CSR or the ordinals.
   EXPECT_EQ(cache_.counts().csrs_built, 1u);
   EXPECT_EQ(cache_.counts().ordinals_built, 1u);
   EXPECT_GT(cache_.counts().ordinals_extended, 3u);

@@ -8,6 +8,7 @@
 #include "common/open_addressing.h"
 #include "common/thread_pool.h"
 #include "engine/derived/adjacency_store.h"
+#include "engine/derived/row_remap.h"
 #include "engine/graph/graph_layout.h"
 
 namespace omnigraph::engine {
@@ -81,7 +82,7 @@ Result<std::shared_ptr<const TableOrdinals>> GraphReadCache::Ordinals(const tabl
       damaged = Replaceable(loaded.status());
     }
   }
-  if (got == nullptr) {  // a version that appends rows to the one served last: extended, in memory only
+  if (got == nullptr) {  // a later version of the one served last (deletes, upserts, appends): in memory only
     std::optional<LatestOrdinals> last;
     {
       MutexLock lock(&latest_mu_);
@@ -90,8 +91,8 @@ Result<std::shared_ptr<const TableOrdinals>> GraphReadCache::Ordinals(const tabl
     }
     std::shared_ptr<const TableOrdinals> base = last ? last->ordinals.lock() : nullptr;
     // (Not when a persisted object was found damaged: the build below replaces it.)
-    if (base != nullptr && !damaged && AppendsOnly(*last->manifest, version.manifest())) {
-      OG_ASSIGN_OR_RETURN(auto extended, TableOrdinals::Extend(*base, version, last->manifest->fragments.size()));
+    if (base != nullptr && !damaged && last->manifest->version_id != version.version_id()) {
+      OG_ASSIGN_OR_RETURN(auto extended, TableOrdinals::Extend(*base, *last->manifest, version));
       if (extended != nullptr) {
         ordinals_extended_.fetch_add(1);
         cache_.Put(key, extended, extended->memory_bytes());
@@ -217,6 +218,45 @@ bool AppendsOnly(const table::Manifest& before, const table::Manifest& after) {
 
 }  // namespace
 
+Result<std::optional<std::shared_ptr<const Csr>>> GraphReadCache::FollowNodes(
+    const std::shared_ptr<const Csr>& base, const table::Manifest& old_src, const table::Manifest& old_dst,
+    const table::TableVersion& src, const table::TableVersion& dst, const TableOrdinals& so, const TableOrdinals& dso,
+    const RowRemap* edge_remap, uint64_t edge_rows, bool* edges_done) {
+  using Nothing = std::optional<std::shared_ptr<const Csr>>;
+  // Rows appended only (a node insert): the lists stay where they are.
+  if (AppendsOnly(old_src, src.manifest()) && AppendsOnly(old_dst, dst.manifest())) {
+    if (base->num_src() > so.size() || base->num_dst() > dso.size()) return Nothing();
+    return Nothing(Csr::ExtendNodes(base, so.size(), dso.size()));
+  }
+  // Otherwise each side's old ordinals map to the new ones, from the old version's ordinals
+  // (cached while that CSR was served; when evicted since, the caller builds).
+  auto map_for = [&](const table::Manifest& old, const table::TableVersion& now, const TableOrdinals& now_ordinals,
+                     uint32_t old_count) -> Result<std::optional<std::vector<uint32_t>>> {
+    using Map = std::optional<std::vector<uint32_t>>;
+    auto before = cache_.Get<TableOrdinals>("o:" + now.prefix() + "@" + old.version_id);
+    if (before == nullptr || before->size() != old_count) return Map();
+    return NodeOrdinalMap(*before, old, now_ordinals, now);
+  };
+  std::optional<std::vector<uint32_t>> src_map, dst_map;
+  const std::vector<uint32_t>*src_ptr = nullptr, *dst_ptr = nullptr;
+  if (old_src.version_id != src.version_id()) {
+    OG_ASSIGN_OR_RETURN(src_map, map_for(old_src, src, so, base->num_src()));
+    if (!src_map) return Nothing();
+    src_ptr = &*src_map;
+  }
+  if (base->same_table()) {
+    dst_ptr = src_ptr;
+  } else if (old_dst.version_id != dst.version_id()) {
+    OG_ASSIGN_OR_RETURN(dst_map, map_for(old_dst, dst, dso, base->num_dst()));
+    if (!dst_map) return Nothing();
+    dst_ptr = &*dst_map;
+  }
+  OG_ASSIGN_OR_RETURN(auto moved,
+                      Csr::RemapNodes(base, src_ptr, dst_ptr, so.size(), dso.size(), edge_remap, edge_rows));
+  if (edge_remap != nullptr) *edges_done = true;
+  return Nothing(std::move(moved));
+}
+
 Result<std::shared_ptr<const Csr>> GraphReadCache::CsrFor(const table::TableVersion& edges,
                                                           const table::TableVersion& src,
                                                           const table::TableVersion& dst, const DerivedStore& derived) {
@@ -264,16 +304,25 @@ Result<std::shared_ptr<const Csr>> GraphReadCache::CsrFor(const table::TableVers
       auto it = latest_csr_.find(edges.prefix());
       if (it != latest_csr_.end()) (it->second.nodes == nodes ? latest : grown_from) = it->second;
     }
-    // Node versions that only append rows to those of the CSR served last (a node insert): the
-    // old ordinals stay, so its lists do; the new nodes get empty lists (Csr::ExtendNodes), then
-    // the edge table's own change, if any, is applied as for the same nodes.
-    if (grown_from && grown_from->src != nullptr && grown_from->dst != nullptr &&
-        AppendsOnly(*grown_from->src, src.manifest()) && AppendsOnly(*grown_from->dst, dst.manifest())) {
+    // Node versions that follow those of the CSR served last (node inserts, deletes, updates):
+    // the lists carried over to the new node ordinals, then the edge table's own change, if any,
+    // applied as for the same nodes. Only from a CSR whose every edge has live endpoints: a new
+    // node could otherwise be the missing endpoint of an old edge.
+    if (grown_from && grown_from->src != nullptr && grown_from->dst != nullptr) {
       auto base = grown_from->csr.lock();
-      if (base != nullptr && base->same_table() == same && base->num_src() <= so->size() &&
-          base->num_dst() <= dso->size()) {
-        std::optional<std::shared_ptr<const Csr>> grown = Csr::ExtendNodes(base, so->size(), dso->size());
+      if (base != nullptr && base->same_table() == same && base->num_edges() == base->edge_rows()) {
+        // An edge version that only deletes rows (a node delete's edges) is applied in the same
+        // pass as the nodes' renumbering; any other edge change after it (Csr::Extend).
+        std::optional<VersionStep> edge_step;
         if (grown_from->edges->version_id != edges.version_id()) {
+          OG_ASSIGN_OR_RETURN(edge_step, RelateVersions(*grown_from->edges, edges));
+          if (edge_step && edge_step->kept_fragments != edges.manifest().fragments.size()) edge_step.reset();
+        }
+        bool edges_done = grown_from->edges->version_id == edges.version_id();
+        OG_ASSIGN_OR_RETURN(std::optional<std::shared_ptr<const Csr>> grown,
+                            FollowNodes(base, *grown_from->src, *grown_from->dst, src, dst, *so, *dso,
+                                        edge_step ? &edge_step->remap : nullptr, edges.row_count(), &edges_done));
+        if (grown && !edges_done) {
           OG_ASSIGN_OR_RETURN(grown, Csr::Extend(*grown, *grown_from->edges, edges, *so, *dso));
         }
         if (grown) return serve_derived(std::move(*grown));

@@ -125,6 +125,14 @@ class GraphReadCache {
   void NoteWriteError(const std::string& object, const Status& s);
 
   static std::string Key(const table::TableVersion& v) { return v.prefix() + "@" + v.version_id(); }
+  // `base` (over the node versions with manifests old_src / old_dst) carried over to node versions
+  // src / dst (ordinals so / dso) that follow them by appends (Csr::ExtendNodes) or by deletes and
+  // upserts too (Csr::RemapNodes, which also applies `edge_remap`, an edge version's deletes, if
+  // given, and then sets *edges_done); nullopt when they do not, or the old ordinals are not cached.
+  Result<std::optional<std::shared_ptr<const Csr>>> FollowNodes(
+      const std::shared_ptr<const Csr>& base, const table::Manifest& old_src, const table::Manifest& old_dst,
+      const table::TableVersion& src, const table::TableVersion& dst, const TableOrdinals& so, const TableOrdinals& dso,
+      const RowRemap* edge_remap, uint64_t edge_rows, bool* edges_done);
 
   ByteLruCache cache_;
   Mutex point_mu_;
