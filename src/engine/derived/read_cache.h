@@ -71,6 +71,11 @@ class GraphReadCache {
   bool AllowPointRead(const table::TableVersion& version, const std::string& column);
   Result<std::shared_ptr<const Csr>> CsrFor(const table::TableVersion& edges, const table::TableVersion& src,
                                             const table::TableVersion& dst, const DerivedStore& derived = {});
+  // The CSR of these versions if it is in memory already (nullptr otherwise): never reads.
+  std::shared_ptr<const Csr> CachedCsr(const table::TableVersion& edges, const table::TableVersion& src,
+                                       const table::TableVersion& dst) {
+    return cache_.Get<Csr>("a:" + Key(edges) + "|" + Key(src) + "|" + Key(dst));
+  }
 
   // A structure derived from one column of a version (a search index, engine/search/): the cached
   // one, else `build()`'s (a Result<T> needing a memory_bytes() const), cached under `kind`. Bound

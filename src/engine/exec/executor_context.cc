@@ -64,12 +64,12 @@ const TableOrdinals* Context::LoadedOrdinals(const std::string& type) const {
   return it == ordinals_.end() ? nullptr : it->second.get();
 }
 
-Result<std::string_view> Context::Id(int var, int64_t ordinal) {
+Result<std::string_view> Context::IdOf(const std::string& type, int64_t ordinal) {
   if (ordinal < 0) return std::string_view();
-  if (const TableOrdinals* ord = LoadedOrdinals(TypeOf(var))) return ord->id(static_cast<uint32_t>(ordinal));
-  if (auto id = PointId(TypeOf(var), ordinal)) return *id;
-  OG_ASSIGN_OR_RETURN(const format::Column* ids, Column(TypeOf(var), "id"));
-  if (ids == nullptr) return InternalError("table " + TypeOf(var) + " has no id column");
+  if (const TableOrdinals* ord = LoadedOrdinals(type)) return ord->id(static_cast<uint32_t>(ordinal));
+  if (auto id = PointId(type, ordinal)) return *id;
+  OG_ASSIGN_OR_RETURN(const format::Column* ids, Column(type, "id"));
+  if (ids == nullptr) return InternalError("table " + type + " has no id column");
   return ids->string_at(static_cast<size_t>(ordinal));
 }
 

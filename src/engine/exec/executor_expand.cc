@@ -293,8 +293,25 @@ Result<const EdgeMask*> Pipeline::EdgeFilter(int var) const {
   return &et.allowed;
 }
 
+namespace {
+// The bound endpoint ordinals of a one-hop expansion from a few rows, each bound on the same side
+// (sources when `*out`), distinct; nullopt when the rows are not of that form.
+std::optional<std::vector<uint32_t>> FewBoundEnds(const Rows& rows, const IrClause& t, bool* out) {
+  if (rows.size() == 0 || rows.size() > Context::kPointAdjacencyKeys) return std::nullopt;
+  *out = rows.row(0)[t.src] >= 0;
+  std::vector<uint32_t> keys;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const int64_t s = rows.row(i)[t.src], d = rows.row(i)[t.dst];
+    if ((s >= 0) == (d >= 0) || (s >= 0) != *out) return std::nullopt;
+    keys.push_back(static_cast<uint32_t>(*out ? s : d));
+  }
+  std::sort(keys.begin(), keys.end());
+  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+  return keys;
+}
+}  // namespace
+
 Result<Rows> Pipeline::Expand(const Rows& rows, const IrClause& t) {
-  OG_ASSIGN_OR_RETURN(const Csr* csr, ctx_.CsrFor(t.edge_type));
   const EdgeMask* allowed = nullptr;  // the edge variable's column tests, applied here
   if (t.edge_var >= 0) {
     OG_ASSIGN_OR_RETURN(allowed, EdgeFilter(t.edge_var));
@@ -303,6 +320,19 @@ Result<Rows> Pipeline::Expand(const Rows& rows, const IrClause& t) {
   // One directed hop: y is produced iff it is a neighbour (a self loop produces the node itself),
   // each once (docs/language.md, "Match clauses"), so no breadth-first state is needed.
   const bool one_hop = !both && t.min_hops == 1 && t.max_hops && *t.max_hops == 1;
+  // One directed hop from a few nodes bound on one side, without edge column tests (those read
+  // whole columns anyway): their lists read through the indexes when the CSR is not in memory.
+  std::optional<Context::PointLists> points;
+  bool forward = true;
+  if (one_hop && allowed == nullptr) {
+    if (std::optional<std::vector<uint32_t>> keys = FewBoundEnds(rows, t, &forward)) {
+      OG_ASSIGN_OR_RETURN(points, ctx_.PointAdjacency(t.edge_type, forward, *keys));
+    }
+  }
+  const Csr* csr = nullptr;
+  if (!points) {
+    OG_ASSIGN_OR_RETURN(csr, ctx_.CsrFor(t.edge_type));
+  }
   Rows out;
   out.width = rows.width;
   out.bound = rows.bound;
@@ -319,6 +349,24 @@ Result<Rows> Pipeline::Expand(const Rows& rows, const IrClause& t) {
     if (t.edge_var >= 0) nb[t.edge_var] = e;
     out.Append(nb.data());
   };
+  if (points) {  // as the CSR cases below, over the lists read
+    for (size_t i = 0; i < rows.size(); ++i) {
+      const int64_t* r = rows.row(i);
+      const int64_t x = forward ? r[t.src] : r[t.dst];
+      const Context::PointLists::List* l = points->Find(static_cast<uint32_t>(x));
+      if (l == nullptr) continue;
+      for (size_t k = 0; k < l->nodes.size(); ++k) {
+        if (t.edge_var < 0 && k > 0 && l->nodes[k] == l->nodes[k - 1]) continue;  // each neighbour once
+        const int64_t e = t.edge_var >= 0 ? l->edges[k] : -1;
+        if (forward) {
+          emit(r, x, l->nodes[k], e);
+        } else {
+          emit(r, l->nodes[k], x, e);
+        }
+      }
+    }
+    return out;
+  }
   std::map<uint32_t, std::vector<uint32_t>> reach_cache;  // both endpoints bound
   // The output is charged as it grows (a batch of high-degree or multi-hop expansions is large).
   BudgetCharge charge(ctx_);

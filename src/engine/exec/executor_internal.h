@@ -96,7 +96,9 @@ class Context {
   Result<const Csr*> CsrFor(const std::string& edge_type);
   const std::string& TypeOf(int var) const { return q_.variables[var].type_name; }
   // The id of variable `var`'s binding `ordinal`.
-  Result<std::string_view> Id(int var, int64_t ordinal);
+  Result<std::string_view> Id(int var, int64_t ordinal) { return IdOf(TypeOf(var), ordinal); }
+  // The id of row `ordinal` of `type`: from its ordinals or point-read ids, else its id column.
+  Result<std::string_view> IdOf(const std::string& type, int64_t ordinal);
   // The ordinals of `type` if this query has loaded them (nullptr otherwise; loads nothing).
   const TableOrdinals* LoadedOrdinals(const std::string& type) const;
   // The same, also taking them from the read cache when they are in memory there (never reads).
@@ -112,6 +114,27 @@ class Context {
   // The ordinal of the node of `type` with this id, found through the key column's hash index
   // by ranged reads (table::ProbeIds) when the ordinals are not in memory; nullopt when absent.
   Result<std::optional<uint32_t>> FindId(const std::string& type, const std::string& id);
+  // The out-lists (`out`) or in-lists of a few nodes of an edge type, read through the edge
+  // table's src/dst hash index and the other endpoint table's key index (table::ProbeColumn,
+  // ProbeIds) instead of the whole CSR: a hop from a key in a fresh process reads what it touches.
+  // Each list is what Csr::OutNodes/OutEdges (InNodes/InEdges) give: (neighbour ordinal, edge
+  // ordinal) pairs sorted, edges whose other endpoint is not a live node left out. nullopt when
+  // it does not apply: the CSR is in memory, more than kPointAdjacencyKeys keys, a store without
+  // cheap ranged reads, more than kPointAdjacencyEdges edges, or a version asked often (it then loads the CSR and keeps
+  // it, as a column read by point too often is read whole).
+  static constexpr size_t kPointAdjacencyKeys = 8, kPointAdjacencyEdges = 256;
+  struct PointLists {
+    struct List {
+      std::vector<uint32_t> nodes, edges;
+    };
+    std::unordered_map<uint32_t, List> lists;  // by key ordinal; a key without edges has none
+    const List* Find(uint32_t key) const {
+      auto it = lists.find(key);
+      return it == lists.end() ? nullptr : &it->second;
+    }
+  };
+  Result<std::optional<PointLists>> PointAdjacency(const std::string& edge_type, bool out,
+                                                   std::span<const uint32_t> keys);
   // A point-read id (PrefetchPoints of a whole-node expression or of ordering ties), if any.
   std::optional<std::string_view> PointId(const std::string& type, int64_t ordinal) const;
   // Reads the ids of `ordinals` of `type` by address unless its ordinals or id column are in

@@ -281,8 +281,9 @@ TEST(ExecutorPointQueryTest, CostDoesNotGrowWithTheGraph) {
 
 // A cold point query (a fresh read cache, as in a new process) binds its key through the key
 // column's hash index and reads the rows it returns by address: no table's ordinals are loaded,
-// across three fragments with deleted rows, and a walk from the key over the persisted CSR does
-// not load them either. Every answer equals the reference's.
+// across three fragments with deleted rows, and one hop from the key (either direction, with or
+// without an edge variable) reads its lists through the edge table's src/dst index instead of the
+// persisted CSR. Every answer equals the reference's.
 TEST(ExecutorPointQueryTest, ColdPointQueriesLoadNoOrdinals) {
   auto g = Graph::Init(std::make_shared<io::MemoryStore>(),
                        "node P { n: String @key, age: I32? }\nedge K: P -> P { w: I64? }\n");
@@ -322,6 +323,8 @@ TEST(ExecutorPointQueryTest, ColdPointQueriesLoadNoOrdinals) {
       ASSERT_TRUE(got.ok() && want.ok()) << src;
       EXPECT_EQ(got->rows, want->rows) << src;
       EXPECT_EQ(cold.counts().ordinals_built + cold.counts().ordinals_loaded, 0u) << src;
+      // One hop from the key reads its lists through the edge table's src/dst index, not the CSR.
+      EXPECT_EQ(cold.counts().csrs_built + cold.counts().csrs_loaded, 0u) << src;
       // Edge properties of the few result rows are read by address too, not as whole columns.
       auto edges = snap->Table("K");
       ASSERT_TRUE(edges.ok());

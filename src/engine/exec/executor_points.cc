@@ -6,6 +6,7 @@
 
 #include "common/error_codes.h"
 #include "engine/exec/executor_internal.h"
+#include "engine/graph/schema_store.h"
 #include "table/index_probe.h"
 
 namespace omnigraph::engine::exec {
@@ -168,6 +169,80 @@ Status Context::PrefetchPoints(const std::vector<const IrExpr*>& exprs, const Ro
     for (size_t i = 0; i < ordinals.size(); ++i) values.emplace(ordinals[i], b.column(0).GetValue(i));
   }
   return Status::Ok();
+}
+
+Result<std::optional<Context::PointLists>> Context::PointAdjacency(const std::string& edge_type, bool out,
+                                                                   std::span<const uint32_t> keys) {
+  using Nothing = std::optional<PointLists>;
+  if (csrs_.count(edge_type) != 0 || keys.empty() || keys.size() > kPointAdjacencyKeys) return Nothing();
+  const compiler::EdgeType* e = snap_.catalog().FindEdge(edge_type);
+  if (e == nullptr) return NotFoundError("unknown edge type " + edge_type);
+  OG_ASSIGN_OR_RETURN(const table::TableVersion* et, Table(edge_type));
+  OG_ASSIGN_OR_RETURN(const table::TableVersion* from, Table(e->from_type));
+  OG_ASSIGN_OR_RETURN(const table::TableVersion* to, Table(e->to_type));
+  const std::string& key_type = out ? e->from_type : e->to_type;
+  const std::string& other_type = out ? e->to_type : e->from_type;
+  const table::TableVersion* other = out ? to : from;
+  const std::string key_column(out ? kSrcColumn : kDstColumn), other_column(out ? kDstColumn : kSrcColumn);
+  const table::Field* key_field = et->schema().FindByName(key_column);
+  if (key_field == nullptr || !table::HasHashIndex(*et, key_field->id) || !et->store().cheap_ranged_reads() ||
+      other->schema().key_field_id == 0 || cache_->CachedCsr(*et, *from, *to) != nullptr ||
+      !cache_->AllowPointRead(*et,
+                              "\x1f"
+                              "adjacency")) {
+    return Nothing();
+  }
+  // The keys' ids, then the edges holding them, in address order.
+  if (CachedOrdinals(key_type) == nullptr) {
+    OG_RETURN_IF_ERROR(PrefetchIds(key_type, std::vector<int64_t>(keys.begin(), keys.end())));
+  }
+  std::vector<std::string> ids;
+  std::vector<Value> id_values;
+  for (uint32_t k : keys) {
+    OG_ASSIGN_OR_RETURN(std::string_view id, IdOf(key_type, k));
+    ids.emplace_back(id);
+    id_values.push_back(Value::String(std::string(id)));
+  }
+  OG_ASSIGN_OR_RETURN(
+      auto hits, table::ProbeColumn(*et, key_field->id, ids, table::Predicate::In(key_column, std::move(id_values))));
+  // A hub's many neighbours are cheaper through the CSR than probed one by one.
+  if (hits.size() > kPointAdjacencyEdges) return Nothing();
+  PointLists result;
+  if (hits.empty()) return Nothing(std::move(result));
+  std::vector<uint64_t> addresses;
+  for (const auto& [which, address] : hits) addresses.push_back(address);
+  OG_ASSIGN_OR_RETURN(format::Batch b, et->Take(addresses, std::vector<std::string>{other_column}));
+  const format::Column& ends = b.column(0);
+  // The other endpoints' ordinals, one lookup per distinct id (nullopt: not a live node).
+  std::unordered_map<std::string, std::optional<uint32_t>> ordinal_of;
+  for (size_t i = 0; i < ends.length(); ++i) ordinal_of.emplace(std::string(ends.string_at(i)), std::nullopt);
+  if (const TableOrdinals* ord = CachedOrdinals(other_type)) {
+    for (auto& [id, o] : ordinal_of) o = ord->Find(id);
+  } else {
+    std::vector<std::string> distinct;
+    for (const auto& [id, o] : ordinal_of) distinct.push_back(id);
+    OG_ASSIGN_OR_RETURN(auto found, table::ProbeIds(*other, distinct));
+    for (size_t i = 0; i < distinct.size(); ++i) {
+      if (!found[i]) continue;
+      OG_ASSIGN_OR_RETURN(ordinal_of[distinct[i]], OrdinalOfAddress(other_type, *found[i]));
+    }
+  }
+  for (size_t i = 0; i < hits.size(); ++i) {
+    const std::optional<uint32_t> n = ordinal_of[std::string(ends.string_at(i))];
+    if (!n) continue;
+    OG_ASSIGN_OR_RETURN(std::optional<uint32_t> edge, OrdinalOfAddress(edge_type, addresses[i]));
+    if (!edge) return InternalError("an index hit of " + edge_type + " is not a live row");
+    PointLists::List& l = result.lists[keys[hits[i].first]];
+    l.nodes.push_back(*n);
+    l.edges.push_back(*edge);
+  }
+  for (auto& [k, l] : result.lists) {  // (neighbour, edge) order, as a CSR list
+    std::vector<std::pair<uint32_t, uint32_t>> pairs;
+    for (size_t i = 0; i < l.nodes.size(); ++i) pairs.emplace_back(l.nodes[i], l.edges[i]);
+    std::sort(pairs.begin(), pairs.end());
+    for (size_t i = 0; i < pairs.size(); ++i) std::tie(l.nodes[i], l.edges[i]) = pairs[i];
+  }
+  return Nothing(std::move(result));
 }
 
 }  // namespace omnigraph::engine::exec
