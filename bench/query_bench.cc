@@ -412,7 +412,8 @@ int main(int argc, char** argv) {
     std::set<std::string> known;
     for (const std::vector<Value>& row : friends.rows) known.insert(row.at(0).string_value());
     std::vector<std::string> targets;  // p0, p1, ... but SRC and its friends: a new friend per run
-    for (int i = 0; static_cast<int>(targets.size()) < reps + 1; ++i) {
+    // (At least three: the node updates below take the first three.)
+    for (int i = 0; static_cast<int>(targets.size()) < std::max(reps + 1, 3); ++i) {
       std::string p = "p" + std::to_string(i);
       if (p != source && known.count(p) == 0) targets.push_back(std::move(p));
     }

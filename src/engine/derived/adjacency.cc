@@ -159,23 +159,29 @@ Result<std::shared_ptr<const TableOrdinals>> TableOrdinals::Extend(const TableOr
   // erased (exact only when ids are unique: a dropped row's id could belong to a later row, which
   // then holds it), the rest renumbered; otherwise every id is hashed again.
   const bool same_slots = SlotCount(n) == base.slots_.size();
-  const bool carry = same_slots && (remap.identity() || base.unique_ids_);
+  bool carry = same_slots && (remap.identity() || base.unique_ids_);
   bool duplicate = false;
   if (carry) {
     a.slots.assign(base.slots_.begin(), base.slots_.end());
     const uint64_t mask = a.slots.size() - 1;
     auto home = [&](uint64_t slot) { return XxHash64(base.id(static_cast<uint32_t>(slot) - 1)) & mask; };
+    bool missed = false;  // a dropped row without an entry (never, with unique ids): hash again
     for (const auto& [lo, hi] : remap.ranges()) {
-      for (uint32_t dropped = lo; dropped < hi; ++dropped) {
+      for (uint32_t dropped = lo; dropped < hi && !missed; ++dropped) {
+        missed = true;
         for (uint64_t s = XxHash64(base.id(dropped)) & mask; a.slots[s] != 0; s = (s + 1) & mask) {
           if (static_cast<uint32_t>(a.slots[s]) - 1 == dropped) {
             EraseSlot(&a.slots, s, home);
+            missed = false;
             break;
           }
         }
       }
     }
-    if (!remap.identity()) {
+    if (missed) {
+      carry = false;
+      a.slots.assign(SlotCount(n), 0);
+    } else if (!remap.identity()) {
       for (uint64_t& slot : a.slots) {
         if (slot != 0) slot = (slot & kTagMask) | (uint64_t{remap(static_cast<uint32_t>(slot) - 1)} + 1);
       }

@@ -320,7 +320,8 @@ Result<std::shared_ptr<const Csr>> Csr::RemapNodes(const std::shared_ptr<const C
     std::vector<uint32_t> old_of(num_keys, kDropped);
     for (uint32_t o = 0; o < old_keys; ++o) {
       const uint32_t m = keys != nullptr ? (*keys)[o] : o;
-      if (m != kDropped) old_of[m] = o;
+      // The first old row wins: when rows share an id, only the first (what Find gives) has lists.
+      if (m != kDropped && old_of[m] == kDropped) old_of[m] = o;
     }
     out_off->resize(uint64_t{num_keys} + 1);
     out_nodes->resize(base.num_edges());

@@ -316,7 +316,10 @@ Result<std::shared_ptr<const Csr>> GraphReadCache::CsrFor(const table::TableVers
         std::optional<VersionStep> edge_step;
         if (grown_from->edges->version_id != edges.version_id()) {
           OG_ASSIGN_OR_RETURN(edge_step, RelateVersions(*grown_from->edges, edges));
-          if (edge_step && edge_step->kept_fragments != edges.manifest().fragments.size()) edge_step.reset();
+          if (edge_step && (edge_step->kept_fragments != edges.manifest().fragments.size() ||
+                            edge_step->old_rows != base->edge_rows() || edge_step->kept_rows != edges.row_count())) {
+            edge_step.reset();
+          }
         }
         bool edges_done = grown_from->edges->version_id == edges.version_id();
         OG_ASSIGN_OR_RETURN(std::optional<std::shared_ptr<const Csr>> grown,

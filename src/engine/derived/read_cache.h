@@ -50,10 +50,6 @@ class GraphReadCache {
   std::shared_ptr<const TableOrdinals> CachedOrdinals(const table::TableVersion& version) {
     return cache_.Get<TableOrdinals>("o:" + Key(version));
   }
-  // On a miss, a CSR is derived from the CSR last served for an earlier version of the same edge
-  // table over the same node versions when Csr::Extend applies (a small write: one pass over the
-  // arrays); such a CSR is kept in memory only (not persisted: a write would otherwise cost a
-  // whole object), `optimize` persists the version's own.
   // One column of the version, indexed by ordinal; nullptr when the schema has no such column.
   Result<std::shared_ptr<const format::Column>> ColumnFor(const table::TableVersion& version,
                                                           const std::string& column);
@@ -69,12 +65,20 @@ class GraphReadCache {
   // column that keeps being asked for is then read whole (and cached) instead.
   static constexpr uint32_t kPointReadsBeforeWhole = 2;
   bool AllowPointRead(const table::TableVersion& version, const std::string& column);
+  // On a miss, a CSR is derived from the CSR last served for an earlier version of the same edge
+  // table when the versions are related by small writes: Csr::Extend for an edge table's writes,
+  // Csr::ExtendNodes / RemapNodes for node inserts, deletes and updates (the old node versions'
+  // ordinals must still be cached); at most one pass over the arrays. Such a CSR is kept in
+  // memory only (not persisted: a write would otherwise cost a whole object), `optimize`
+  // persists the version's own.
   Result<std::shared_ptr<const Csr>> CsrFor(const table::TableVersion& edges, const table::TableVersion& src,
                                             const table::TableVersion& dst, const DerivedStore& derived = {});
-  // The CSR of these versions if it is in memory already (nullptr otherwise): never reads.
-  std::shared_ptr<const Csr> CachedCsr(const table::TableVersion& edges, const table::TableVersion& src,
-                                       const table::TableVersion& dst) {
-    return cache_.Get<Csr>("a:" + Key(edges) + "|" + Key(src) + "|" + Key(dst));
+  // Whether a CSR of some version of this edge table is in memory (the one served last): a later
+  // version's is then derived from it cheaply (CsrFor), so reading lists by point is not worth it.
+  bool HasCsrOf(const table::TableVersion& edges) {
+    MutexLock lock(&latest_mu_);
+    auto it = latest_csr_.find(edges.prefix());
+    return it != latest_csr_.end() && !it->second.csr.expired();
   }
 
   // A structure derived from one column of a version (a search index, engine/search/): the cached
@@ -115,7 +119,7 @@ class GraphReadCache {
   struct Counts {
     uint64_t ordinals_built = 0, ordinals_loaded = 0;
     uint64_t csrs_built = 0, csrs_loaded = 0;
-    uint64_t csrs_extended = 0;      // derived from an earlier version's CSR (Csr::Extend, ExtendNodes)
+    uint64_t csrs_extended = 0;      // derived from an earlier version's (Extend, ExtendNodes, RemapNodes)
     uint64_t ordinals_extended = 0;  // derived from an earlier version's (TableOrdinals::Extend)
     uint64_t written = 0;            // derived objects persisted (or already there: a racing writer)
     uint64_t rejected = 0;           // persisted objects ignored as damaged or of an unknown version
@@ -154,7 +158,8 @@ class GraphReadCache {
   };
   Mutex latest_mu_;
   std::unordered_map<std::string, LatestCsr> latest_csr_ OG_GUARDED_BY(latest_mu_);
-  // The ordinals last served per table (by prefix), to extend for a version that appends rows.
+  // The ordinals last served per table (by prefix), to derive a later version's from
+  // (TableOrdinals::Extend: deletes, upserts, appends).
   struct LatestOrdinals {
     std::shared_ptr<const table::Manifest> manifest;
     std::weak_ptr<const TableOrdinals> ordinals;

@@ -83,11 +83,14 @@ Result<std::optional<VersionStep>> RelateVersions(const table::Manifest& before,
       nb += static_cast<uint32_t>(f.live_rows());
       continue;
     }
-    OG_ASSIGN_OR_RETURN(auto was_deleted, after.LoadDeletion(f));  // one table: its objects are shared
-    OG_ASSIGN_OR_RETURN(auto now_deleted, after.LoadDeletion(g));
-    if (!was_deleted->Difference(*now_deleted).empty()) return Nothing();  // a row came back: not a later version
-    const std::vector<uint32_t> gone = now_deleted->Difference(*was_deleted).ToVector();
-    const std::vector<uint32_t> was = was_deleted->ToVector();
+    // One table: its objects are shared. One that cannot be read (the old version's, removed by
+    // cleanup since) only means the versions cannot be related: the caller builds.
+    auto was_deleted = after.LoadDeletion(f);
+    auto now_deleted = after.LoadDeletion(g);
+    if (!was_deleted.ok() || !now_deleted.ok()) return Nothing();
+    if (!(*was_deleted)->Difference(**now_deleted).empty()) return Nothing();  // a row came back: not a later version
+    const std::vector<uint32_t> gone = (*now_deleted)->Difference(**was_deleted).ToVector();
+    const std::vector<uint32_t> was = (*was_deleted)->ToVector();
     size_t wi = 0, gi = 0;
     uint32_t at = 0;  // the next row offset to account for
     // Between deleted rows the live ones are consecutive: count them in runs.

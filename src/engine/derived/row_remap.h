@@ -54,8 +54,9 @@ struct VersionStep {
 
 // The step when `after` keeps before's fragments that it still has, in before's order and first,
 // each with the same file and the same or more deleted rows, and appends new ones (deletes,
-// upserts and inserts do; compaction and overwrites do not): nullopt otherwise. Reads the deletion
-// vectors of the fragments whose deletions changed.
+// upserts and inserts do; compaction and overwrites do not): nullopt otherwise, and also when a
+// deletion vector it needs cannot be read. Reads the deletion vectors of the fragments whose
+// deletions changed.
 Result<std::optional<VersionStep>> RelateVersions(const table::Manifest& before, const table::TableVersion& after);
 
 }  // namespace omnigraph::engine

@@ -186,7 +186,7 @@ Result<std::optional<Context::PointLists>> Context::PointAdjacency(const std::st
   const std::string key_column(out ? kSrcColumn : kDstColumn), other_column(out ? kDstColumn : kSrcColumn);
   const table::Field* key_field = et->schema().FindByName(key_column);
   if (key_field == nullptr || !table::HasHashIndex(*et, key_field->id) || !et->store().cheap_ranged_reads() ||
-      other->schema().key_field_id == 0 || cache_->CachedCsr(*et, *from, *to) != nullptr ||
+      other->schema().key_field_id == 0 || cache_->HasCsrOf(*et) ||
       !cache_->AllowPointRead(*et,
                               "\x1f"
                               "adjacency")) {
