@@ -218,6 +218,14 @@ bool AppendsOnly(const table::Manifest& before, const table::Manifest& after) {
 
 }  // namespace
 
+bool GraphReadCache::CsrAtHand(const table::TableVersion& edges, const table::TableVersion& src,
+                               const table::TableVersion& dst) {
+  if (cache_.Get<Csr>("a:" + Key(edges) + "|" + Key(src) + "|" + Key(dst)) != nullptr) return true;
+  MutexLock lock(&latest_mu_);
+  auto it = latest_csr_.find(edges.prefix());
+  return it != latest_csr_.end() && !it->second.csr.expired() && it->second.nodes == Key(src) + "|" + Key(dst);
+}
+
 Result<std::optional<std::shared_ptr<const Csr>>> GraphReadCache::FollowNodes(
     const std::shared_ptr<const Csr>& base, const table::Manifest& old_src, const table::Manifest& old_dst,
     const table::TableVersion& src, const table::TableVersion& dst, const TableOrdinals& so, const TableOrdinals& dso,

@@ -73,13 +73,11 @@ class GraphReadCache {
   // persists the version's own.
   Result<std::shared_ptr<const Csr>> CsrFor(const table::TableVersion& edges, const table::TableVersion& src,
                                             const table::TableVersion& dst, const DerivedStore& derived = {});
-  // Whether a CSR of some version of this edge table is in memory (the one served last): a later
-  // version's is then derived from it cheaply (CsrFor), so reading lists by point is not worth it.
-  bool HasCsrOf(const table::TableVersion& edges) {
-    MutexLock lock(&latest_mu_);
-    auto it = latest_csr_.find(edges.prefix());
-    return it != latest_csr_.end() && !it->second.csr.expired();
-  }
+  // Whether the CSR of these versions is in memory, or cheap to derive: the CSR served last for
+  // the edge table is alive and over the same node versions, so only the edge table changed
+  // (Csr::Extend: an overlay of the changed lists). After a node write, deriving it costs a pass
+  // over the node arrays (ExtendNodes) or over every list (RemapNodes).
+  bool CsrAtHand(const table::TableVersion& edges, const table::TableVersion& src, const table::TableVersion& dst);
 
   // A structure derived from one column of a version (a search index, engine/search/): the cached
   // one, else `build()`'s (a Result<T> needing a memory_bytes() const), cached under `kind`. Bound

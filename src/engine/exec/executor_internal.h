@@ -116,15 +116,16 @@ class Context {
   Result<std::optional<uint32_t>> FindId(const std::string& type, const std::string& id);
   // The out-lists (`out`) or in-lists of a few nodes of an edge type, read through the edge
   // table's src/dst hash index and the other endpoint table's key index (table::ProbeColumn,
-  // ProbeIds) instead of the whole CSR: a hop from a key in a fresh process reads what it touches.
-  // Each list is what Csr::OutNodes/OutEdges (InNodes/InEdges) give: (neighbour ordinal, edge
-  // ordinal) pairs sorted, edges whose other endpoint is not a live node left out. (A CSR binds an
-  // endpoint id to the first row holding it, ProbeIds to the last; they agree because a graph's
-  // node ids are unique: loads and mutations refuse a second row with an id, key_conflict.) nullopt when
-  // it does not apply: a CSR of the edge table is in memory (this version's, or one it derives
-  // from cheaply), more than kPointAdjacencyKeys keys, a store without
-  // cheap ranged reads, more than kPointAdjacencyEdges edges, or a version asked often (it then loads the CSR and keeps
-  // it, as a column read by point too often is read whole).
+  // ProbeIds) instead of the CSR, when the CSR is neither in memory nor cheap to derive
+  // (GraphReadCache::CsrAtHand): a hop from a key in a fresh process, or right after a node write,
+  // reads what it touches. Each list is what Csr::OutNodes/OutEdges (InNodes/InEdges) give:
+  // (neighbour ordinal, edge ordinal) pairs sorted, edges whose other endpoint is not a live node
+  // left out. (A CSR binds an endpoint id to the first row holding it, ProbeIds to the last; they
+  // agree because a graph's node ids are unique: loads and mutations refuse a second row with an
+  // id, key_conflict.) nullopt when it does not apply: the CSR at hand, more than
+  // kPointAdjacencyKeys keys, more than kPointAdjacencyEdges edges, a store without cheap ranged
+  // reads, or versions asked for more than twice (then the CSR is loaded or derived and kept, as a
+  // column read by point too often is read whole).
   static constexpr size_t kPointAdjacencyKeys = 8, kPointAdjacencyEdges = 256;
   struct PointLists {
     struct List {

@@ -186,10 +186,8 @@ Result<std::optional<Context::PointLists>> Context::PointAdjacency(const std::st
   const std::string key_column(out ? kSrcColumn : kDstColumn), other_column(out ? kDstColumn : kSrcColumn);
   const table::Field* key_field = et->schema().FindByName(key_column);
   if (key_field == nullptr || !table::HasHashIndex(*et, key_field->id) || !et->store().cheap_ranged_reads() ||
-      other->schema().key_field_id == 0 || cache_->HasCsrOf(*et) ||
-      !cache_->AllowPointRead(*et,
-                              "\x1f"
-                              "adjacency")) {
+      other->schema().key_field_id == 0 || cache_->CsrAtHand(*et, *from, *to) ||
+      !cache_->AllowPointRead(*et, "\x1f" + from->version_id() + "|" + to->version_id())) {
     return Nothing();
   }
   // The keys' ids, then the edges holding them, in address order.
