@@ -250,6 +250,20 @@ bool HasHashIndex(const TableVersion& version, FieldId field) {
   return field == s.key_field_id || std::binary_search(s.indexed_field_ids.begin(), s.indexed_field_ids.end(), field);
 }
 
+uint64_t UncoveredRows(const TableVersion& version, FieldId field) {
+  const Manifest& m = version.manifest();
+  const std::string_view kind = field == m.schema.key_field_id ? kIdIndexKind : kValueIndexKind;
+  std::set<uint32_t> covered;
+  for (const IndexSegmentMeta& s : m.indexes) {
+    if (s.kind == kind && s.field_id == field) covered.insert(s.fragment_ids.begin(), s.fragment_ids.end());
+  }
+  uint64_t rows = 0;
+  for (const FragmentMeta& f : m.fragments) {
+    if (!covered.count(f.id)) rows += f.physical_rows;
+  }
+  return rows;
+}
+
 Result<std::vector<std::pair<size_t, uint64_t>>> ProbeColumn(const TableVersion& version, FieldId field,
                                                              std::span<const std::string> values,
                                                              const Predicate& fallback_filter, ProbeStats* stats,

@@ -49,6 +49,11 @@ Result<std::vector<std::pair<size_t, uint64_t>>> ProbeColumn(const TableVersion&
 // Whether `field` has hash-index segments in `version` (the key column, or an indexed column).
 bool HasHashIndex(const TableVersion& version, FieldId field);
 
+// The rows (physical, deleted ones included) of the fragments no hash-index segment of `field`
+// covers: what ProbeColumn scans instead of probing (the few small fragments a local write defers,
+// or a whole table whose index was added later).
+uint64_t UncoveredRows(const TableVersion& version, FieldId field);
+
 // Whether looking up `n` values is cheaper by probing (ProbeColumn) than by opening the column's
 // whole index (IdIndex::Open reads every segment): few values against a large table.
 inline bool FewLookups(const TableVersion& version, size_t n) { return n * 64 <= version.row_count(); }

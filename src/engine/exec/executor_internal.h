@@ -120,13 +120,14 @@ class Context {
   // (GraphReadCache::CsrAtHand): a hop from a key in a fresh process, or right after a node write,
   // reads what it touches. Each list is what Csr::OutNodes/OutEdges (InNodes/InEdges) give:
   // (neighbour ordinal, edge ordinal) pairs sorted, edges whose other endpoint is not a live node
-  // left out. (A CSR binds an endpoint id to the first row holding it, ProbeIds to the last; they
-  // agree because a graph's node ids are unique: loads and mutations refuse a second row with an
-  // id, key_conflict.) nullopt when it does not apply: the CSR at hand, more than
+  // left out; a neighbour's id binds to the first row holding it, as in a CSR. (The keys are
+  // taken as bound: a graph's node ids are unique, since loads and mutations refuse a second row
+  // with an id, key_conflict.) nullopt when it does not apply: the CSR at hand, more than
   // kPointAdjacencyKeys keys, more than kPointAdjacencyEdges edges, a store without cheap ranged
-  // reads, or versions asked for more than twice (then the CSR is loaded or derived and kept, as a
-  // column read by point too often is read whole).
-  static constexpr size_t kPointAdjacencyKeys = 8, kPointAdjacencyEdges = 256;
+  // reads, indexes that leave more than kPointAdjacencyUncovered rows to scan, a probe that fails
+  // (a damaged index segment: logged), or after two point reads of these versions (then the CSR
+  // is loaded or derived and kept, as a column read by point too often is read whole).
+  static constexpr size_t kPointAdjacencyKeys = 8, kPointAdjacencyEdges = 256, kPointAdjacencyUncovered = 4096;
   struct PointLists {
     struct List {
       std::vector<uint32_t> nodes, edges;

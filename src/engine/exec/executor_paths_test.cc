@@ -342,17 +342,23 @@ TEST(ExecutorPointQueryTest, HopsRightAfterANodeWriteReadByPoint) {
                        "node P { n: String @key, age: I32? }\nedge K: P -> P { w: I64? }\n");
   ASSERT_TRUE(g.ok());
   std::string data;
-  for (int i = 0; i < 200; ++i) data += R"({"type":"P","data":{"n":"p)" + std::to_string(i) + "\"}}\n";
   for (int i = 0; i < 200; ++i) {
-    for (int m : {3, 7}) {
-      data += R"({"edge":"K","from":"p)" + std::to_string(i) + R"(","to":"p)" + std::to_string((i * m + 1) % 200) +
-              R"(","data":{"w":)" + std::to_string(i) + "}}\n";
+    data += R"({"type":"P","data":{"n":"p)" + std::to_string(i) + R"(","age":)" + std::to_string(i % 40) + "}}\n";
+  }
+  for (int i = 0; i < 200; ++i) {
+    for (int m : {3, 7, 3, 0}) {  // a parallel edge per node, and self-loops (m = 0: p7, p47, ...)
+      if (m == 0 && i % 40 != 7) continue;
+      const int to = m == 0 ? i : (i * m + 1) % 200;
+      data += R"({"edge":"K","from":"p)" + std::to_string(i) + R"(","to":"p)" + std::to_string(to) +
+              R"(","data":{"w":)" + std::to_string(i * 10 + m) + "}}\n";
     }
   }
   ASSERT_TRUE(LoadNdjson(**g, data, LoadOptions{}).ok());
   GraphReadCache cache;
   const std::string hop = "query q() { match { $a: P { n: \"p7\" } $a k $b } return { $b.n } }";
-  const std::string back = "query q() { match { $a: P { n: \"p7\" } $b $e:k $a } return { $b.n, $e.w } }";
+  const std::string back = "query q() { match { $a: P { n: \"p7\" } $b $e:k $a } return { $b.n, $e.w, $e.id } }";
+  // Five keys (age 7: p7, p47, p87, p127, p167), each with its parallel edge.
+  const std::string several = "query q() { match { $a: P $a.age = 7 $a $e:k $b } return { $a.n, $b.n, $e.w } }";
   for (int i = 0; i < 3; ++i) ExpectAsReference(*(*g)->Head(), hop, &cache);  // the third loads the CSR
   ASSERT_EQ(cache.counts().csrs_built, 1u);
   for (const char* write : {"query m() { update P set { age: 3 } where n = \"p21\" }",
@@ -365,10 +371,20 @@ TEST(ExecutorPointQueryTest, HopsRightAfterANodeWriteReadByPoint) {
     ExpectAsReference(*snap, hop, &cache);
     ExpectAsReference(*snap, back, &cache);
     EXPECT_EQ(cache.counts().csrs_extended, before.csrs_extended);  // by point
+    EXPECT_EQ(cache.counts().csrs_loaded, 0u);
     ExpectAsReference(*snap, hop, &cache);
     EXPECT_EQ(cache.counts().csrs_extended, before.csrs_extended + 1);  // derived on the third read
     EXPECT_EQ(cache.counts().csrs_built, 1u);
   }
+  // Several keys right after a write, by point (a fresh cache reads by point too: no CSR at all).
+  ASSERT_TRUE(RunMutation(**g, "query m() { update P set { age: 8 } where n = \"p47\" }", "").ok());
+  ASSERT_TRUE(RunMutation(**g, "query m() { update P set { age: 7 } where n = \"p48\" }", "").ok());
+  const GraphReadCache::Counts before = cache.counts();
+  ExpectAsReference(*(*g)->Head(), several, &cache);
+  EXPECT_EQ(cache.counts().csrs_extended, before.csrs_extended);
+  GraphReadCache fresh;
+  ExpectAsReference(*(*g)->Head(), several, &fresh);
+  EXPECT_EQ(fresh.counts().csrs_built + fresh.counts().csrs_loaded, 0u);
 }
 
 // Ordering many rows by a property with a limit picks its shortlist by comparing the column's

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "common/error_codes.h"
+#include "common/logging.h"
 #include "engine/exec/executor_internal.h"
 #include "engine/graph/schema_store.h"
 #include "table/index_probe.h"
@@ -185,8 +186,12 @@ Result<std::optional<Context::PointLists>> Context::PointAdjacency(const std::st
   const table::TableVersion* other = out ? to : from;
   const std::string key_column(out ? kSrcColumn : kDstColumn), other_column(out ? kDstColumn : kSrcColumn);
   const table::Field* key_field = et->schema().FindByName(key_column);
+  // (An index that leaves many rows uncovered, as one added by a schema change before the next
+  // compaction, would make the probe a scan.)
   if (key_field == nullptr || !table::HasHashIndex(*et, key_field->id) || !et->store().cheap_ranged_reads() ||
-      other->schema().key_field_id == 0 || cache_->CsrAtHand(*et, *from, *to) ||
+      other->schema().key_field_id == 0 || table::UncoveredRows(*et, key_field->id) > kPointAdjacencyUncovered ||
+      table::UncoveredRows(*other, other->schema().key_field_id) > kPointAdjacencyUncovered ||
+      cache_->CsrAtHand(*et, *from, *to) ||
       !cache_->AllowPointRead(*et, "\x1f" + from->version_id() + "|" + to->version_id())) {
     return Nothing();
   }
@@ -201,8 +206,14 @@ Result<std::optional<Context::PointLists>> Context::PointAdjacency(const std::st
     ids.emplace_back(id);
     id_values.push_back(Value::String(std::string(id)));
   }
-  OG_ASSIGN_OR_RETURN(
-      auto hits, table::ProbeColumn(*et, key_field->id, ids, table::Predicate::In(key_column, std::move(id_values))));
+  // A probe that fails (a damaged or newer index segment) leaves the hop to the CSR, which the
+  // tables rebuild: an index is never a reason for a read to fail.
+  auto probed = table::ProbeColumn(*et, key_field->id, ids, table::Predicate::In(key_column, std::move(id_values)));
+  if (!probed.ok()) {
+    LogWarn("reading " + edge_type + " lists by point: " + probed.status().ToString() + "; using the CSR");
+    return Nothing();
+  }
+  const std::vector<std::pair<size_t, uint64_t>>& hits = *probed;
   // A hub's many neighbours are cheaper through the CSR than probed one by one.
   if (hits.size() > kPointAdjacencyEdges) return Nothing();
   PointLists result;
@@ -216,13 +227,24 @@ Result<std::optional<Context::PointLists>> Context::PointAdjacency(const std::st
   for (size_t i = 0; i < ends.length(); ++i) ordinal_of.emplace(std::string(ends.string_at(i)), std::nullopt);
   if (const TableOrdinals* ord = CachedOrdinals(other_type)) {
     for (auto& [id, o] : ordinal_of) o = ord->Find(id);
-  } else {
+  } else {  // the first row holding each id (lowest address: scan order), as the CSR binds it
     std::vector<std::string> distinct;
-    for (const auto& [id, o] : ordinal_of) distinct.push_back(id);
-    OG_ASSIGN_OR_RETURN(auto found, table::ProbeIds(*other, distinct));
-    for (size_t i = 0; i < distinct.size(); ++i) {
-      if (!found[i]) continue;
-      OG_ASSIGN_OR_RETURN(ordinal_of[distinct[i]], OrdinalOfAddress(other_type, *found[i]));
+    std::vector<Value> distinct_values;
+    for (const auto& [id, o] : ordinal_of) {
+      distinct.push_back(id);
+      distinct_values.push_back(Value::String(id));
+    }
+    const table::FieldId key = other->schema().key_field_id;
+    auto found = table::ProbeColumn(
+        *other, key, distinct, table::Predicate::In(other->schema().FindById(key)->name, std::move(distinct_values)));
+    if (!found.ok()) {
+      LogWarn("reading " + edge_type + " lists by point: " + found.status().ToString() + "; using the CSR");
+      return Nothing();
+    }
+    for (const auto& [which, address] : *found) {  // sorted by address: the first per id wins
+      std::optional<uint32_t>& o = ordinal_of[distinct[which]];
+      if (o) continue;
+      OG_ASSIGN_OR_RETURN(o, OrdinalOfAddress(other_type, address));
     }
   }
   for (size_t i = 0; i < hits.size(); ++i) {
