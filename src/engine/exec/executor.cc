@@ -65,6 +65,7 @@ Status Pipeline::Prepare() {
       case IrClauseKind::kShortestPath:  // applied once both endpoints are bound (PickTraversal)
         needed_.insert(c.src);
         needed_.insert(c.dst);
+        if (c.edge_var >= 0) order_vars_.insert(c.edge_var);
         traversals_.push_back(&c);
         break;
       case IrClauseKind::kFilter:
@@ -116,6 +117,7 @@ Status Pipeline::Prepare() {
     zero.type = e.type;
     var_tests_[e.args[0].var].push_back(Test{&e, CompareOp::kGt, &zero});
   }
+  order_vars_.insert(needed_.begin(), needed_.end());
   return Status::Ok();
 }
 
@@ -220,15 +222,30 @@ int Pipeline::NextVariable(const Rows& rows) const {
   return -1;
 }
 
-int Pipeline::PickTraversal(const Rows& rows, const State& st, int next) const {
+bool Pipeline::OrderedStep(const Rows& rows, const IrClause& t) const {
+  std::vector<int> fresh;
+  for (int v : {t.src, t.dst, t.edge_var}) {
+    if (v >= 0 && !rows.bound[v]) fresh.push_back(v);
+  }
+  std::sort(fresh.begin(), fresh.end());
+  size_t k = 0;  // the unbound order variables, from the first: fresh's, in order
+  for (int v : order_vars_) {
+    if (rows.bound[v]) continue;
+    if (k == fresh.size()) break;
+    if (v != fresh[k++]) return false;
+  }
+  return k == fresh.size();
+}
+
+int Pipeline::PickTraversal(const Rows& rows, const State& st, bool ordered) const {
   // Both endpoints bound first (the traversal only filters), then one bound.
   for (int pass = 0; pass < 2; ++pass) {
     for (size_t i = 0; i < st.pending.size(); ++i) {
       const IrClause& t = *st.pending[i];
       const bool sb = rows.bound[t.src], db = rows.bound[t.dst];
       const bool path = t.kind == IrClauseKind::kShortestPath;  // only once both are bound
-      if (pass == 0 ? (sb && db) : (!path && sb != db && (next < 0 || (sb ? t.dst : t.src) == next))) {
-        return static_cast<int>(i);
+      if (pass == 0 ? (sb && db) : (!path && sb != db)) {
+        if (!ordered || OrderedStep(rows, t)) return static_cast<int>(i);
       }
     }
   }
@@ -254,20 +271,46 @@ Result<int> Pipeline::PickSeed(const Rows& rows) const {
 
 Result<bool> Pipeline::OrderedFits(const Rows& seed) {
   for (const IrClause* t : traversals_) {
-    if (t->edge_var >= 0 || t->kind == IrClauseKind::kShortestPath) return false;
+    if (t->kind == IrClauseKind::kShortestPath) return false;
+    if (t->edge_var < 0) continue;
+    // The edge variable's traversal must be able to bind it in order: when it is the first
+    // unbound variable, an endpoint is bound (one comes before it), and the other endpoint, if
+    // it comes after it, comes right after it.
+    const int lo = std::min(t->src, t->dst), hi = std::max(t->src, t->dst), e = t->edge_var;
+    if (e < lo) return false;
+    if (e < hi && std::any_of(order_vars_.begin(), order_vars_.end(), [&](int v) { return v > e && v < hi; })) {
+      return false;
+    }
   }
   if (needed_.empty()) return false;
   OG_ASSIGN_OR_RETURN(int first, PickSeed(seed));
   return first == *needed_.begin();
 }
 
-Status Pipeline::SortById(Rows* rows, int var) {
+Status Pipeline::SortByIds(Rows* rows, const std::vector<int>& vars) {
   if (rows->size() < 2) return Status::Ok();
-  OG_ASSIGN_OR_RETURN(const TableOrdinals* ord, ctx_.Ordinals(ctx_.TypeOf(var)));
+  // The ids per row and variable (views into ordinals, point-read ids or an id column).
+  std::vector<std::string_view> ids(rows->size() * vars.size());
+  for (size_t k = 0; k < vars.size(); ++k) {
+    const int var = vars[k];
+    const std::string& type = ctx_.TypeOf(var);
+    if (ctx_.query().variables[var].kind == compiler::VarKind::kNode) {
+      OG_RETURN_IF_ERROR(ctx_.Ordinals(type).status());  // a node table's ordinals, kept
+    } else if (ctx_.CachedOrdinals(type) == nullptr) {
+      std::vector<int64_t> ordinals;
+      for (size_t i = 0; i < rows->size(); ++i) ordinals.push_back(rows->row(i)[var]);
+      OG_RETURN_IF_ERROR(ctx_.PrefetchIds(type, std::move(ordinals)));
+    }
+    for (size_t i = 0; i < rows->size(); ++i) {
+      OG_ASSIGN_OR_RETURN(ids[i * vars.size() + k], ctx_.IdOf(type, rows->row(i)[var]));
+    }
+  }
   std::vector<size_t> idx(rows->size());
   std::iota(idx.begin(), idx.end(), size_t{0});
+  const size_t w = vars.size();
   std::stable_sort(idx.begin(), idx.end(), [&](size_t a, size_t b) {
-    return ord->id(static_cast<uint32_t>(rows->row(a)[var])) < ord->id(static_cast<uint32_t>(rows->row(b)[var]));
+    return std::lexicographical_compare(ids.begin() + a * w, ids.begin() + a * w + w, ids.begin() + b * w,
+                                        ids.begin() + b * w + w);
   });
   Rows sorted;
   sorted.width = rows->width;
@@ -318,7 +361,7 @@ bool Pipeline::CountsNext(const std::vector<bool>& bound, size_t width, const St
   Rows shape;
   shape.width = width;
   shape.bound = bound;
-  const int pick = PickTraversal(shape, st, -1);
+  const int pick = PickTraversal(shape, st, false);
   if (pick < 0) return false;
   std::vector<const IrClause*> rest = st.pending;
   rest.erase(rest.begin() + pick);
@@ -334,7 +377,7 @@ Result<std::optional<Rows>> Pipeline::CountEveryEdge(const Rows& rows, int best,
   Rows shape;
   shape.width = rows.width;
   shape.bound = seeded;
-  const int pick = PickTraversal(shape, st, -1);
+  const int pick = PickTraversal(shape, st, false);
   if (pick < 0) return std::optional<Rows>();
   std::vector<const IrClause*> rest = st.pending;
   rest.erase(rest.begin() + pick);
@@ -376,7 +419,7 @@ Status Pipeline::Continue(Rows rows, State st, RowSink& sink, const RunMode& mod
       return Status::Ok();
     }
     const int next = mode.ordered ? NextVariable(rows) : -1;
-    if (int pick = PickTraversal(rows, st, next); pick >= 0) {
+    if (int pick = PickTraversal(rows, st, mode.ordered); pick >= 0) {
       const IrClause& t = *st.pending[pick];
       st.pending.erase(st.pending.begin() + pick);
       if (t.kind == IrClauseKind::kShortestPath) {
@@ -407,9 +450,15 @@ Status Pipeline::Continue(Rows rows, State st, RowSink& sink, const RunMode& mod
       if (mode.ordered && !fresh.empty()) {
         // Row by row, each one's new bindings in id order: the pieces keep the result's order.
         Rows buf = Slice(rows, 0, 0);
+        std::vector<int> order = fresh;  // the new bindings' ids, in the result's order
+        std::sort(order.begin(), order.end());
+        std::vector<bool> no_multi(st.multi_done.size(), true);  // multi-variable tests: in Flush
         for (size_t i = 0; i < rows.size() && !sink.Done(); ++i) {
           OG_ASSIGN_OR_RETURN(Rows out, Expand(Slice(rows, i, i + 1), t));
-          OG_RETURN_IF_ERROR(SortById(&out, fresh[0]));
+          for (size_t k = 1; k < fresh.size(); ++k) {  // Flush checks fresh[0]
+            OG_ASSIGN_OR_RETURN(out, ApplyChecks(std::move(out), fresh[k], true, &no_multi));
+          }
+          OG_RETURN_IF_ERROR(SortByIds(&out, order));
           buf.bound = out.bound;
           buf.cells.insert(buf.cells.end(), out.cells.begin(), out.cells.end());
           if (buf.size() >= kOrderedPieceRows || buf.cells.size() >= kBatchCells || i + 1 == rows.size()) {

@@ -565,7 +565,8 @@ struct RunMode {
   const std::vector<bool>* read = nullptr;
   // Bind the variables in index order, each one's candidates in id order, so that rows reach the
   // sink in the result's total order (ties broken by ids in binding order) and the sink may stop
-  // the run early. Only for clause lists without edge variables (OrderedApplies).
+  // the run early. Edge variables are bound in that order too: a traversal runs only when the
+  // variables it binds come next (Pipeline::OrderedStep). Not with shortest paths (OrderedApplies).
   bool ordered = false;
 };
 
@@ -573,8 +574,8 @@ struct RunMode {
 // batches of bounded size.
 Status RunClauses(Context& ctx, const std::vector<compiler::IrClause>& clauses, Rows seed, RowSink& sink,
                   const RunMode& mode = {});
-// Whether an ordered run (RunMode::ordered) applies to the top-level clauses and pays: no edge
-// variable, and the planner would seed the first variable anyway.
+// Whether an ordered run (RunMode::ordered) applies to the top-level clauses and pays: no shortest
+// path, each edge variable bindable in order, and the planner would seed the first variable anyway.
 Result<bool> OrderedApplies(Context& ctx, const std::vector<compiler::IrClause>& clauses, const Rows& seed);
 
 // The rows of a non-aggregating query in the result's order (order keys, then ids of the

@@ -387,6 +387,48 @@ TEST(ExecutorPointQueryTest, HopsRightAfterANodeWriteReadByPoint) {
   EXPECT_EQ(fresh.counts().csrs_built + fresh.counts().csrs_loaded, 0u);
 }
 
+// A limit without `order` over traversals with edge variables: rows come in the order of the ids
+// of the bound variables, so the run binds them in that order and stops at the limit (ordered
+// mode). Parallel edges and self-loops, edge variables declared before or after the endpoint they
+// bind, two of them, an edge filter, and declaration orders the ordered plan cannot follow (run
+// the general way): every answer equals the reference's, in order.
+TEST(ExecutorOrderTest, LimitsOverEdgeVariablesFollowTheIdOrder) {
+  auto g = Graph::Init(std::make_shared<io::MemoryStore>(),
+                       "node P { n: String @key }\nedge K: P -> P { w: I64? }\nedge L: P -> P\n");
+  ASSERT_TRUE(g.ok());
+  std::string data;
+  for (int i = 0; i < 60; ++i) data += R"({"type":"P","data":{"n":"p)" + std::to_string(i) + "\"}}\n";
+  for (int i = 0; i < 60; ++i) {
+    for (int m : {7, 11, 7, 0}) {  // a parallel edge per node; a self-loop every fifth node
+      if (m == 0 && i % 5 != 0) continue;
+      data += R"({"edge":"K","from":"p)" + std::to_string(i) + R"(","to":"p)" +
+              std::to_string((i * m + 3) % 60 * (m != 0) + i * (m == 0)) + R"(","data":{"w":)" +
+              std::to_string((i * 13 + m) % 17) + "}}\n";
+    }
+    data += R"({"edge":"L","from":"p)" + std::to_string(i) + R"(","to":"p)" + std::to_string((i + 1) % 60) + "\"}\n";
+  }
+  ASSERT_TRUE(LoadNdjson(**g, data, LoadOptions{}).ok());
+  auto snap = (*g)->Head();
+  ASSERT_TRUE(snap.ok());
+  GraphReadCache cache;
+  for (const char* q : {
+           "match { $a: P $a $e:k $b } return { $a.n, $e.w, $b.n } limit 6",
+           "match { $a: P $a $e:k $b } return { $a.n, $e.w, $b.n } limit 2",
+           "match { $a: P $a $e:k $b } return { $a.n, $e.w, $b.n, $e.id } limit 41",
+           "match { $b: P $a: P $a $e:k $b } return { $a.n, $b.n, $e.w } limit 5",
+           "match { $a: P $a $e:k $b $b l $c } return { $a.n, $b.n, $c.n, $e.w } limit 9",
+           "match { $a: P $a $e:k $b $b $f:k $c } return { $a.n, $e.w, $b.n, $f.w, $c.n } limit 11",
+           "match { $a: P $a $e:k $b $e.w > 9 } return { $a.n, $e.w, $b.n } limit 6",
+           "match { $a: P { n: \"p5\" } $a $e:k $b } return { $b.n, $e.w } limit 3",
+           "match { $a: P $x: P $a $e:k $b $x l $a } return { $x.n, $a.n, $e.w, $b.n } limit 8",
+           "match { $a: P $c: P $a $e:k $b $c k $b } return { $a.n, $c.n, $e.w, $b.n } limit 8",
+           "match { $a: P $a $e:k $b $b $f:k $a } return { $a.n, $e.w, $f.w } limit 8",
+       }) {
+    SCOPED_TRACE(q);
+    ExpectAsReference(*snap, std::string("query q() { ") + q + " }", &cache);
+  }
+}
+
 // Ordering many rows by a property with a limit picks its shortlist by comparing the column's
 // values (executor_shortlist.cc, Shortlist): ties at the cut, descending and ascending, integers,
 // dates and strings, a later key deciding among ties, and nulls (every row then) all answer as

@@ -77,8 +77,11 @@ class Pipeline {
   Status Continue(Rows rows, State st, RowSink& sink, const RunMode& mode);
   // Applies the checks that the new binding of `var` enables to `piece` and runs the rest on it.
   Status Flush(Rows piece, int var, bool with_var, const State& st, RowSink& sink, const RunMode& mode);
-  // The next traversal to apply (-1: none); in ordered mode only one that binds `next`.
-  int PickTraversal(const Rows& rows, const State& st, int next) const;
+  // The next traversal to apply (-1: none); in ordered mode only one whose new variables come
+  // next in the result's order (OrderedStep).
+  int PickTraversal(const Rows& rows, const State& st, bool ordered) const;
+  // Ordered mode: whether the variables `t` binds are the first unbound ones of order_vars_.
+  bool OrderedStep(const Rows& rows, const IrClause& t) const;
   // The variable to seed next (-1: all bound): the most selective (id lookup, then restricted,
   // then the smallest table), or in ordered mode `next`.
   Result<int> PickSeed(const Rows& rows) const;
@@ -92,8 +95,10 @@ class Pipeline {
   // (EdgesKept). nullopt when that does not apply.
   Result<std::optional<Rows>> CountEveryEdge(const Rows& rows, int best, const std::vector<bool>& seeded,
                                              const State& st, const RunMode& mode);
-  // Sorts `rows` (all from one input row) by the id of `var`'s binding.
-  Status SortById(Rows* rows, int var);
+  // Sorts `rows` (all from one input row) by the ids of the bindings of `vars`, in that order: a
+  // node variable's from its ordinals, an edge variable's by point reads (PrefetchIds) unless its
+  // ordinals or id column are in memory.
+  Status SortByIds(Rows* rows, const std::vector<int>& vars);
   // A `not` block: its own query (dense variables), context and plan.
   struct Negation;
   // Keeps the rows of `rows` for which `neg` has no match: one run of its plan over all of them.
@@ -153,6 +158,8 @@ class Pipeline {
   size_t seed_vars_;
   std::vector<std::unique_ptr<Negation>> negations_;
   std::set<int> needed_;  // node variables bindings and traversals bind
+  // Ordered mode: the variables rows tie on, in order: needed_ and the traversals' edge variables.
+  std::set<int> order_vars_;
   Reacher reacher_;
 };
 
