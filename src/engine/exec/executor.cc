@@ -273,13 +273,18 @@ Result<bool> Pipeline::OrderedFits(const Rows& seed) {
   for (const IrClause* t : traversals_) {
     if (t->kind == IrClauseKind::kShortestPath) return false;
     if (t->edge_var < 0) continue;
-    // The edge variable's traversal must be able to bind it in order: when it is the first
-    // unbound variable, an endpoint is bound (one comes before it), and the other endpoint, if
-    // it comes after it, comes right after it.
-    const int lo = std::min(t->src, t->dst), hi = std::max(t->src, t->dst), e = t->edge_var;
-    if (e < lo) return false;
-    if (e < hi && std::any_of(order_vars_.begin(), order_vars_.end(), [&](int v) { return v > e && v < hi; })) {
+    // An edge variable binds together with its later endpoint, so it must come right after it in
+    // the order (the type checker numbers it after both endpoints). Else that endpoint would be
+    // seeded on its own, by a scan of its table per row bound before it: the general plan instead.
+    const int hi = std::max(t->src, t->dst), e = t->edge_var;
+    if (e < hi || std::any_of(order_vars_.begin(), order_vars_.end(), [&](int v) { return v > hi && v < e; })) {
       return false;
+    }
+    // Nor when a test reads the edge variable: a filter that keeps few edges would leave the run
+    // expanding row by row through the whole table (the general plan filters in batches).
+    if (!var_tests_[e].empty()) return false;
+    for (const auto& [test, vars] : multi_) {
+      if (vars.count(e)) return false;
     }
   }
   if (needed_.empty()) return false;
@@ -288,30 +293,59 @@ Result<bool> Pipeline::OrderedFits(const Rows& seed) {
 }
 
 Status Pipeline::SortByIds(Rows* rows, const std::vector<int>& vars) {
-  if (rows->size() < 2) return Status::Ok();
-  // The ids per row and variable (views into ordinals, point-read ids or an id column).
-  std::vector<std::string_view> ids(rows->size() * vars.size());
-  for (size_t k = 0; k < vars.size(); ++k) {
-    const int var = vars[k];
-    const std::string& type = ctx_.TypeOf(var);
-    if (ctx_.query().variables[var].kind == compiler::VarKind::kNode) {
-      OG_RETURN_IF_ERROR(ctx_.Ordinals(type).status());  // a node table's ordinals, kept
-    } else if (ctx_.CachedOrdinals(type) == nullptr) {
-      std::vector<int64_t> ordinals;
-      for (size_t i = 0; i < rows->size(); ++i) ordinals.push_back(rows->row(i)[var]);
-      OG_RETURN_IF_ERROR(ctx_.PrefetchIds(type, std::move(ordinals)));
-    }
-    for (size_t i = 0; i < rows->size(); ++i) {
-      OG_ASSIGN_OR_RETURN(ids[i * vars.size() + k], ctx_.IdOf(type, rows->row(i)[var]));
-    }
+  const size_t n = rows->size();
+  if (n < 2) return Status::Ok();
+  // Node variables first (OrderedFits: an edge variable comes after its endpoints), by their
+  // ordinals' ids; then each run of rows tying on them (parallel edges) by its edges' ids, read by
+  // point for that run only: most runs are one row, so a scan reads no edge id.
+  std::vector<int> nodes, edges;
+  for (int v : vars) (ctx_.query().variables[v].kind == compiler::VarKind::kNode ? nodes : edges).push_back(v);
+  if (!edges.empty() && !nodes.empty() && *std::min_element(edges.begin(), edges.end()) < nodes.back()) {
+    return InternalError("ordered run: an edge variable before a node variable it binds with");
   }
-  std::vector<size_t> idx(rows->size());
+  std::vector<const TableOrdinals*> ords;
+  for (int v : nodes) {
+    OG_ASSIGN_OR_RETURN(const TableOrdinals* ord, ctx_.Ordinals(ctx_.TypeOf(v)));
+    ords.push_back(ord);
+  }
+  auto node_less = [&](size_t a, size_t b) {
+    for (size_t k = 0; k < nodes.size(); ++k) {
+      const std::string_view x = ords[k]->id(static_cast<uint32_t>(rows->row(a)[nodes[k]]));
+      const std::string_view y = ords[k]->id(static_cast<uint32_t>(rows->row(b)[nodes[k]]));
+      if (x != y) return x < y;
+    }
+    return false;
+  };
+  std::vector<size_t> idx(n);
   std::iota(idx.begin(), idx.end(), size_t{0});
-  const size_t w = vars.size();
-  std::stable_sort(idx.begin(), idx.end(), [&](size_t a, size_t b) {
-    return std::lexicographical_compare(ids.begin() + a * w, ids.begin() + a * w + w, ids.begin() + b * w,
-                                        ids.begin() + b * w + w);
-  });
+  std::stable_sort(idx.begin(), idx.end(), node_less);
+  for (size_t lo = 0; lo < n && !edges.empty();) {
+    size_t hi = lo + 1;
+    while (hi < n && !node_less(idx[lo], idx[hi])) ++hi;
+    if (hi - lo >= 2) {
+      std::vector<std::string_view> ids((hi - lo) * edges.size());
+      for (size_t k = 0; k < edges.size(); ++k) {
+        const std::string& type = ctx_.TypeOf(edges[k]);
+        std::vector<int64_t> ordinals;
+        for (size_t i = lo; i < hi; ++i) ordinals.push_back(rows->row(idx[i])[edges[k]]);
+        OG_RETURN_IF_ERROR(ctx_.PrefetchIds(type, ordinals));
+        for (size_t i = lo; i < hi; ++i) {
+          OG_ASSIGN_OR_RETURN(ids[(i - lo) * edges.size() + k], ctx_.IdOf(type, rows->row(idx[i])[edges[k]]));
+        }
+      }
+      const size_t w = edges.size();
+      std::vector<size_t> run(hi - lo);
+      std::iota(run.begin(), run.end(), size_t{0});
+      std::stable_sort(run.begin(), run.end(), [&](size_t a, size_t b) {
+        return std::lexicographical_compare(ids.begin() + a * w, ids.begin() + a * w + w, ids.begin() + b * w,
+                                            ids.begin() + b * w + w);
+      });
+      std::vector<size_t> reordered;
+      for (size_t r : run) reordered.push_back(idx[lo + r]);
+      std::copy(reordered.begin(), reordered.end(), idx.begin() + static_cast<std::ptrdiff_t>(lo));
+    }
+    lo = hi;
+  }
   Rows sorted;
   sorted.width = rows->width;
   sorted.bound = rows->bound;

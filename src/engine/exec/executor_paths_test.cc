@@ -398,15 +398,20 @@ TEST(ExecutorOrderTest, LimitsOverEdgeVariablesFollowTheIdOrder) {
   ASSERT_TRUE(g.ok());
   std::string data;
   for (int i = 0; i < 60; ++i) data += R"({"type":"P","data":{"n":"p)" + std::to_string(i) + "\"}}\n";
+  // K edges carry ids that run against the load order (so the edges' id order is not their
+  // ordinal order): a parallel edge per node, a self-loop every fifth node, and 20 parallel
+  // edges p1 -> p2 (one row's expansion larger than an ordered piece).
+  int id = 100000;
+  auto k_edge = [&](int from, int to, int w) {
+    data += R"({"edge":"K","from":"p)" + std::to_string(from) + R"(","to":"p)" + std::to_string(to) +
+            R"(","data":{"id":"k)" + std::to_string(id--) + R"(","w":)" + std::to_string(w) + "}}\n";
+  };
   for (int i = 0; i < 60; ++i) {
-    for (int m : {7, 11, 7, 0}) {  // a parallel edge per node; a self-loop every fifth node
-      if (m == 0 && i % 5 != 0) continue;
-      data += R"({"edge":"K","from":"p)" + std::to_string(i) + R"(","to":"p)" +
-              std::to_string((i * m + 3) % 60 * (m != 0) + i * (m == 0)) + R"(","data":{"w":)" +
-              std::to_string((i * 13 + m) % 17) + "}}\n";
-    }
+    for (int m : {7, 11, 7}) k_edge(i, (i * m + 3) % 60, (i * 13 + m) % 17);
+    if (i % 5 == 0) k_edge(i, i, i % 17);
     data += R"({"edge":"L","from":"p)" + std::to_string(i) + R"(","to":"p)" + std::to_string((i + 1) % 60) + "\"}\n";
   }
+  for (int j = 0; j < 20; ++j) k_edge(1, 2, j % 6);
   ASSERT_TRUE(LoadNdjson(**g, data, LoadOptions{}).ok());
   auto snap = (*g)->Head();
   ASSERT_TRUE(snap.ok());
@@ -415,14 +420,21 @@ TEST(ExecutorOrderTest, LimitsOverEdgeVariablesFollowTheIdOrder) {
            "match { $a: P $a $e:k $b } return { $a.n, $e.w, $b.n } limit 6",
            "match { $a: P $a $e:k $b } return { $a.n, $e.w, $b.n } limit 2",
            "match { $a: P $a $e:k $b } return { $a.n, $e.w, $b.n, $e.id } limit 41",
+           "match { $a: P $a $e:k $b } return { $a.n, $e.id } limit 100000",
+           "match { $a: P { n: \"p1\" } $a $e:k $b } return { $b.n, $e.id } limit 15",
            "match { $b: P $a: P $a $e:k $b } return { $a.n, $b.n, $e.w } limit 5",
            "match { $a: P $a $e:k $b $b l $c } return { $a.n, $b.n, $c.n, $e.w } limit 9",
            "match { $a: P $a $e:k $b $b $f:k $c } return { $a.n, $e.w, $b.n, $f.w, $c.n } limit 11",
+           "match { $a: P $a $e:k $b $b $f:k $c $e.w < $f.w } return { $a.n, $e.id, $f.id } limit 11",
            "match { $a: P $a $e:k $b $e.w > 9 } return { $a.n, $e.w, $b.n } limit 6",
+           "match { $a: P $a $e:<k> $b } return { $a.n, $e.id, $b.n } limit 13",
+           "match { $a: P $a $e:k $b not { $b l $a } } return { $a.n, $e.id } limit 12",
            "match { $a: P { n: \"p5\" } $a $e:k $b } return { $b.n, $e.w } limit 3",
            "match { $a: P $x: P $a $e:k $b $x l $a } return { $x.n, $a.n, $e.w, $b.n } limit 8",
            "match { $a: P $c: P $a $e:k $b $c k $b } return { $a.n, $c.n, $e.w, $b.n } limit 8",
            "match { $a: P $a $e:k $b $b $f:k $a } return { $a.n, $e.w, $f.w } limit 8",
+           // A variable between an endpoint and its edge variable: the general plan.
+           "match { $a: P $b: P $c: P $a $e:k $b $a $f:k $c } return { $a.n, $e.id, $f.id } limit 10",
        }) {
     SCOPED_TRACE(q);
     ExpectAsReference(*snap, std::string("query q() { ") + q + " }", &cache);
