@@ -230,9 +230,10 @@ TEST_F(EngineCsrTest, ExtendsTheLastVersionsCsrAfterSmallWrites) {
     ASSERT_NE(extended, nullptr);
     ExpectSameAsFresh(*extended);
   };
-  auto mutate = [&](const char* q) {
+  auto step = [&](const char* q, const char* what) {  // a mutation, then the derived CSR checked
     auto r = RunMutation(*graph_, q, "");
     ASSERT_TRUE(r.ok()) << r.status().ToString();
+    same_as_fresh(what);
   };
   Load(R"({"edge":"Knows","from":"d","to":"a","data":{"w":5}}
 {"edge":"Knows","from":"a","to":"b","data":{"w":6}}
@@ -241,14 +242,10 @@ TEST_F(EngineCsrTest, ExtendsTheLastVersionsCsrAfterSmallWrites) {
   same_as_fresh("append");
   EXPECT_EQ(cache_.counts().csrs_extended, 1u);
   EXPECT_TRUE(Build("Knows", "P", "P")->overlaid());  // the loaded arrays untouched
-  mutate("query m() { delete Knows where w = 3 }");
-  same_as_fresh("delete the self-loop");
-  mutate("query m() { delete Knows where w = 2 }");
-  same_as_fresh("delete");
-  mutate("query m() { insert Knows { from: \"b\", to: \"d\", w: 10 } }");
-  same_as_fresh("insert");
-  mutate("query m() { delete Knows where w >= 5 }");
-  same_as_fresh("delete whole appended fragments");
+  step("query m() { delete Knows where w = 3 }", "delete the self-loop");
+  step("query m() { delete Knows where w = 2 }", "delete");
+  step("query m() { insert Knows { from: \"b\", to: \"d\", w: 10 } }", "insert");
+  step("query m() { delete Knows where w >= 5 }", "delete whole appended fragments");
   EXPECT_EQ(cache_.counts().csrs_extended, 5u);
   EXPECT_EQ(cache_.counts().csrs_built, 1u);
   // A new node keeps the old ordinals (appended rows): the lists stay, the node has none.
@@ -258,11 +255,9 @@ TEST_F(EngineCsrTest, ExtendsTheLastVersionsCsrAfterSmallWrites) {
   EXPECT_EQ(cache_.counts().csrs_built, 1u);
   EXPECT_EQ(cache_.counts().csrs_extended, 6u);
   // A deleted node renumbers the ordinals after it (and its edges go): the lists carried over.
-  mutate("query m() { delete P where name = \"b\" }");
-  same_as_fresh("deleted node");
+  step("query m() { delete P where name = \"b\" }", "deleted node");
   // An updated node is written again at the end: its lists move with it.
-  mutate("query m() { update P set { age: 3 } where name = \"a\" }");
-  same_as_fresh("updated node");
+  step("query m() { update P set { age: 3 } where name = \"a\" }", "updated node");
   EXPECT_EQ(cache_.counts().csrs_built, 1u);
   EXPECT_EQ(cache_.counts().csrs_extended, 8u);
   EXPECT_EQ(cache_.counts().ordinals_built, 1u);

@@ -241,7 +241,7 @@ Result<std::optional<std::shared_ptr<const Csr>>> GraphReadCache::FollowNodes(
   auto map_for = [&](const table::Manifest& old, const table::TableVersion& now, const TableOrdinals& now_ordinals,
                      uint32_t old_count) -> Result<std::optional<std::vector<uint32_t>>> {
     using Map = std::optional<std::vector<uint32_t>>;
-    auto before = cache_.Get<TableOrdinals>("o:" + now.prefix() + "@" + old.version_id);
+    auto before = cache_.Get<TableOrdinals>("o:" + Key(now.prefix(), old.version_id));
     if (before == nullptr || before->size() != old_count) return Map();
     return NodeOrdinalMap(*before, old, now_ordinals, now);
   };

@@ -131,7 +131,8 @@ class GraphReadCache {
  private:
   void NoteWriteError(const std::string& object, const Status& s);
 
-  static std::string Key(const table::TableVersion& v) { return v.prefix() + "@" + v.version_id(); }
+  static std::string Key(const std::string& prefix, const std::string& version_id) { return prefix + "@" + version_id; }
+  static std::string Key(const table::TableVersion& v) { return Key(v.prefix(), v.version_id()); }
   // `base` (over the node versions with manifests old_src / old_dst) carried over to node versions
   // src / dst (ordinals so / dso) that follow them by appends (Csr::ExtendNodes) or by deletes and
   // upserts too (Csr::RemapNodes, which also applies `edge_remap`, an edge version's deletes, if

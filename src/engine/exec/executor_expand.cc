@@ -321,7 +321,8 @@ Result<Rows> Pipeline::Expand(const Rows& rows, const IrClause& t) {
   // each once (docs/language.md, "Match clauses"), so no breadth-first state is needed.
   const bool one_hop = !both && t.min_hops == 1 && t.max_hops && *t.max_hops == 1;
   // One directed hop from a few nodes bound on one side, without edge column tests (those read
-  // whole columns anyway): their lists read through the indexes when the CSR is not in memory.
+  // whole columns anyway): their lists read through the indexes when the CSR is neither in memory
+  // nor cheap to derive (Context::PointAdjacency).
   std::optional<Context::PointLists> points;
   bool forward = true;
   if (one_hop && allowed == nullptr) {
