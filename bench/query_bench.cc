@@ -2,14 +2,15 @@
 // bench/peers/gen.js, measures through the embedded C++ API (in-process, like the peers):
 //   - bulk load of data.ndjson (one append load = one commit) on local disk: entities/s, peak RSS;
 //   - one-row commits (an insert mutation each) on local disk with fsync on: median latency;
-//   - the twenty queries of bench/peers/run.js, cold (first run on a fresh handle) and warm
+//   - the twenty-two queries of bench/peers/run.js, cold (first run on a fresh handle) and warm
 //     (median of --reps after one warm-up), asserting the answers equal the peers' (results.json).
 //     "cold" is the first pass on the graph (on a freshly loaded graph: building the read
 //     structures and persisting them as derived objects); "cold2" is another fresh handle (a new
 //     read cache, as a new process) that loads the persisted structures.
 //     q_key q_1hop q_2hop q_3hop q_agg1hop q_global2hop q_reach13 q_filter (the first eight),
 //     q_top_outdeg q_top_indeg_age q_city_count q_city_age q_order_prop q_antijoin q_reach_filter
-//     q_edge_filter q_edge_between q_2hop_paths_key q_shortest q_write_read; kQueries below has
+//     q_edge_filter q_edge_filter_group q_edge_filter_dst q_edge_between q_2hop_paths_key
+//     q_shortest q_write_read; kQueries below has
 //     each one's meaning and .gq text.
 //     q_write_read (a one-row insert mutation, then the 1-hop read, timed together; the inserted
 //     edge is deleted again, untimed, after each run) runs on its own handle after the cold2
@@ -17,11 +18,11 @@
 //     (the warm-up), it has no "cold2".
 //   build/release/bench/query_bench --data DIR [--reps 5] [--peers results.json] [--out ours.json]
 //                                   [--dir /tmp] [--source p42] [--target p7] [--graph ROOT]
-//                                   [--only q_name]
+//                                   [--only q_name[,q_name...]]
 //   --graph ROOT: query the graph an earlier run loaded (its root is printed; runs keep it) instead
-//   of loading one (--data DIR then only names the data, for its meta.json). --only: run one query
-//   (e.g. under perf, with a large --reps). Either skips the one-row commits (so that a kept graph
-//   stays as loaded); --graph also skips q_write_read unless --only names it.
+//   of loading one (--data DIR then only names the data, for its meta.json). --only: run these
+//   queries only (e.g. one under perf, with a large --reps). Either skips the one-row commits (so
+//   that a kept graph stays as loaded); --graph also skips q_write_read unless --only names it.
 //   --source/--target: the keys SRC and DST of run.js (use the same as the peers' run).
 // Graph shapes: gen.js --shape skewed (the default) makes a simple graph, --shape uniform one with
 // parallel edges and self-loops. A few of the first eight queries' .gq texts count (source,
@@ -167,6 +168,15 @@ const BenchQuery kQueries[] = {
      BenchQuery::kFirstInt, nullptr},
     {"q_edge_filter", "query q() { match { $a: Person $a $e:knows $b $e.since >= 2020 } return { count($e) as n } }",
      BenchQuery::kFirstInt, nullptr},
+    // Edges kept by a selective test of their own property (since = 2024: ~1/36 of them), then
+    // their destinations: grouped by a destination property, and counted under a destination test.
+    {"q_edge_filter_group",
+     "query q() { match { $a: Person $a $e:knows $b $e.since = 2024 } return { $b.city, count($e) as n } "
+     "order { n desc, $b.city asc } limit 5 }",
+     BenchQuery::kRows, nullptr},
+    {"q_edge_filter_dst",
+     "query q() { match { $a: Person $a $e:knows $b $e.since = 2024 $b.age > 85 } return { count($e) as n } }",
+     BenchQuery::kFirstInt, nullptr},
     {"q_edge_between",
      "query q() { match { $a: Person { city: \"city7\" } $a $e:knows $b $b.age > 80 } return { count($e) as n } }",
      BenchQuery::kFirstInt, nullptr},
@@ -280,7 +290,8 @@ double MsOf(const nlohmann::json& times, const char* name) {
 
 int main(int argc, char** argv) {
   omnigraph::TuneProcessAllocator();  // as the CLI and the server do (docs/benchmarks.md)
-  std::string data, peers_file, out_file, dir = "/tmp", source = "p42", target = "p7", graph, only;
+  std::string data, peers_file, out_file, dir = "/tmp", source = "p42", target = "p7", graph;
+  std::set<std::string> only;  // --only's names (empty: every query)
   int reps = 5;
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string k = argv[i];
@@ -300,9 +311,14 @@ int main(int argc, char** argv) {
       target = argv[i + 1];
     else if (k == "--graph")
       graph = argv[i + 1];
-    else if (k == "--only")
-      only = argv[i + 1];
-    else {
+    else if (k == "--only") {
+      std::string list = argv[i + 1];
+      for (size_t at = 0; at <= list.size();) {
+        const size_t comma = std::min(list.find(',', at), list.size());
+        if (comma > at) only.insert(list.substr(at, comma - at));
+        at = comma + 1;
+      }
+    } else {
       std::fprintf(stderr, "query_bench: unknown argument %s\n", k.c_str());
       return 2;
     }
@@ -310,7 +326,7 @@ int main(int argc, char** argv) {
   if (data.empty() && graph.empty()) {
     std::fprintf(stderr,
                  "usage: query_bench --data DIR | --graph ROOT [--reps N] [--peers results.json] [--out F] "
-                 "[--dir D] [--source K] [--target K] [--only q_name]\n");
+                 "[--dir D] [--source K] [--target K] [--only q_name[,q_name...]]\n");
     return 2;
   }
   // The graph's shape (gen.js, DIR/meta.json; skewed when unknown): which forms of kQueries run.
@@ -360,7 +376,7 @@ int main(int argc, char** argv) {
   };
   std::vector<Planned> planned;
   for (const BenchQuery& q : kQueries) {
-    if (q.answer == BenchQuery::kWriteRead || (!only.empty() && only != q.name)) continue;
+    if (q.answer == BenchQuery::kWriteRead || (!only.empty() && !only.contains(q.name))) continue;
     const char* text = SourceOf(q, simple_graph);
     planned.push_back({&q, text, ParamsFor(text, source, target)});
   }
@@ -405,7 +421,7 @@ int main(int argc, char** argv) {
   // delete, so that every run sees the graph as loaded plus its own edge and answers the same.
   // "cold" is the first run (the warm-up), "warm" the median of the --reps after it.
   for (const BenchQuery& q : kQueries) {
-    if (q.answer != BenchQuery::kWriteRead || (only.empty() ? !graph.empty() : only != q.name)) continue;
+    if (q.answer != BenchQuery::kWriteRead || (only.empty() ? !graph.empty() : !only.contains(q.name))) continue;
     auto db = Take(Database::Open(root), "open");
     const std::string read_params = ParamsFor(q.source, source, target);
     QueryRows friends = Take(db->Query(q.source, read_params), "q_write_read: friends");
@@ -554,7 +570,7 @@ int main(int argc, char** argv) {
                  peers.value("source", source).c_str(), peers.value("target", target).c_str(), source.c_str(),
                  target.c_str());
   }
-  std::printf("%-18s %10s %10s %10s", "query", "cold ms", "cold2 ms", "warm ms");
+  std::printf("%-20s %10s %10s %10s", "query", "cold ms", "cold2 ms", "warm ms");
   std::vector<std::pair<std::string, nlohmann::json>> peer_rows;
   if (peers.contains("peers")) {
     for (const auto& p : peers["peers"]) {
@@ -565,7 +581,7 @@ int main(int argc, char** argv) {
   std::printf("  ratio to fastest peer  answer\n");
   for (const BenchQuery& q : kQueries) {
     if (!answers.contains(q.name)) continue;  // not run (--only, or q_write_read with --graph)
-    std::printf("%-18s %10.3f %10.3f %10.3f", q.name, MsOf(cold, q.name), MsOf(cold2, q.name), MsOf(warm, q.name));
+    std::printf("%-20s %10.3f %10.3f %10.3f", q.name, MsOf(cold, q.name), MsOf(cold2, q.name), MsOf(warm, q.name));
     double best = INFINITY;
     for (const auto& [name, p] : peer_rows) {
       double ms = NAN;

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Side-by-side peer benchmark: bulk load + twenty graph queries on Kuzu, DuckDB and SQLite, all
+// Side-by-side peer benchmark: bulk load + twenty-two graph queries on Kuzu, DuckDB and SQLite, all
 // in-process, in memory (or, with --disk DIR, in database files under DIR, each load ending
 // durable: CHECKPOINT, or SQLite's synchronous COMMIT), on the data of bench/peers/gen.js. Every peer runs in its own child
 // process (clean RSS, one crash does not take the others down). The answers of all peers must
@@ -8,6 +8,7 @@
 // that it returns the same numbers.
 //   node bench/peers/run.js --data DIR [--reps 5] [--out results.json] [--peers kuzu,duckdb,sqlite]
 //                           [--source p42] [--target p7] [--threads N] [--no-reference] [--disk DIR]
+//                           [--only q_name,...]
 // The queries (listed below, at QUERIES) are the same on both shapes of gen.js (skewed, uniform).
 // Timing: each query is run once to warm up, then --reps times; the median wall time (ms) from
 // submitting the query text to having every result row in JavaScript is reported (q_write_read:
@@ -48,6 +49,10 @@ const { spawnSync } = require('child_process');
 //   q_reach_filter   number of distinct persons at BFS distance 1..2 from SRC with age > 50 (SRC
 //                    itself excluded, even when a self-loop or a cycle leads back to it)
 //   q_edge_filter    number of Knows edges with since >= 2020 (parallel edges counted)
+//   q_edge_filter_group  Knows edges with since = 2024 per city of their destination, the 5
+//                    largest, ties by city ascending: [[city, n], ...] (parallel edges counted)
+//   q_edge_filter_dst number of Knows edges with since = 2024 whose destination has age > 85
+//                    (parallel edges counted)
 //   q_edge_between   number of Knows edges from a person of city 'city7' to a person with age > 80
 //                    (parallel edges counted)
 //   q_2hop_paths_key number of 2-hop edge paths SRC->b->c (not distinct ends; parallel edges give
@@ -168,6 +173,18 @@ const QUERIES = [
     sql: `SELECT count(*) FROM knows WHERE since >= 2020`,
   },
   {
+    name: 'q_edge_filter_group',
+    answer: 'rows',
+    cypher: `MATCH (:Person)-[k:Knows]->(b:Person) WHERE k.since = 2024 RETURN b.city AS city, count(*) AS n ORDER BY n DESC, city LIMIT 5`,
+    sql: `SELECT b.city, count(*) AS n FROM knows k JOIN person b ON b.pid = k.dst WHERE k.since = 2024
+  GROUP BY b.city ORDER BY n DESC, b.city LIMIT 5`,
+  },
+  {
+    name: 'q_edge_filter_dst',
+    cypher: `MATCH (:Person)-[k:Knows]->(b:Person) WHERE k.since = 2024 AND b.age > 85 RETURN count(*)`,
+    sql: `SELECT count(*) FROM knows k JOIN person b ON b.pid = k.dst WHERE k.since = 2024 AND b.age > 85`,
+  },
+  {
     name: 'q_edge_between',
     cypher: `MATCH (a:Person)-[:Knows]->(b:Person) WHERE a.city = 'city7' AND b.age > 80 RETURN count(*)`,
     sql: `SELECT count(*) FROM knows k JOIN person a ON a.pid = k.src JOIN person b ON b.pid = k.dst
@@ -265,7 +282,7 @@ function sameAnswer(a, b) {
 // ---------------------------------------------------------------------------------------------
 function parseArgs(argv) {
   const a = { data: null, reps: 5, out: null, peers: ['kuzu', 'duckdb', 'sqlite'], source: 'p42', target: 'p7',
-    threads: 0, reference: true, worker: null, resultFile: null, disk: null };
+    threads: 0, reference: true, worker: null, resultFile: null, disk: null, only: null };
   for (let i = 2; i < argv.length; i++) {
     const k = argv[i];
     const v = argv[i + 1];
@@ -277,12 +294,13 @@ function parseArgs(argv) {
     else if (k === '--target') a.target = v, i++;
     else if (k === '--threads') a.threads = Number(v), i++;
     else if (k === '--disk') a.disk = path.resolve(v), i++;
+    else if (k === '--only') a.only = v.split(',').filter(Boolean), i++;
     else if (k === '--no-reference') a.reference = false;
     else if (k === '--worker') a.worker = v, i++;
     else if (k === '--result-file') a.resultFile = v, i++;
     else if (k === '-h' || k === '--help') {
       console.log('usage: run.js --data DIR [--reps 5] [--out results.json] [--peers kuzu,duckdb,sqlite] ' +
-        '[--source p42] [--target p7] [--threads N] [--no-reference] [--disk DIR]');
+        '[--source p42] [--target p7] [--threads N] [--no-reference] [--disk DIR] [--only q_name,...]');
       process.exit(0);
     } else {
       console.error(`run.js: unknown argument ${k}`);
@@ -295,6 +313,12 @@ function parseArgs(argv) {
   if (!/^[A-Za-z0-9_.-]+$/.test(a.source)) { console.error('run.js: --source must be a plain key'); process.exit(2); }
   if (!/^[A-Za-z0-9_.-]+$/.test(a.target)) { console.error('run.js: --target must be a plain key'); process.exit(2); }
   if (a.target === a.source) { console.error('run.js: --target must differ from --source'); process.exit(2); }
+  if (a.only) {  // run these queries only (in QUERIES' order)
+    for (const name of a.only) {
+      if (!QUERIES.some((q) => q.name === name)) { console.error(`run.js: unknown query ${name}`); process.exit(2); }
+    }
+    QUERIES.splice(0, QUERIES.length, ...QUERIES.filter((q) => a.only.includes(q.name)));
+  }
   for (const p of a.peers) {
     if (!PEERS[p]) { console.error(`run.js: unknown peer ${p} (kuzu, duckdb, sqlite)`); process.exit(2); }
   }
@@ -602,6 +626,8 @@ function reference(dir, source, target) {
   let m = 0;
   let since2020 = 0;
   let between = 0;
+  const cityOf2024 = new Map();
+  let dstOld2024 = 0;
   forEachCsvLine(path.join(dir, 'knows.csv'), (line) => {
     const c1 = line.indexOf(',');
     const c2 = line.indexOf(',', c1 + 1);
@@ -613,7 +639,12 @@ function reference(dir, source, target) {
       const d2 = new Int32Array(m * 2); d2.set(dsts); dsts = d2;
     }
     srcs[m] = s; dsts[m] = d; m++;
-    if (Number(line.slice(c2 + 1)) >= 2020) since2020++;
+    const since = Number(line.slice(c2 + 1));
+    if (since >= 2020) since2020++;
+    if (since === 2024) {
+      cityOf2024.set(cities[d], (cityOf2024.get(cities[d]) || 0) + 1);
+      if (ages[d] > 85) dstOld2024++;
+    }
     if (cities[s] === 'city7' && ages[d] > 80) between++;
   });
   const off = new Int32Array(n + 1);
@@ -695,6 +726,8 @@ function reference(dir, source, target) {
   if (s !== undefined) reach12.delete(s);
   ans.q_reach_filter = [...reach12].filter((v) => ages[v] > 50).length;
   ans.q_edge_filter = since2020;
+  ans.q_edge_filter_group = [...cityOf2024].sort((x, y) => y[1] - x[1] || str(x[0], y[0])).slice(0, 5);
+  ans.q_edge_filter_dst = dstOld2024;
   ans.q_edge_between = between;
   // q_2hop_paths_key: edge paths SRC->b->c.
   let paths2 = 0;
@@ -757,7 +790,7 @@ function printTable(results) {
   const peers = results.peers.filter((p) => p.ok);
   const cols = peers.map((p) => p.peer);
   const w = 13;
-  const first = 18;  // the longest query name, and a space
+  const first = 21;  // the longest query name, and a space
   const pad = (s, n = w) => String(s).padStart(n);
   const lines = [];
   lines.push(`${'ms (median)'.padEnd(first)}${cols.map((c) => pad(c)).join('')}   answer`);
@@ -820,6 +853,7 @@ async function main() {
       '--source', opts.source, '--target', opts.target, '--peers', name];
     if (opts.threads) args.push('--threads', String(opts.threads));
     if (opts.disk) args.push('--disk', opts.disk);
+    if (opts.only) args.push('--only', opts.only.join(','));
     console.error(`run.js: ${name} ...`);
     const t = nowMs();
     const r = spawnSync(process.execPath, args, { stdio: ['ignore', 'inherit', 'inherit'], maxBuffer: 1 << 20 });

@@ -345,4 +345,18 @@ bool Csr::HasEdge(uint32_t s, uint32_t d) const {
   return std::binary_search(nodes.begin(), nodes.end(), d);
 }
 
+EdgeEnds EdgeEnds::Build(const Csr& csr) {
+  EdgeEnds e;
+  e.ends.assign(csr.edge_rows(), Ends{kNone, kNone});
+  for (uint32_t s = 0; s < csr.num_src(); ++s) {
+    auto nodes = csr.OutNodes(s);
+    auto edges = csr.OutEdges(s);
+    for (size_t k = 0; k < nodes.size(); ++k) {
+      if (edges[k] >= e.ends.size()) continue;  // never (edge ordinals < edge_rows())
+      e.ends[edges[k]] = Ends{s, nodes[k]};
+    }
+  }
+  return e;
+}
+
 }  // namespace omnigraph::engine

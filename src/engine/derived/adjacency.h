@@ -276,6 +276,20 @@ class Csr {
   std::string loaded_;
 };
 
+// The endpoint ordinals of every edge of a CSR, by edge ordinal (src kNone for an edge the CSR
+// leaves out: an endpoint that is not a live node). An edge scan (exec, Pipeline::ScanEdges) reads
+// them to bind the endpoints of the edges its tests keep: both in one 8-byte entry, so that an
+// edge costs one cache line. One pass over the out-lists.
+struct EdgeEnds {
+  static constexpr uint32_t kNone = UINT32_MAX;
+  struct Ends {
+    uint32_t src, dst;
+  };
+  PodVector<Ends> ends;  // csr.edge_rows() entries
+  static EdgeEnds Build(const Csr& csr);
+  uint64_t memory_bytes() const { return 8 * ends.capacity() + 64; }
+};
+
 // Old ordinal -> new one for every row of `before` (the ordinals of the version with manifest
 // `before_manifest`) among `after` (those of `after_version`), as a CSR build numbers its edges'
 // endpoints: a surviving row by RelateVersions (row_remap.h); a dropped row by its id in `after`

@@ -22,6 +22,17 @@ namespace {
 bool AppendsOnly(const table::Manifest& before, const table::Manifest& after);
 }  // namespace
 
+std::shared_ptr<const EdgeEnds> GraphReadCache::EdgeEndsFor(const table::TableVersion& edges,
+                                                            const table::TableVersion& src,
+                                                            const table::TableVersion& dst, const Csr& csr) {
+  const std::string key = "ends:" + Key(edges) + "|" + Key(src) + "|" + Key(dst);  // as the CSR's
+  if (auto hit = cache_.Get<EdgeEnds>(key)) return hit;
+  auto ends = std::make_shared<const EdgeEnds>(EdgeEnds::Build(csr));
+  edge_ends_built_.fetch_add(1);
+  cache_.Put(key, ends, ends->memory_bytes());
+  return ends;
+}
+
 GraphReadCache::Counts GraphReadCache::counts() const {
   Counts c;
   c.ordinals_built = ordinals_built_.load();
@@ -30,6 +41,7 @@ GraphReadCache::Counts GraphReadCache::counts() const {
   c.csrs_loaded = csrs_loaded_.load();
   c.csrs_extended = csrs_extended_.load();
   c.ordinals_extended = ordinals_extended_.load();
+  c.edge_ends_built = edge_ends_built_.load();
   c.written = written_.load();
   c.rejected = rejected_.load();
   return c;

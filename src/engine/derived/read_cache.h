@@ -78,6 +78,10 @@ class GraphReadCache {
   // (Csr::Extend: an overlay of the changed lists). After a node write, deriving it costs a pass
   // over the node arrays (ExtendNodes) or over every list (RemapNodes).
   bool CsrAtHand(const table::TableVersion& edges, const table::TableVersion& src, const table::TableVersion& dst);
+  // The endpoints of every edge (EdgeEnds) of `csr`, the CSR of `edges` over `src` / `dst`:
+  // cached beside it (memory only), derived from it on a miss.
+  std::shared_ptr<const EdgeEnds> EdgeEndsFor(const table::TableVersion& edges, const table::TableVersion& src,
+                                              const table::TableVersion& dst, const Csr& csr);
 
   // A structure derived from one column of a version (a search index, engine/search/): the cached
   // one, else `build()`'s (a Result<T> needing a memory_bytes() const), cached under `kind`. Bound
@@ -119,6 +123,7 @@ class GraphReadCache {
     uint64_t csrs_built = 0, csrs_loaded = 0;
     uint64_t csrs_extended = 0;      // derived from an earlier version's (Extend, ExtendNodes, RemapNodes)
     uint64_t ordinals_extended = 0;  // derived from an earlier version's (TableOrdinals::Extend)
+    uint64_t edge_ends_built = 0;    // EdgeEndsFor's misses
     uint64_t written = 0;            // derived objects persisted (or already there: a racing writer)
     uint64_t rejected = 0;           // persisted objects ignored as damaged or of an unknown version
   };
@@ -146,7 +151,7 @@ class GraphReadCache {
   Mutex point_mu_;
   std::unordered_map<std::string, uint32_t> point_reads_ OG_GUARDED_BY(point_mu_);  // "version/column" -> reads
   std::atomic<uint64_t> ordinals_built_{0}, ordinals_loaded_{0}, csrs_built_{0}, csrs_loaded_{0}, csrs_extended_{0},
-      ordinals_extended_{0};
+      ordinals_extended_{0}, edge_ends_built_{0};
   // The CSR last served per edge table (by prefix), to extend for the table's next version. Weak:
   // it does not keep an evicted CSR alive.
   struct LatestCsr {

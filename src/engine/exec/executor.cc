@@ -121,12 +121,55 @@ Status Pipeline::Prepare() {
   return Status::Ok();
 }
 
+Result<Rows> Pipeline::ColumnChecks(Rows rows, int var, std::vector<const Test*>* tests) {
+  std::vector<uint32_t> ords;  // the rows' bindings of var, then those passing the tests
+  for (auto it = tests->begin(); it != tests->end() && rows.size() > 0;) {
+    const IrExpr* prop = nullptr;
+    const IrExpr* other = nullptr;
+    bool left = false;
+    if (!ColumnTest(**it, var, &prop, &other, &left)) {
+      ++it;
+      continue;
+    }
+    if (ords.empty()) {
+      ords.reserve(rows.size());
+      for (size_t i = 0; i < rows.size(); ++i) {
+        const int64_t o = rows.row(i)[var];
+        if (o < 0) return rows;  // unbound in some row: per row
+        ords.push_back(static_cast<uint32_t>(o));
+      }
+    }
+    OG_ASSIGN_OR_RETURN(const format::Column* c, ctx_.Column(ctx_.TypeOf(var), prop->property));
+    OG_ASSIGN_OR_RETURN(Value v, ctx_.Eval(*other, nullptr));
+    const std::vector<uint32_t> before = ords;
+    FilterByColumn(c, (*it)->op, v, left, &ords);  // keeps order (and repeated ordinals)
+    // A row passes iff its ordinal is the next one kept: an ordinal passes or fails everywhere.
+    Rows out = Slice(rows, 0, 0);
+    out.mult.clear();
+    const bool mult = !rows.mult.empty();
+    size_t k = 0;
+    for (size_t i = 0; i < before.size() && k < ords.size(); ++i) {
+      if (before[i] != ords[k]) continue;
+      ++k;
+      out.Append(rows.row(i));
+      if (mult) out.mult.push_back(rows.mult[i]);
+    }
+    rows = std::move(out);
+    it = tests->erase(it);
+  }
+  return rows;
+}
+
 Result<Rows> Pipeline::ApplyChecks(Rows rows, int var, bool with_var, std::vector<bool>* multi_done) {
   std::vector<const Test*> tests;
   if (with_var && var >= 0) {
     auto pushed = edge_tests_.find(var);  // applied in Expand
     for (size_t i = 0; i < var_tests_[var].size(); ++i) {
       if (pushed == edge_tests_.end() || !pushed->second.pushed[i]) tests.push_back(&var_tests_[var][i]);
+    }
+    // Many rows: property-versus-constant tests over the column, as Candidates applies them.
+    if (!tests.empty() && rows.size() >= kColumnCheckRows && !rows.Collapsed(var)) {
+      OG_ASSIGN_OR_RETURN(rows, ColumnChecks(std::move(rows), var, &tests));
     }
   }
   for (size_t i = 0; i < multi_.size(); ++i) {
@@ -515,6 +558,8 @@ Status Pipeline::Continue(Rows rows, State st, RowSink& sink, const RunMode& mod
       OG_ASSIGN_OR_RETURN(std::optional<Rows> counted, CountEveryEdge(rows, best, seeded, st, mode));
       if (counted) return sink.Add(std::move(*counted));
       OG_ASSIGN_OR_RETURN(std::vector<uint32_t> cands, Candidates(best));
+      OG_ASSIGN_OR_RETURN(bool scanned, ScanEdges(rows, best, cands, st, sink, mode));
+      if (scanned) return Status::Ok();
       batch = CountsNext(seeded, rows.width, st, mode) ? kCountBatchCells : kBatchCells;
       const TableOrdinals* ord = nullptr;
       size_t sorted = cands.size();  // ordered mode: cands[0, sorted) are in id order

@@ -59,6 +59,18 @@ Result<const Csr*> Context::CsrFor(const std::string& edge_type) {
   return csrs_.emplace(edge_type, std::move(c)).first->second.get();
 }
 
+Result<const EdgeEnds*> Context::EdgeEndsFor(const std::string& edge_type) {
+  auto it = edge_ends_.find(edge_type);
+  if (it != edge_ends_.end()) return it->second.get();
+  OG_ASSIGN_OR_RETURN(const Csr* csr, CsrFor(edge_type));  // checks the type
+  const compiler::EdgeType* e = snap_.catalog().FindEdge(edge_type);
+  OG_ASSIGN_OR_RETURN(const table::TableVersion* et, Table(edge_type));
+  OG_ASSIGN_OR_RETURN(const table::TableVersion* from, Table(e->from_type));
+  OG_ASSIGN_OR_RETURN(const table::TableVersion* to, Table(e->to_type));
+  auto ends = cache_->EdgeEndsFor(*et, *from, *to, *csr);
+  return edge_ends_.emplace(edge_type, std::move(ends)).first->second.get();
+}
+
 const TableOrdinals* Context::LoadedOrdinals(const std::string& type) const {
   auto it = ordinals_.find(type);
   return it == ordinals_.end() ? nullptr : it->second.get();

@@ -94,6 +94,9 @@ class Context {
   // else only when cached; nullptr otherwise.
   Result<std::shared_ptr<const StringCodes>> CodesOf(const std::string& type, const std::string& column, bool build);
   Result<const Csr*> CsrFor(const std::string& edge_type);
+  // The endpoint ordinals of every edge of `edge_type` (EdgeEnds), derived from its CSR and cached
+  // beside it.
+  Result<const EdgeEnds*> EdgeEndsFor(const std::string& edge_type);
   const std::string& TypeOf(int var) const { return q_.variables[var].type_name; }
   // The id of variable `var`'s binding `ordinal`.
   Result<std::string_view> Id(int var, int64_t ordinal) { return IdOf(TypeOf(var), ordinal); }
@@ -239,6 +242,7 @@ class Context {
   std::map<std::string, std::shared_ptr<const TableOrdinals>> ordinals_;
   std::map<std::string, std::shared_ptr<const format::Column>> columns_;  // "type\x1fcolumn"
   std::map<std::string, std::shared_ptr<const Csr>> csrs_;
+  std::map<std::string, std::shared_ptr<const EdgeEnds>> edge_ends_;
   // The column of each property expression evaluated so far (per-row evaluation skips the
   // name-keyed lookup above; the IR outlives the context).
   std::unordered_map<const compiler::IrExpr*, const format::Column*> expr_columns_;

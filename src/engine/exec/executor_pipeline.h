@@ -95,6 +95,13 @@ class Pipeline {
   // (EdgesKept). nullopt when that does not apply.
   Result<std::optional<Rows>> CountEveryEdge(const Rows& rows, int best, const std::vector<bool>& seeded,
                                              const State& st, const RunMode& mode);
+  // An edge scan (executor_edge_scan.cc): instead of seeding `seed` with `cands` (one input row,
+  // general mode), binds a one-hop traversal from `seed` with an unbound edge variable and other
+  // endpoint from the edges its column tests keep (EdgeFilter), when that is cheaper than walking
+  // the candidates' lists, and runs the rest of the plan on those rows. False when it does not
+  // apply (nothing was run).
+  Result<bool> ScanEdges(const Rows& rows, int seed, const std::vector<uint32_t>& cands, const State& st, RowSink& sink,
+                         const RunMode& mode);
   // Sorts `rows` (all from one input row) by the ids of the bindings of `vars`, in that order: a
   // node variable's from its ordinals, an edge variable's by point reads (PrefetchIds) unless its
   // ordinals or id column are in memory.
@@ -112,6 +119,11 @@ class Pipeline {
   // Keeps rows passing the tests of `var` (when `with_var`) and the multi-variable tests whose
   // variables are now all bound.
   Result<Rows> ApplyChecks(Rows rows, int var, bool with_var, std::vector<bool>* multi_done);
+  // ApplyChecks' tests of `var` that compare a property with a constant, applied to many rows
+  // at once over the column (FilterByColumn over the rows' bindings, as Candidates does) and
+  // taken out of *tests; the others are left for the per-row checks.
+  static constexpr size_t kColumnCheckRows = 1024;
+  Result<Rows> ColumnChecks(Rows rows, int var, std::vector<const Test*>* tests);
   Result<std::vector<uint32_t>> Candidates(int var);
   // A nearest() ranking of the query's only variable: the candidates the ANN index leaves to rank
   // (Context::AnnCandidates), else `cands` as they are.
