@@ -5,7 +5,7 @@
 # 2. builds the release preset (benchmarks are on in it) under the machine-wide build lock;
 # 3. generates the social graph (bench/peers/gen.js): 100k persons / 1M Knows edges by default,
 #    1M / 10M with --large; kept in build/bench/data/ and reused while gen.js is unchanged;
-# 4. runs the peers side by side (bench/peers/run.js: Kuzu, DuckDB, SQLite; load + 20 queries,
+# 4. runs the peers side by side (bench/peers/run.js: Kuzu, DuckDB, SQLite; load + 22 queries,
 #    answers cross-checked) -> build/bench/peers.json, and their loads again with the databases
 #    on disk (--disk, durable like ours) -> build/bench/peers_disk.json;
 # 5. runs ours on the same data and alone: the CLI bulk load of that graph, query_bench (when
