@@ -228,6 +228,24 @@ bool AppendsOnly(const table::Manifest& before, const table::Manifest& after) {
   return true;
 }
 
+// Whether `after` keeps some of `before`'s fragments, opening it in `before`'s order and unchanged
+// but for deletions: RelateVersions' test of the fragments, without reading deletion vectors.
+// After a compaction none is kept, and deriving a CSR from `before`'s costs a build.
+bool KeepsFragments(const table::Manifest& before, const table::Manifest& after) {
+  size_t kept = 0;
+  for (const table::FragmentMeta& f : before.fragments) {
+    auto it = std::find_if(after.fragments.begin(), after.fragments.end(),
+                           [&](const table::FragmentMeta& g) { return g.id == f.id; });
+    if (it == after.fragments.end()) continue;
+    if (static_cast<size_t>(it - after.fragments.begin()) != kept || it->file_key != f.file_key ||
+        it->physical_rows != f.physical_rows) {
+      return false;
+    }
+    ++kept;
+  }
+  return kept > 0 || before.fragments.empty();
+}
+
 }  // namespace
 
 bool GraphReadCache::CsrAtHand(const table::TableVersion& edges, const table::TableVersion& src,
@@ -235,7 +253,8 @@ bool GraphReadCache::CsrAtHand(const table::TableVersion& edges, const table::Ta
   if (cache_.Get<Csr>("a:" + Key(edges) + "|" + Key(src) + "|" + Key(dst)) != nullptr) return true;
   MutexLock lock(&latest_mu_);
   auto it = latest_csr_.find(edges.prefix());
-  return it != latest_csr_.end() && !it->second.csr.expired() && it->second.nodes == Key(src) + "|" + Key(dst);
+  return it != latest_csr_.end() && !it->second.csr.expired() && it->second.nodes == Key(src) + "|" + Key(dst) &&
+         it->second.edges != nullptr && KeepsFragments(*it->second.edges, edges.manifest());
 }
 
 Result<std::optional<std::shared_ptr<const Csr>>> GraphReadCache::FollowNodes(

@@ -74,8 +74,9 @@ class GraphReadCache {
   Result<std::shared_ptr<const Csr>> CsrFor(const table::TableVersion& edges, const table::TableVersion& src,
                                             const table::TableVersion& dst, const DerivedStore& derived = {});
   // Whether the CSR of these versions is in memory, or cheap to derive: the CSR served last for
-  // the edge table is alive and over the same node versions, so only the edge table changed
-  // (Csr::Extend: an overlay of the changed lists). After a node write, deriving it costs a pass
+  // the edge table is alive, over the same node versions, and the edge table kept some of its
+  // fragments (not after a compaction), so only small edge writes happened (Csr::Extend: an
+  // overlay of the changed lists). After a node write, deriving it costs a pass
   // over the node arrays (ExtendNodes) or over every list (RemapNodes).
   bool CsrAtHand(const table::TableVersion& edges, const table::TableVersion& src, const table::TableVersion& dst);
   // The endpoints of every edge (EdgeEnds) of `csr`, the CSR of `edges` over `src` / `dst`:
