@@ -323,6 +323,12 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
+  for (const std::string& name : only) {
+    if (std::none_of(std::begin(kQueries), std::end(kQueries), [&](const BenchQuery& q) { return name == q.name; })) {
+      std::fprintf(stderr, "query_bench: --only names an unknown query %s\n", name.c_str());
+      return 2;
+    }
+  }
   if (data.empty() && graph.empty()) {
     std::fprintf(stderr,
                  "usage: query_bench --data DIR | --graph ROOT [--reps N] [--peers results.json] [--out F] "

@@ -294,7 +294,7 @@ function parseArgs(argv) {
     else if (k === '--target') a.target = v, i++;
     else if (k === '--threads') a.threads = Number(v), i++;
     else if (k === '--disk') a.disk = path.resolve(v), i++;
-    else if (k === '--only') a.only = v.split(',').filter(Boolean), i++;
+    else if (k === '--only') a.only = String(v ?? '').split(',').filter(Boolean), i++;
     else if (k === '--no-reference') a.reference = false;
     else if (k === '--worker') a.worker = v, i++;
     else if (k === '--result-file') a.resultFile = v, i++;
@@ -313,6 +313,7 @@ function parseArgs(argv) {
   if (!/^[A-Za-z0-9_.-]+$/.test(a.source)) { console.error('run.js: --source must be a plain key'); process.exit(2); }
   if (!/^[A-Za-z0-9_.-]+$/.test(a.target)) { console.error('run.js: --target must be a plain key'); process.exit(2); }
   if (a.target === a.source) { console.error('run.js: --target must differ from --source'); process.exit(2); }
+  if (a.only && a.only.length === 0) { console.error('run.js: --only needs query names'); process.exit(2); }
   if (a.only) {  // run these queries only (in QUERIES' order)
     for (const name of a.only) {
       if (!QUERIES.some((q) => q.name === name)) { console.error(`run.js: unknown query ${name}`); process.exit(2); }
@@ -790,7 +791,7 @@ function printTable(results) {
   const peers = results.peers.filter((p) => p.ok);
   const cols = peers.map((p) => p.peer);
   const w = 13;
-  const first = 21;  // the longest query name, and a space
+  const first = 20;  // the longest query name (q_edge_filter_group), and a space
   const pad = (s, n = w) => String(s).padStart(n);
   const lines = [];
   lines.push(`${'ms (median)'.padEnd(first)}${cols.map((c) => pad(c)).join('')}   answer`);

@@ -25,7 +25,7 @@ bool AppendsOnly(const table::Manifest& before, const table::Manifest& after);
 std::shared_ptr<const EdgeEnds> GraphReadCache::EdgeEndsFor(const table::TableVersion& edges,
                                                             const table::TableVersion& src,
                                                             const table::TableVersion& dst, const Csr& csr) {
-  const std::string key = "ends:" + Key(edges) + "|" + Key(src) + "|" + Key(dst);  // as the CSR's
+  const std::string key = EndsKey(edges, src, dst);
   if (auto hit = cache_.Get<EdgeEnds>(key)) return hit;
   auto ends = std::make_shared<const EdgeEnds>(EdgeEnds::Build(csr));
   edge_ends_built_.fetch_add(1);

@@ -83,6 +83,11 @@ class GraphReadCache {
   // cached beside it (memory only), derived from it on a miss.
   std::shared_ptr<const EdgeEnds> EdgeEndsFor(const table::TableVersion& edges, const table::TableVersion& src,
                                               const table::TableVersion& dst, const Csr& csr);
+  // The same if they are in memory already (nullptr otherwise): derives nothing.
+  std::shared_ptr<const EdgeEnds> CachedEdgeEnds(const table::TableVersion& edges, const table::TableVersion& src,
+                                                 const table::TableVersion& dst) {
+    return cache_.Get<EdgeEnds>(EndsKey(edges, src, dst));
+  }
 
   // A structure derived from one column of a version (a search index, engine/search/): the cached
   // one, else `build()`'s (a Result<T> needing a memory_bytes() const), cached under `kind`. Bound
@@ -139,6 +144,10 @@ class GraphReadCache {
 
   static std::string Key(const std::string& prefix, const std::string& version_id) { return prefix + "@" + version_id; }
   static std::string Key(const table::TableVersion& v) { return Key(v.prefix(), v.version_id()); }
+  static std::string EndsKey(const table::TableVersion& edges, const table::TableVersion& src,
+                             const table::TableVersion& dst) {
+    return "ends:" + Key(edges) + "|" + Key(src) + "|" + Key(dst);  // as the CSR's
+  }
   // `base` (over the node versions with manifests old_src / old_dst) carried over to node versions
   // src / dst (ordinals so / dso) that follow them by appends (Csr::ExtendNodes) or by deletes and
   // upserts too (Csr::RemapNodes, which also applies `edge_remap`, an edge version's deletes, if

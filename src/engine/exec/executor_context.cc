@@ -71,6 +71,18 @@ Result<const EdgeEnds*> Context::EdgeEndsFor(const std::string& edge_type) {
   return edge_ends_.emplace(edge_type, std::move(ends)).first->second.get();
 }
 
+Result<const EdgeEnds*> Context::CachedEdgeEnds(const std::string& edge_type) {
+  if (auto it = edge_ends_.find(edge_type); it != edge_ends_.end()) return it->second.get();
+  const compiler::EdgeType* e = snap_.catalog().FindEdge(edge_type);
+  if (e == nullptr) return NotFoundError("unknown edge type " + edge_type);
+  OG_ASSIGN_OR_RETURN(const table::TableVersion* et, Table(edge_type));
+  OG_ASSIGN_OR_RETURN(const table::TableVersion* from, Table(e->from_type));
+  OG_ASSIGN_OR_RETURN(const table::TableVersion* to, Table(e->to_type));
+  auto ends = cache_->CachedEdgeEnds(*et, *from, *to);
+  if (ends == nullptr) return nullptr;
+  return edge_ends_.emplace(edge_type, std::move(ends)).first->second.get();
+}
+
 const TableOrdinals* Context::LoadedOrdinals(const std::string& type) const {
   auto it = ordinals_.find(type);
   return it == ordinals_.end() ? nullptr : it->second.get();

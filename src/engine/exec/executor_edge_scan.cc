@@ -40,38 +40,65 @@ bool Scannable(Context& ctx, const IrClause& t, const Rows& rows, int seed) {
 
 Result<bool> Pipeline::ScanEdges(const Rows& rows, int seed, const std::vector<uint32_t>& cands, const State& st,
                                  RowSink& sink, const RunMode& mode) {
-  if (mode.ordered || rows.size() != 1 || !rows.mult.empty() ||
-      std::find(rows.collapsed.begin(), rows.collapsed.end(), true) != rows.collapsed.end()) {
+  // Only at the start of a run (one row, nothing bound): the run then takes one plan, so its
+  // batches all reach the sink alike (a count path's rows carry multiplicities, a scan's do not).
+  if (mode.ordered || cands.empty() || rows.size() != 1 ||
+      std::find(rows.bound.begin(), rows.bound.end(), true) != rows.bound.end()) {
     return false;
   }
   OG_ASSIGN_OR_RETURN(const table::TableVersion* seed_table, ctx_.Table(ctx_.TypeOf(seed)));
   const double nodes = std::max<double>(1, static_cast<double>(seed_table->row_count()));
   const bool every_node = static_cast<double>(cands.size()) >= nodes;
-  // The cheapest scannable traversal, if it beats seeding `seed` with `cands` and expanding. The
-  // expansion visits about cands x edges / nodes list entries, each testing the mask at a random
-  // edge ordinal and, in a count, a per-level memo (measured at 1M nodes / 10M edges: 50-80 ns an
-  // entry). The scan reads the mask in order, eight bytes at a time, and binds each edge it keeps
-  // from the endpoint arrays (in order too), testing the seed's membership bitmap (at random)
-  // when the candidates are not every node (30-45 ns a kept edge). Hence the weights below.
+  // The cheapest scannable traversal, if it beats seeding `seed` with `cands` and expanding,
+  // in units of about one cache miss. The expansion visits about cands x edges / nodes list
+  // entries, each testing the mask at a random edge ordinal and, in a count, a per-level memo
+  // slot: 2 units an entry (50-80 ns measured at 1M nodes / 10M edges). The scan reads the mask
+  // in order, eight bytes at a time (1/32 a edge), and binds each kept edge from its endpoints (one
+  // prefetched line) and the seed's membership bitmap: 2 units a kept edge (30-45 ns measured,
+  // with the rows it hands on). Deriving the endpoints (EdgeEnds, once per CSR) is a pass over
+  // the lists writing at random: edges / 2.
   int pick = -1;
   const EdgeMask* mask = nullptr;
-  double best_cost = 0;
+  double best_scan = 0, best_expand = 0, best_build = 0;
   for (size_t i = 0; i < st.pending.size(); ++i) {
     const IrClause& t = *st.pending[i];
     if (!Scannable(ctx_, t, rows, seed)) continue;
+    OG_ASSIGN_OR_RETURN(const table::TableVersion* edge_table, ctx_.Table(t.edge_type));
+    const double edges = static_cast<double>(edge_table->row_count());
+    const double expand = 2 * static_cast<double>(cands.size()) * (1 + edges / nodes);
+    if (edges / 32 >= expand) continue;  // a few candidates (a key): the mask is not worth a look
     OG_ASSIGN_OR_RETURN(const EdgeMask* m, EdgeFilter(t.edge_var));
     if (m == nullptr) continue;
-    const double edges = static_cast<double>(m->size());
-    const double expand = 2 * static_cast<double>(cands.size()) * (1 + edges / nodes);
-    if (edges / 32 >= expand) continue;  // a few candidates (a key): not worth counting the mask
-    const double scan =
-        edges / 32 + 2 * static_cast<double>(CountKept(*m)) + (every_node ? 0 : static_cast<double>(cands.size()) / 4);
-    if (scan >= expand || (pick >= 0 && scan >= best_cost)) continue;
+    const double kept = static_cast<double>(CountKept(*m));
+    if (mode.read != nullptr && !mode.count_last && kept > static_cast<double>(cands.size())) {
+      // An aggregate may count this chain from the seed instead (PathCounts, CountPerRow): at
+      // most a row per candidate, with multiplicities, kept for the aggregation. The scan keeps
+      // a row per edge: not more rows than that.
+      Rows shape = Slice(rows, 0, 0);
+      shape.bound[seed] = true;
+      std::vector<const IrClause*> rest = st.pending;
+      rest.erase(rest.begin() + static_cast<std::ptrdiff_t>(i));
+      if (CountableChain(shape, t, rest, st.multi_done)) continue;
+    }
+    const double scan = edges / 32 + 2 * kept + (every_node ? 0 : static_cast<double>(cands.size()) / 4);
+    if (scan >= expand || (pick >= 0 && scan >= best_scan)) continue;
     pick = static_cast<int>(i);
     mask = m;
-    best_cost = scan;
+    best_scan = scan;
+    best_expand = expand;
+    OG_ASSIGN_OR_RETURN(const EdgeEnds* cached, ctx_.CachedEdgeEnds(t.edge_type));
+    best_build = cached != nullptr ? 0 : edges / 2;
   }
   if (pick < 0) return false;
+  // When deriving the endpoints costs more than the scan saves, the first two queries that could
+  // scan these versions expand instead (as a column read by point twice is then read whole).
+  if (best_scan + best_build >= best_expand) {
+    OG_ASSIGN_OR_RETURN(const table::TableVersion* edge_table, ctx_.Table(st.pending[pick]->edge_type));
+    if (ctx_.cache().AllowPointRead(*edge_table,
+                                    "\x1e"
+                                    "edge ends"))
+      return false;
+  }
   const IrClause& t = *st.pending[pick];
   OG_ASSIGN_OR_RETURN(const EdgeEnds* ends, ctx_.EdgeEndsFor(t.edge_type));
   if (ends->ends.size() != mask->size()) return false;  // never: both are the edge version's live rows
@@ -99,6 +126,7 @@ Result<bool> Pipeline::ScanEdges(const Rows& rows, int seed, const std::vector<u
     OG_ASSIGN_OR_RETURN(piece, ApplyChecks(std::move(piece), t.edge_var, true, &piece_state.multi_done));
     return Flush(std::move(piece), seed, false, piece_state, sink, mode);
   };
+  BudgetCharge charge(ctx_);
   const int64_t* r = rows.row(0);
   const bool both = t.direction == compiler::Direction::kBoth;
   auto emit = [&](uint32_t x, uint32_t y, size_t e) {  // x binds t.src, y t.dst
@@ -141,8 +169,14 @@ Result<bool> Pipeline::ScanEdges(const Rows& rows, int seed, const std::vector<u
       emit(p.src, p.dst, kept[i]);
       if (both && p.src != p.dst) emit(p.dst, p.src, kept[i]);
     }
-    if (out.size() >= per) OG_RETURN_IF_ERROR(flush());
+    if (out.size() >= per) {
+      OG_RETURN_IF_ERROR(charge.Set(0));  // the rest of the plan charges the piece
+      OG_RETURN_IF_ERROR(flush());
+    } else {
+      OG_RETURN_IF_ERROR(charge.Set(RowBytes(out)));  // the piece in the making
+    }
   }
+  OG_RETURN_IF_ERROR(charge.Set(0));
   if (out.size() > 0 && !sink.Done()) OG_RETURN_IF_ERROR(flush());
   return true;
 }

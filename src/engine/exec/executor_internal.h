@@ -97,6 +97,9 @@ class Context {
   // The endpoint ordinals of every edge of `edge_type` (EdgeEnds), derived from its CSR and cached
   // beside it.
   Result<const EdgeEnds*> EdgeEndsFor(const std::string& edge_type);
+  // The same when already derived (this query or the read cache has them); nullptr otherwise,
+  // and then nothing is read or derived.
+  Result<const EdgeEnds*> CachedEdgeEnds(const std::string& edge_type);
   const std::string& TypeOf(int var) const { return q_.variables[var].type_name; }
   // The id of variable `var`'s binding `ordinal`.
   Result<std::string_view> Id(int var, int64_t ordinal) { return IdOf(TypeOf(var), ordinal); }

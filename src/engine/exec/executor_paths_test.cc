@@ -526,8 +526,8 @@ TEST_F(ExecutorPathsTest, CountsEdgeVariablesPerEdge) {
     const std::string grouped =
         "query q() { match { $a: Person " + p + " } return { $a.name, " + counted + " as n } order { n desc } }";
     Run(grouped);
-    // (With a test of the first link's edge, the edges it keeps are scanned instead on a graph
-    // this small: Pipeline::ScanEdges, executor_edge_scan_test.cc.)
+    // (With a test of the first link's edge that keeps one edge, that edge is scanned instead:
+    // fewer rows than one per node, and cheaper; Pipeline::ScanEdges, executor_edge_scan_test.cc.)
     if (p != "$a $k:knows $b $k.since >= 2") {
       EXPECT_TRUE(CountsPaths(grouped)) << grouped;
     }
