@@ -22,17 +22,6 @@ namespace {
 bool AppendsOnly(const table::Manifest& before, const table::Manifest& after);
 }  // namespace
 
-std::shared_ptr<const EdgeEnds> GraphReadCache::EdgeEndsFor(const table::TableVersion& edges,
-                                                            const table::TableVersion& src,
-                                                            const table::TableVersion& dst, const Csr& csr) {
-  const std::string key = EndsKey(edges, src, dst);
-  if (auto hit = cache_.Get<EdgeEnds>(key)) return hit;
-  auto ends = std::make_shared<const EdgeEnds>(EdgeEnds::Build(csr));
-  edge_ends_built_.fetch_add(1);
-  cache_.Put(key, ends, ends->memory_bytes());
-  return ends;
-}
-
 GraphReadCache::Counts GraphReadCache::counts() const {
   Counts c;
   c.ordinals_built = ordinals_built_.load();
@@ -42,6 +31,7 @@ GraphReadCache::Counts GraphReadCache::counts() const {
   c.csrs_extended = csrs_extended_.load();
   c.ordinals_extended = ordinals_extended_.load();
   c.edge_ends_built = edge_ends_built_.load();
+  c.edge_ends_shared = edge_ends_shared_.load();
   c.written = written_.load();
   c.rejected = rejected_.load();
   return c;
@@ -247,6 +237,35 @@ bool KeepsFragments(const table::Manifest& before, const table::Manifest& after)
 }
 
 }  // namespace
+
+std::shared_ptr<const EdgeEnds> GraphReadCache::EdgeEndsFor(const table::TableVersion& edges,
+                                                            const table::TableVersion& src,
+                                                            const table::TableVersion& dst, const Csr& csr) {
+  const std::string key = EndsKey(edges, src, dst);
+  if (auto hit = cache_.Get<EdgeEnds>(key)) return hit;
+  std::shared_ptr<const EdgeEnds> ends;
+  {
+    // The same edge version over node versions that only appended rows (node inserts): the edge
+    // ordinals and the old nodes' ordinals are unchanged, so are the endpoints.
+    MutexLock lock(&latest_mu_);
+    auto it = latest_ends_.find(edges.prefix());
+    if (it != latest_ends_.end() && it->second.edges == Key(edges) && AppendsOnly(*it->second.src, src.manifest()) &&
+        AppendsOnly(*it->second.dst, dst.manifest())) {
+      ends = it->second.ends.lock();
+    }
+  }
+  if (ends != nullptr && ends->ends.size() == csr.edge_rows()) {
+    edge_ends_shared_.fetch_add(1);
+  } else {
+    ends = std::make_shared<const EdgeEnds>(EdgeEnds::Build(csr));
+    edge_ends_built_.fetch_add(1);
+  }
+  cache_.Put(key, ends, ends->memory_bytes());
+  MutexLock lock(&latest_mu_);
+  latest_ends_.insert_or_assign(edges.prefix(),
+                                LatestEnds{Key(edges), src.shared_manifest(), dst.shared_manifest(), ends});
+  return ends;
+}
 
 bool GraphReadCache::CsrAtHand(const table::TableVersion& edges, const table::TableVersion& src,
                                const table::TableVersion& dst) {

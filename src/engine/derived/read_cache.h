@@ -80,7 +80,8 @@ class GraphReadCache {
   // over the node arrays (ExtendNodes) or over every list (RemapNodes).
   bool CsrAtHand(const table::TableVersion& edges, const table::TableVersion& src, const table::TableVersion& dst);
   // The endpoints of every edge (EdgeEnds) of `csr`, the CSR of `edges` over `src` / `dst`:
-  // cached beside it (memory only), derived from it on a miss.
+  // cached beside it (memory only); on a miss, those last derived for the same edge version when
+  // the node versions only appended rows since, else derived from `csr`.
   std::shared_ptr<const EdgeEnds> EdgeEndsFor(const table::TableVersion& edges, const table::TableVersion& src,
                                               const table::TableVersion& dst, const Csr& csr);
   // The same if they are in memory already (nullptr otherwise): derives nothing.
@@ -129,7 +130,8 @@ class GraphReadCache {
     uint64_t csrs_built = 0, csrs_loaded = 0;
     uint64_t csrs_extended = 0;      // derived from an earlier version's (Extend, ExtendNodes, RemapNodes)
     uint64_t ordinals_extended = 0;  // derived from an earlier version's (TableOrdinals::Extend)
-    uint64_t edge_ends_built = 0;    // EdgeEndsFor's misses
+    uint64_t edge_ends_built = 0;    // EdgeEndsFor's misses derived from a CSR
+    uint64_t edge_ends_shared = 0;   // ... taken over from the same edge version before node inserts
     uint64_t written = 0;            // derived objects persisted (or already there: a racing writer)
     uint64_t rejected = 0;           // persisted objects ignored as damaged or of an unknown version
   };
@@ -161,7 +163,7 @@ class GraphReadCache {
   Mutex point_mu_;
   std::unordered_map<std::string, uint32_t> point_reads_ OG_GUARDED_BY(point_mu_);  // "version/column" -> reads
   std::atomic<uint64_t> ordinals_built_{0}, ordinals_loaded_{0}, csrs_built_{0}, csrs_loaded_{0}, csrs_extended_{0},
-      ordinals_extended_{0}, edge_ends_built_{0};
+      ordinals_extended_{0}, edge_ends_built_{0}, edge_ends_shared_{0};
   // The CSR last served per edge table (by prefix), to extend for the table's next version. Weak:
   // it does not keep an evicted CSR alive.
   struct LatestCsr {
@@ -179,6 +181,14 @@ class GraphReadCache {
     std::weak_ptr<const TableOrdinals> ordinals;
   };
   std::unordered_map<std::string, LatestOrdinals> latest_ordinals_ OG_GUARDED_BY(latest_mu_);
+  // The edge endpoints last derived per edge table (by prefix), to serve the same edge version
+  // over node versions that appended rows.
+  struct LatestEnds {
+    std::string edges;                                // Key(edge version)
+    std::shared_ptr<const table::Manifest> src, dst;  // the node versions they were derived over
+    std::weak_ptr<const EdgeEnds> ends;
+  };
+  std::unordered_map<std::string, LatestEnds> latest_ends_ OG_GUARDED_BY(latest_mu_);
   std::atomic<uint64_t> written_{0}, rejected_{0};
   mutable Mutex write_error_mu_;
   Status first_write_error_ OG_GUARDED_BY(write_error_mu_);

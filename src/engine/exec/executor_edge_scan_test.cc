@@ -182,6 +182,41 @@ TEST_F(ExecutorEdgeScanTest, FollowsEdgeAndNodeWrites) {
   ExpectScansAgree();
 }
 
+// A node insert leaves the edge version and the old nodes' ordinals as they were: the endpoints
+// are taken over, not derived again. An edge write derives them again.
+TEST_F(ExecutorEdgeScanTest, KeepsTheEndpointsAcrossNodeInserts) {
+  const std::string src = "query q() { match { $a: Person $a $e:knows $b $e.since = 7 } return { $a.name, $b.name } }";
+  GraphReadCache cache;
+  auto run = [&]() {
+    auto snap = graph_->Head();
+    ASSERT_TRUE(snap.ok());
+    auto qs = compiler::CompileQueries(snap->catalog(), src);
+    ASSERT_TRUE(qs.ok()) << qs.status().ToString();
+    auto got = ExecuteQuery(*snap, qs->front(), {}, 0, &cache);
+    auto want = EvaluateReference(*snap, qs->front(), {}, 0);
+    ASSERT_TRUE(got.ok() && want.ok());
+    EXPECT_EQ(got->rows, want->rows);
+  };
+  run();
+  ASSERT_EQ(cache.counts().edge_ends_built, 1u);
+  Mutate("query m() { insert Person { name: \"zz\", age: 3 } }");
+  Mutate("query m() { insert Person { name: \"zy\" } insert City { name: \"cz\", size: 1 } }");
+  run();
+  EXPECT_EQ(cache.counts().edge_ends_built, 1u);
+  EXPECT_EQ(cache.counts().edge_ends_shared, 1u);
+  // A node update moves its row (the edge version stays): the ordinals shift, derived again.
+  Mutate("query m() { update Person set { age: 4 } where name = \"p5\" }");
+  run();
+  EXPECT_EQ(cache.counts().edge_ends_built, 2u);
+  Mutate("query m() { insert Knows { from: \"zz\", to: \"p1\", since: 7, w: 1 } }");
+  run();
+  EXPECT_EQ(cache.counts().edge_ends_built, 3u);
+  Mutate("query m() { delete Person where name = \"p2\" }");
+  run();
+  EXPECT_EQ(cache.counts().edge_ends_built, 4u);
+  EXPECT_EQ(cache.counts().edge_ends_shared, 1u);
+}
+
 // When deriving the edge endpoints costs more than one scan saves, the first two queries that
 // could scan expand instead, and the third derives them and scans (as a column read by point
 // twice is then read whole); a later query over the same versions scans at once.
