@@ -95,13 +95,90 @@ void EraseSlot(PodVector<uint64_t>* slots, uint64_t hole, Home home) {
 }
 }  // namespace
 
-Result<std::shared_ptr<const TableOrdinals>> TableOrdinals::Extend(const TableOrdinals& base,
+std::shared_ptr<const TableOrdinals> TableOrdinals::Append(const std::shared_ptr<const TableOrdinals>& base,
+                                                           const format::Column& ids,
+                                                           std::span<const uint64_t> addresses) {
+  auto t = std::make_shared<TableOrdinals>();
+  const std::shared_ptr<const TableOrdinals>& flat = base->tail_ != nullptr ? base->base_ : base;
+  t->base_ = flat;
+  t->id_offsets_ = flat->id_offsets_;
+  t->id_bytes_ = flat->id_bytes_;
+  t->addresses_ = flat->addresses_;
+  t->by_address_ = flat->by_address_;
+  t->slots_ = flat->slots_;
+  auto tail = std::make_shared<Tail>();
+  const uint32_t old_rows = base->tail_rows();
+  const size_t add = ids.length(), rows = old_rows + add;
+  tail->id_offsets.reserve(rows + 1);
+  tail->id_offsets.push_back(0);
+  if (old_rows > 0) {  // the base's tail first
+    const Tail& before = *base->tail_;
+    tail->id_offsets.insert(tail->id_offsets.end(), before.id_offsets.begin() + 1, before.id_offsets.end());
+    tail->id_bytes = before.id_bytes;
+    tail->addresses.assign(before.addresses.begin(), before.addresses.end());
+  }
+  auto offsets = ids.offsets();
+  const uint64_t to = tail->id_bytes.size();
+  for (size_t i = 1; i <= add; ++i) tail->id_offsets.push_back(to + (offsets[i] - offsets[0]));
+  if (add > 0) tail->id_bytes.append(ids.string_data().substr(offsets[0], offsets[add] - offsets[0]));
+  tail->addresses.insert(tail->addresses.end(), addresses.begin(), addresses.end());
+  tail->slots.assign(SlotCount(rows), 0);
+  t->tail_ = tail;
+  // The tail's hash (the first of a repeated id kept), and whether an id is on two rows.
+  bool duplicate = false;
+  const uint64_t mask = tail->slots.size() - 1;
+  for (uint32_t j = 0; j < rows; ++j) {
+    const std::string_view id = t->TailId(j);
+    const uint64_t h = XxHash64(id), tag = h & kTagMask;
+    for (uint64_t at = h & mask;; at = (at + 1) & mask) {
+      const uint64_t slot = tail->slots[at];
+      if (slot == 0) {
+        tail->slots[at] = tag | (uint64_t{j} + 1);
+        break;
+      }
+      if ((slot & kTagMask) == tag && t->TailId(static_cast<uint32_t>(slot) - 1) == id) {
+        duplicate = true;
+        break;
+      }
+    }
+    if (j >= old_rows && flat->Find(id)) duplicate = true;  // (earlier tail rows were checked when added)
+  }
+  t->unique_ids_ = base->unique_ids_ && !duplicate;
+  return t;
+}
+
+std::shared_ptr<const TableOrdinals> TableOrdinals::Flatten(const TableOrdinals& o) {
+  auto t = std::make_shared<TableOrdinals>();
+  Arrays& a = t->built_;
+  const uint32_t nb = static_cast<uint32_t>(o.addresses_.size()), n = o.size();
+  const uint64_t b0 = o.id_offsets_.empty() ? 0 : o.id_offsets_[0];
+  a.id_offsets.reserve(uint64_t{n} + 1);
+  for (uint32_t i = 0; i <= nb; ++i) a.id_offsets.push_back(o.id_offsets_.empty() ? 0 : o.id_offsets_[i] - b0);
+  a.id_bytes.assign(o.id_bytes_.substr(b0, a.id_offsets.back()));
+  a.addresses.assign(o.addresses_.begin(), o.addresses_.end());
+  a.by_address.assign(o.by_address_.begin(), o.by_address_.end());
+  if (o.tail_ != nullptr) {
+    const uint64_t to = a.id_bytes.size();
+    for (size_t i = 1; i < o.tail_->id_offsets.size(); ++i) a.id_offsets.push_back(to + o.tail_->id_offsets[i]);
+    a.id_bytes += o.tail_->id_bytes;
+    a.addresses.insert(a.addresses.end(), o.tail_->addresses.begin(), o.tail_->addresses.end());
+    for (uint32_t i = nb; i < n; ++i) a.by_address.push_back(i);  // the tail's addresses follow the base's
+  }
+  a.slots.assign(SlotCount(n), 0);
+  t->ViewBuilt();
+  bool duplicate = false;
+  if (!t->FillSlots(0, &duplicate).ok()) duplicate = true;  // (FillSlots fails only if its pool does)
+  t->unique_ids_ = !duplicate;
+  return t;
+}
+
+Result<std::shared_ptr<const TableOrdinals>> TableOrdinals::Extend(const std::shared_ptr<const TableOrdinals>& given,
                                                                    const table::Manifest& base_manifest,
                                                                    const table::TableVersion& version) {
   using Out = std::shared_ptr<const TableOrdinals>;
   OG_ASSIGN_OR_RETURN(std::optional<VersionStep> step, RelateVersions(base_manifest, version));
   // (Nothing kept, as after a compaction: built instead, and so persisted.)
-  if (!step || step->old_rows != base.size() || (step->kept_rows == 0 && base.size() > 0)) return Out();
+  if (!step || step->old_rows != given->size() || (step->kept_rows == 0 && given->size() > 0)) return Out();
   const RowRemap& remap = step->remap;
   const auto& fragments = version.manifest().fragments;
   table::ScanOptions o;
@@ -113,14 +190,26 @@ Result<std::shared_ptr<const TableOrdinals>> TableOrdinals::Extend(const TableOr
   const format::Column* addr = b.ColumnByName(table::kRowAddressColumn);
   if (addr == nullptr || b.num_columns() == 0) return InternalError("scan returned no ids or row addresses");
   const format::Column& ids = b.column(0);
-  const uint32_t n0 = base.size();
+  const uint32_t n0 = given->size();
   const size_t kept = step->kept_rows, add = ids.length(), n = kept + add;
   if (n >= UINT32_MAX) return ResourceExhaustedError("table " + version.prefix() + " has too many rows for ordinals");
   auto fresh_addresses = addr->u64_values();
+  const uint64_t last = n0 == 0                   ? 0
+                        : given->tail_ != nullptr ? given->tail_->addresses.back()
+                                                  : given->addresses_[given->by_address_[n0 - 1]];
   for (size_t i = 0; i < add; ++i) {  // the new rows follow the old ones: by_address stays sorted
-    const uint64_t prev = i > 0 ? fresh_addresses[i - 1] : (n0 > 0 ? base.addresses_[base.by_address_[n0 - 1]] : 0);
+    const uint64_t prev = i > 0 ? fresh_addresses[i - 1] : last;
     if ((i > 0 || n0 > 0) && fresh_addresses[i] <= prev) return Out();
   }
+  // Rows appended only: the same ordinals, or a tail over the shared arrays when it is short.
+  if (remap.identity() && kept == n0) {
+    if (add == 0) return given;
+    if ((uint64_t{given->tail_rows()} + add) * 16 <= given->addresses_.size()) {
+      return Append(given, ids, fresh_addresses);
+    }
+  }
+  const std::shared_ptr<const TableOrdinals> flat = given->tail_ != nullptr ? Flatten(*given) : given;
+  const TableOrdinals& base = *flat;
   auto t = std::make_shared<TableOrdinals>();
   Arrays& a = t->built_;
   // The surviving rows' ids and addresses: the runs between dropped ranges, copied.
@@ -228,23 +317,38 @@ Result<std::shared_ptr<const TableOrdinals>> TableOrdinals::Build(const table::T
 }
 
 std::optional<uint32_t> TableOrdinals::Find(std::string_view id) const {
-  if (slots_.empty()) return std::nullopt;
-  const uint64_t h = XxHash64(id), tag = h & kTagMask, mask = slots_.size() - 1;
-  for (uint64_t at = h & mask;; at = (at + 1) & mask) {
-    const uint64_t slot = slots_[at];
-    if (slot == 0) return std::nullopt;
-    if ((slot & kTagMask) == tag) {
-      const uint32_t ordinal = static_cast<uint32_t>(slot) - 1;
-      if (this->id(ordinal) == id) return ordinal;
+  const uint64_t h = XxHash64(id), tag = h & kTagMask;
+  if (!slots_.empty()) {  // the (base) arrays' rows first: they come first in scan order
+    const uint64_t mask = slots_.size() - 1;
+    for (uint64_t at = h & mask; slots_[at] != 0; at = (at + 1) & mask) {
+      const uint64_t slot = slots_[at];
+      if ((slot & kTagMask) == tag) {
+        const uint32_t ordinal = static_cast<uint32_t>(slot) - 1;
+        if (this->id(ordinal) == id) return ordinal;
+      }
     }
   }
+  if (tail_ == nullptr) return std::nullopt;
+  const PodVector<uint64_t>& slots = tail_->slots;
+  const uint64_t mask = slots.size() - 1;
+  for (uint64_t at = h & mask; slots[at] != 0; at = (at + 1) & mask) {
+    const uint64_t slot = slots[at];
+    if ((slot & kTagMask) == tag && TailId(static_cast<uint32_t>(slot) - 1) == id) {
+      return static_cast<uint32_t>(addresses_.size()) + static_cast<uint32_t>(slot) - 1;
+    }
+  }
+  return std::nullopt;
 }
 
 std::optional<uint32_t> TableOrdinals::FromAddress(uint64_t address) const {
   auto it = std::lower_bound(by_address_.begin(), by_address_.end(), address,
                              [&](uint32_t ordinal, uint64_t a) { return addresses_[ordinal] < a; });
-  if (it == by_address_.end() || addresses_[*it] != address) return std::nullopt;
-  return *it;
+  if (it != by_address_.end() && addresses_[*it] == address) return *it;
+  if (tail_ == nullptr) return std::nullopt;
+  const auto& tail = tail_->addresses;  // ascending
+  auto t = std::lower_bound(tail.begin(), tail.end(), address);
+  if (t == tail.end() || *t != address) return std::nullopt;
+  return static_cast<uint32_t>(addresses_.size() + static_cast<size_t>(t - tail.begin()));
 }
 
 Result<std::shared_ptr<const Csr>> Csr::Build(const table::TableVersion& edges, const TableOrdinals& src,

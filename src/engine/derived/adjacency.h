@@ -62,7 +62,12 @@ class TableOrdinals {
   // entries erased, the rest renumbered) when their count stays and the ids are known unique,
   // else hashed again. nullptr when the versions are not related that way, or the new rows'
   // addresses do not all follow the old ones (the caller builds instead).
-  static Result<std::shared_ptr<const TableOrdinals>> Extend(const TableOrdinals& base,
+  //
+  // When `version` only appends rows (a node insert) and they are few (at most a sixteenth of the
+  // base's), the result is an overlay instead: `base`'s arrays shared, untouched, and the new
+  // rows held beside them in a tail (ids, addresses, a hash of the tail's ids), so the cost is the
+  // new rows'. Overlays are not persisted.
+  static Result<std::shared_ptr<const TableOrdinals>> Extend(const std::shared_ptr<const TableOrdinals>& base,
                                                              const table::Manifest& base_manifest,
                                                              const table::TableVersion& version);
 
@@ -70,8 +75,11 @@ class TableOrdinals {
   TableOrdinals(const TableOrdinals&) = delete;
   TableOrdinals& operator=(const TableOrdinals&) = delete;
 
-  uint32_t size() const { return static_cast<uint32_t>(addresses_.size()); }
+  uint32_t size() const { return static_cast<uint32_t>(addresses_.size()) + tail_rows(); }
   std::string_view id(uint32_t ordinal) const {
+    if (ordinal >= addresses_.size()) [[unlikely]] {
+      return TailId(ordinal - static_cast<uint32_t>(addresses_.size()));
+    }
     return id_bytes_.substr(id_offsets_[ordinal], id_offsets_[ordinal + 1] - id_offsets_[ordinal]);
   }
   // The first row (in scan order) with this id.
@@ -79,12 +87,24 @@ class TableOrdinals {
   // The ordinal of a live row address; nullopt for an address that is not a live row.
   std::optional<uint32_t> FromAddress(uint64_t address) const;
   // The row address of an ordinal (< size()).
-  uint64_t address(uint32_t ordinal) const { return addresses_[ordinal]; }
-  // An estimate of the memory held (the cache's charge).
+  uint64_t address(uint32_t ordinal) const {
+    if (ordinal >= addresses_.size()) [[unlikely]]
+      return tail_->addresses[ordinal - addresses_.size()];
+    return addresses_[ordinal];
+  }
+  // Whether this is an overlay of appended rows over shared arrays (Extend); not persisted.
+  bool appended() const { return tail_ != nullptr; }
+  // An estimate of the memory held (the cache's charge; an overlay's includes its base's).
   uint64_t memory_bytes() const {
-    return loaded_.capacity() + built_.id_bytes.capacity() +
-           8 * (built_.id_offsets.capacity() + built_.addresses.capacity() + built_.slots.capacity()) +
-           4 * built_.by_address.capacity();
+    uint64_t bytes = loaded_.capacity() + built_.id_bytes.capacity() +
+                     8 * (built_.id_offsets.capacity() + built_.addresses.capacity() + built_.slots.capacity()) +
+                     4 * built_.by_address.capacity();
+    if (tail_ != nullptr) {
+      bytes += tail_->id_bytes.capacity() +
+               8 * (tail_->id_offsets.capacity() + tail_->addresses.capacity() + tail_->slots.capacity()) +
+               base_->memory_bytes();
+    }
+    return bytes;
   }
 
   // The hash table's slot count for `n` ids: the power of two >= 2n (at least 2), so at most half
@@ -98,6 +118,25 @@ class TableOrdinals {
   // Fills the (zeroed) hash slots with ordinals [from, size()) (Build: from 0); keeps the first of
   // duplicate ids, and sets *duplicate when it meets one.
   Status FillSlots(uint32_t from, bool* duplicate);
+  // The flat ordinals of an overlay (its base's rows, then its tail's).
+  static std::shared_ptr<const TableOrdinals> Flatten(const TableOrdinals& o);
+  // An overlay of `base` (flat, or an overlay whose tail it continues) plus the rows `ids` /
+  // `addresses` appended (Extend, appends only).
+  static std::shared_ptr<const TableOrdinals> Append(const std::shared_ptr<const TableOrdinals>& base,
+                                                     const format::Column& ids, std::span<const uint64_t> addresses);
+
+  // The rows an overlay appended to its base: the id of tail row i, and the count.
+  struct Tail {
+    PodVector<uint64_t> id_offsets;  // rows + 1, from 0
+    std::string id_bytes;
+    PodVector<uint64_t> addresses;  // ascending, all above the base's
+    PodVector<uint64_t> slots;      // as slots_, of tail rows (tail row + 1)
+  };
+  uint32_t tail_rows() const { return tail_ != nullptr ? static_cast<uint32_t>(tail_->addresses.size()) : 0; }
+  std::string_view TailId(uint32_t i) const {
+    return std::string_view(tail_->id_bytes)
+        .substr(tail_->id_offsets[i], tail_->id_offsets[i + 1] - tail_->id_offsets[i]);
+  }
 
   std::span<const uint64_t> id_offsets_;  // n + 1: id i is id_bytes_[off[i], off[i+1])
   std::string_view id_bytes_;
@@ -115,6 +154,10 @@ class TableOrdinals {
   // Every id is known to be on one row only (built or extended: FillSlots met no duplicate; not
   // known for a loaded object).
   bool unique_ids_ = false;
+  // An overlay (Append): the views above are base_'s arrays (base_ is flat), the tail holds the
+  // rows after them.
+  std::shared_ptr<const TableOrdinals> base_;
+  std::shared_ptr<const Tail> tail_;
 };
 
 // Compressed sparse rows of one edge table version over dense node ordinals of its endpoint

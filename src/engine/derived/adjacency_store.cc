@@ -162,6 +162,7 @@ bool ValidLists(std::span<const uint64_t> off, std::span<const uint32_t> nodes, 
 }  // namespace
 
 Status AdjacencyCodec::EncodeOrdinals(const TableOrdinals& o, const Sink& sink) {
+  if (o.appended()) return InternalError("an appended overlay of ordinals (TableOrdinals::Extend) is not persisted");
   const uint64_t n = o.addresses_.size();
   std::string header(kOrdinalsMagic, 8);
   AppendLe32(&header, kOrdinalsVersion);

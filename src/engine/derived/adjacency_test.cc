@@ -352,6 +352,55 @@ TEST_F(EngineCsrTest, NodeRowsSharingAnIdFollowAsAFreshBuildWould) {
 // step equals a fresh build, and the overlay never holds more lists than the writes touched.
 // Node extensions of node extensions share the one CSR that holds the lists: an intermediate one
 // is not kept alive by the next (no chain of offsets arrays, each charged again).
+// Node inserts: the ordinals of the new version are the old ones plus a tail of the new rows,
+// over the old arrays (an overlay) while the tail stays within a sixteenth of them; past that,
+// or after a delete, flat ones again. Each equals a fresh build's.
+TEST_F(EngineCsrTest, OrdinalsOfNodeInsertsAreATailOverTheOldArrays) {
+  std::string data;
+  for (int i = 0; i < 100; ++i) data += R"({"type":"P","data":{"name":"p)" + std::to_string(i) + "\"}}\n";
+  Load(data);
+  auto ordinals = [&]() {
+    auto snap = graph_->Head();
+    EXPECT_TRUE(snap.ok());
+    auto served = cache_.Ordinals(*snap->Table("P"));
+    EXPECT_TRUE(served.ok());
+    GraphReadCache fresh_cache;
+    auto fresh = fresh_cache.Ordinals(*snap->Table("P"));
+    EXPECT_TRUE(fresh.ok());
+    if (!served.ok() || !fresh.ok()) return std::shared_ptr<const TableOrdinals>();
+    ExpectSameOrdinals(**served, **fresh);
+    return *served;
+  };
+  auto mutate = [&](const std::string& q) {
+    auto r = RunMutation(*graph_, q, "");
+    ASSERT_TRUE(r.ok()) << q << ": " << r.status().ToString();
+  };
+  auto base = ordinals();
+  ASSERT_NE(base, nullptr);
+  EXPECT_FALSE(base->appended());
+  for (const char* name : {"n0", "n1", "n2"}) {
+    mutate(std::string("query m() { insert P { name: \"") + name + "\" } }");
+    auto o = ordinals();
+    ASSERT_NE(o, nullptr);
+    EXPECT_TRUE(o->appended()) << name;
+  }
+  std::string many = "query m() {";
+  for (int i = 0; i < 10; ++i) many += " insert P { name: \"m" + std::to_string(i) + "\" }";
+  mutate(many + " }");  // a tail of 13 over 100 rows: flat again
+  auto flat = ordinals();
+  ASSERT_NE(flat, nullptr);
+  EXPECT_FALSE(flat->appended());
+  mutate("query m() { insert P { name: \"z\" } }");
+  auto again = ordinals();
+  ASSERT_NE(again, nullptr);
+  EXPECT_TRUE(again->appended());
+  mutate("query m() { delete P where name = \"p3\" }");  // not an append: flattened, then renumbered
+  auto after_delete = ordinals();
+  ASSERT_NE(after_delete, nullptr);
+  EXPECT_FALSE(after_delete->appended());
+  EXPECT_EQ(cache_.counts().ordinals_built, 1u);
+}
+
 TEST_F(EngineCsrTest, NodeExtensionsDoNotChain) {
   Load(R"({"type":"P","data":{"name":"a"}}
 {"type":"P","data":{"name":"b"}}

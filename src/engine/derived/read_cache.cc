@@ -94,7 +94,7 @@ Result<std::shared_ptr<const TableOrdinals>> GraphReadCache::Ordinals(const tabl
     std::shared_ptr<const TableOrdinals> base = last ? last->ordinals.lock() : nullptr;
     // (Not when a persisted object was found damaged: the build below replaces it.)
     if (base != nullptr && !damaged && last->manifest->version_id != version.version_id()) {
-      OG_ASSIGN_OR_RETURN(auto extended, TableOrdinals::Extend(*base, *last->manifest, version));
+      OG_ASSIGN_OR_RETURN(auto extended, TableOrdinals::Extend(base, *last->manifest, version));
       if (extended != nullptr) {
         ordinals_extended_.fetch_add(1);
         cache_.Put(key, extended, extended->memory_bytes());
