@@ -192,9 +192,9 @@ class Csr {
   Csr& operator=(const Csr&) = delete;
 
   // The CSR of the same edges over node versions that append rows to `base`'s (ordinals
-  // num_src() and up are new nodes, with no edges): the lists stay in `base`'s arrays (shared), the
-  // offsets are copied with empty lists for the new nodes. O(nodes), not O(edges) (an overlay is
-  // made flat first, one pass over its arrays). Precondition:
+  // num_src() and up are new nodes, with no edges): `base`'s arrays and overlay lists shared, the
+  // new nodes counted past the offsets (their lists empty), the self-loop bits copied. O(nodes / 64),
+  // not O(edges). Precondition:
   // num_src >= base->num_src(), num_dst >= base->num_dst(), equal when same_table().
   static std::shared_ptr<const Csr> ExtendNodes(const std::shared_ptr<const Csr>& base, uint32_t num_src,
                                                 uint32_t num_dst);
@@ -214,8 +214,8 @@ class Csr {
                                                        uint32_t num_dst, const RowRemap* edge_remap = nullptr,
                                                        uint64_t edge_rows = 0);
 
-  uint32_t num_src() const { return static_cast<uint32_t>(out_offsets_.size() - 1); }
-  uint32_t num_dst() const { return static_cast<uint32_t>(in_offsets_.size() - 1); }
+  uint32_t num_src() const { return static_cast<uint32_t>(out_offsets_.size() - 1) + extra_src_; }
+  uint32_t num_dst() const { return static_cast<uint32_t>(in_offsets_.size() - 1) + extra_dst_; }
   uint64_t num_edges() const { return patch_ != nullptr ? patch_->num_edges : out_nodes_.size(); }
   // Whether this is an overlay over flat arrays (Extend); overlays are not persisted.
   bool overlaid() const { return patch_ != nullptr; }
@@ -268,9 +268,15 @@ class Csr {
 
  private:
   friend class AdjacencyCodec;  // adjacency_store.cc
+  // List i of offsets `off` over `v`; empty past the offsets (the nodes ExtendNodes added).
   static std::span<const uint32_t> Span(std::span<const uint64_t> off, std::span<const uint32_t> v, uint32_t i) {
+    if (i + 1 >= off.size()) [[unlikely]]
+      return {};
     return std::span<const uint32_t>(v.data() + off[i], off[i + 1] - off[i]);
   }
+  // `c` with offsets for all its nodes (ExtendNodes' counted ones written as empty lists): what
+  // the passes over flat offsets (Extend's merge, the codec) need. `c` itself when it has them.
+  static std::shared_ptr<const Csr> Materialized(const std::shared_ptr<const Csr>& c);
   // Points the views at built_.
   void ViewBuilt();
 
@@ -306,6 +312,8 @@ class Csr {
 
   static constexpr uint64_t kNoLists[1] = {0};  // the offsets of zero lists
   bool same_table_ = false;
+  // Nodes past the offsets (ExtendNodes: appended nodes, whose lists are empty), by side.
+  uint32_t extra_src_ = 0, extra_dst_ = 0;
   // The edge table's live rows (edge ordinals) this CSR is for; edges whose endpoints are gone
   // have ordinals but are in no list, so this can exceed num_edges().
   uint64_t edge_rows_ = 0;

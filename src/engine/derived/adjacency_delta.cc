@@ -175,7 +175,7 @@ std::optional<std::shared_ptr<const Csr>> Csr::ExtendOverlay(const std::shared_p
           }
         }
         const uint32_t k = it->first;
-        if (nl->nodes.size() == offsets[k + 1] - offsets[k]) {  // only flat edges left: the flat list
+        if (nl->nodes.size() == Span(offsets, nodes, k).size()) {  // only flat edges left: the flat list
           side.bits[k / 64] &= ~(uint64_t{1} << (k % 64));
           it = side.lists.erase(it);
         } else {
@@ -226,6 +226,8 @@ std::optional<std::shared_ptr<const Csr>> Csr::ExtendOverlay(const std::shared_p
   c->edge_rows_ = new_rows;
   c->out_offsets_ = flat->out_offsets_;
   c->in_offsets_ = flat->in_offsets_;
+  c->extra_src_ = base->num_src() - static_cast<uint32_t>(flat->out_offsets_.size() - 1);
+  c->extra_dst_ = base->num_dst() - static_cast<uint32_t>(flat->in_offsets_.size() - 1);
   c->out_nodes_ = flat->out_nodes_;
   c->out_edges_ = flat->out_edges_;
   c->in_nodes_ = flat->in_nodes_;
@@ -245,34 +247,58 @@ std::optional<std::shared_ptr<const Csr>> Csr::ExtendOverlay(const std::shared_p
   return std::shared_ptr<const Csr>(std::move(c));
 }
 
-std::shared_ptr<const Csr> Csr::ExtendNodes(const std::shared_ptr<const Csr>& given, uint32_t num_src,
+std::shared_ptr<const Csr> Csr::ExtendNodes(const std::shared_ptr<const Csr>& base, uint32_t num_src,
                                             uint32_t num_dst) {
-  // An overlay is made flat first: its lists are looked up in its flat arrays by node, which the
-  // new nodes are not in (and later overlays over the result take its arrays as their flat ones).
-  const std::shared_ptr<const Csr> base = given->patch_ != nullptr ? Flatten(*given) : given;
   auto c = std::make_shared<Csr>();
   c->same_table_ = base->same_table_;
   c->edge_rows_ = base->edge_rows_;
-  // The CSR whose arrays hold the lists (an earlier node extension's owner): never a chain of
-  // extensions, each keeping its predecessor's offsets alive.
-  c->lists_owner_ = base->lists_owner_ != nullptr ? base->lists_owner_ : base;
-  auto extend = [](std::span<const uint64_t> off, uint32_t n, PodVector<uint64_t>* out) {
-    out->assign(off.begin(), off.end());
-    out->resize(uint64_t{n} + 1, off.back());  // the new nodes' lists: empty, at the end
-  };
-  extend(base->out_offsets_, num_src, &c->built_.out_offsets);
-  extend(base->in_offsets_, num_dst, &c->built_.in_offsets);
-  c->out_offsets_ = c->built_.out_offsets;
-  c->in_offsets_ = c->built_.in_offsets;
+  // The same arrays (views) and overlay lists; the overlay's bitmaps grown to the new nodes.
+  c->out_offsets_ = base->out_offsets_;
+  c->in_offsets_ = base->in_offsets_;
   c->out_nodes_ = base->out_nodes_;
   c->out_edges_ = base->out_edges_;
   c->in_nodes_ = base->in_nodes_;
   c->in_edges_ = base->in_edges_;
+  if (base->patch_ != nullptr) {
+    auto p = std::make_shared<Patch>(*base->patch_);  // the lists themselves shared
+    p->out.bits.resize((uint64_t{num_src} + 63) / 64, 0);
+    p->in.bits.resize((uint64_t{num_dst} + 63) / 64, 0);
+    c->patch_ = std::move(p);  // keeps the flat arrays alive
+  } else {
+    // The CSR whose arrays these are: never a chain of extensions keeping each other alive.
+    c->lists_owner_ = base->lists_owner_ != nullptr ? base->lists_owner_ : base;
+  }
+  c->extra_src_ = num_src - static_cast<uint32_t>(c->out_offsets_.size() - 1);
+  c->extra_dst_ = num_dst - static_cast<uint32_t>(c->in_offsets_.size() - 1);
   if (c->same_table_) {
     c->built_.self_loop.assign(base->self_loop_.begin(), base->self_loop_.end());
     c->built_.self_loop.resize((uint64_t{num_src} + 63) / 64, 0);
     c->self_loop_ = c->built_.self_loop;
   }
+  return c;
+}
+
+std::shared_ptr<const Csr> Csr::Materialized(const std::shared_ptr<const Csr>& given) {
+  if (given->extra_src_ == 0 && given->extra_dst_ == 0) return given;
+  if (given->patch_ != nullptr) return Flatten(*given);
+  auto c = std::make_shared<Csr>();
+  c->same_table_ = given->same_table_;
+  c->edge_rows_ = given->edge_rows_;
+  c->lists_owner_ = given->lists_owner_ != nullptr ? given->lists_owner_ : given;
+  auto extend = [](std::span<const uint64_t> off, uint32_t n, PodVector<uint64_t>* out) {
+    out->assign(off.begin(), off.end());
+    out->resize(uint64_t{n} + 1, off.back());  // the counted nodes' lists: empty, at the end
+  };
+  extend(given->out_offsets_, given->num_src(), &c->built_.out_offsets);
+  extend(given->in_offsets_, given->num_dst(), &c->built_.in_offsets);
+  c->out_offsets_ = c->built_.out_offsets;
+  c->in_offsets_ = c->built_.in_offsets;
+  c->out_nodes_ = given->out_nodes_;
+  c->out_edges_ = given->out_edges_;
+  c->in_nodes_ = given->in_nodes_;
+  c->in_edges_ = given->in_edges_;
+  c->built_.self_loop.assign(given->self_loop_.begin(), given->self_loop_.end());
+  c->self_loop_ = c->built_.self_loop;
   return c;
 }
 
@@ -409,7 +435,7 @@ Result<std::optional<std::shared_ptr<const Csr>>> Csr::Extend(const std::shared_
     }
   }
   // One pass over flat arrays (an overlay's lists made flat first).
-  const std::shared_ptr<const Csr> flat = base.patch_ != nullptr ? Flatten(base) : base_csr;
+  const std::shared_ptr<const Csr> flat = base.patch_ != nullptr ? Flatten(base) : Materialized(base_csr);
   auto c = std::make_shared<Csr>();
   c->same_table_ = base.same_table_;
   c->edge_rows_ = edges.row_count();

@@ -244,6 +244,9 @@ Result<std::shared_ptr<const TableOrdinals>> AdjacencyCodec::DecodeOrdinals(std:
 
 Status AdjacencyCodec::EncodeCsr(const Csr& c, uint64_t edge_rows, const Sink& sink) {
   if (c.overlaid()) return InternalError("an overlay CSR (Csr::Extend) is not persisted; flatten it first");
+  if (c.extra_src_ != 0 || c.extra_dst_ != 0) {
+    return InternalError("a CSR extended by node inserts (Csr::ExtendNodes) is not persisted; materialize it first");
+  }
   std::string header(kCsrMagic, 8);
   AppendLe32(&header, kCsrVersion);
   AppendLe32(&header, c.same_table_ ? kSameTableFlag : 0);

@@ -270,10 +270,24 @@ std::shared_ptr<const EdgeEnds> GraphReadCache::EdgeEndsFor(const table::TableVe
 bool GraphReadCache::CsrAtHand(const table::TableVersion& edges, const table::TableVersion& src,
                                const table::TableVersion& dst) {
   if (cache_.Get<Csr>("a:" + Key(edges) + "|" + Key(src) + "|" + Key(dst)) != nullptr) return true;
-  MutexLock lock(&latest_mu_);
-  auto it = latest_csr_.find(edges.prefix());
-  return it != latest_csr_.end() && !it->second.csr.expired() && it->second.nodes == Key(src) + "|" + Key(dst) &&
-         it->second.edges != nullptr && KeepsFragments(*it->second.edges, edges.manifest());
+  LatestCsr l;
+  {
+    MutexLock lock(&latest_mu_);
+    auto it = latest_csr_.find(edges.prefix());
+    if (it == latest_csr_.end()) return false;
+    l = it->second;
+  }
+  const std::shared_ptr<const Csr> last = l.csr.lock();
+  if (last == nullptr || l.edges == nullptr || !KeepsFragments(*l.edges, edges.manifest())) return false;
+  if (l.nodes == Key(src) + "|" + Key(dst)) return true;
+  // Node versions that only appended rows (node inserts) since, whose old ordinals are in memory:
+  // the CSR carries over (Csr::ExtendNodes) and the ordinals gain a tail (TableOrdinals::Append),
+  // both at the cost of the new rows. (Only from a CSR whose every edge has live endpoints, as
+  // CsrFor requires.)
+  return l.src != nullptr && l.dst != nullptr && last->num_edges() == last->edge_rows() &&
+         AppendsOnly(*l.src, src.manifest()) && AppendsOnly(*l.dst, dst.manifest()) &&
+         cache_.Get<TableOrdinals>("o:" + Key(src.prefix(), l.src->version_id)) != nullptr &&
+         cache_.Get<TableOrdinals>("o:" + Key(dst.prefix(), l.dst->version_id)) != nullptr;
 }
 
 Result<std::optional<std::shared_ptr<const Csr>>> GraphReadCache::FollowNodes(
