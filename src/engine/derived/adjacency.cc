@@ -122,12 +122,20 @@ std::shared_ptr<const TableOrdinals> TableOrdinals::Append(const std::shared_ptr
   for (size_t i = 1; i <= add; ++i) tail->id_offsets.push_back(to + (offsets[i] - offsets[0]));
   if (add > 0) tail->id_bytes.append(ids.string_data().substr(offsets[0], offsets[add] - offsets[0]));
   tail->addresses.insert(tail->addresses.end(), addresses.begin(), addresses.end());
-  tail->slots.assign(SlotCount(rows), 0);
+  // The tail's hash: the base tail's entries carried over while their count stays, so only the
+  // new rows are hashed (else all of the tail's).
+  uint32_t hashed = 0;
+  if (old_rows > 0 && SlotCount(rows) == base->tail_->slots.size()) {
+    tail->slots.assign(base->tail_->slots.begin(), base->tail_->slots.end());
+    hashed = old_rows;
+  } else {
+    tail->slots.assign(SlotCount(rows), 0);
+  }
   t->tail_ = tail;
-  // The tail's hash (the first of a repeated id kept), and whether an id is on two rows.
+  // The first of a repeated id is kept; `duplicate`: an id is on two rows.
   bool duplicate = false;
   const uint64_t mask = tail->slots.size() - 1;
-  for (uint32_t j = 0; j < rows; ++j) {
+  for (uint32_t j = hashed; j < rows; ++j) {
     const std::string_view id = t->TailId(j);
     const uint64_t h = XxHash64(id), tag = h & kTagMask;
     for (uint64_t at = h & mask;; at = (at + 1) & mask) {
@@ -147,7 +155,7 @@ std::shared_ptr<const TableOrdinals> TableOrdinals::Append(const std::shared_ptr
   return t;
 }
 
-std::shared_ptr<const TableOrdinals> TableOrdinals::Flatten(const TableOrdinals& o) {
+Result<std::shared_ptr<const TableOrdinals>> TableOrdinals::Flatten(const TableOrdinals& o) {
   auto t = std::make_shared<TableOrdinals>();
   Arrays& a = t->built_;
   const uint32_t nb = static_cast<uint32_t>(o.addresses_.size()), n = o.size();
@@ -164,12 +172,18 @@ std::shared_ptr<const TableOrdinals> TableOrdinals::Flatten(const TableOrdinals&
     a.addresses.insert(a.addresses.end(), o.tail_->addresses.begin(), o.tail_->addresses.end());
     for (uint32_t i = nb; i < n; ++i) a.by_address.push_back(i);  // the tail's addresses follow the base's
   }
-  a.slots.assign(SlotCount(n), 0);
+  // The base's hash carried over while its slot count stays (then only the tail's rows hashed).
+  const bool carry = SlotCount(n) == o.slots_.size();
+  if (carry) {
+    a.slots.assign(o.slots_.begin(), o.slots_.end());
+  } else {
+    a.slots.assign(SlotCount(n), 0);
+  }
   t->ViewBuilt();
   bool duplicate = false;
-  if (!t->FillSlots(0, &duplicate).ok()) duplicate = true;  // (FillSlots fails only if its pool does)
-  t->unique_ids_ = !duplicate;
-  return t;
+  OG_RETURN_IF_ERROR(t->FillSlots(carry ? nb : 0, &duplicate));
+  t->unique_ids_ = !duplicate && (carry ? o.unique_ids_ : true);
+  return std::shared_ptr<const TableOrdinals>(std::move(t));
 }
 
 Result<std::shared_ptr<const TableOrdinals>> TableOrdinals::Extend(const std::shared_ptr<const TableOrdinals>& given,
@@ -208,7 +222,10 @@ Result<std::shared_ptr<const TableOrdinals>> TableOrdinals::Extend(const std::sh
       return Append(given, ids, fresh_addresses);
     }
   }
-  const std::shared_ptr<const TableOrdinals> flat = given->tail_ != nullptr ? Flatten(*given) : given;
+  std::shared_ptr<const TableOrdinals> flat = given;
+  if (given->tail_ != nullptr) {
+    OG_ASSIGN_OR_RETURN(flat, Flatten(*given));
+  }
   const TableOrdinals& base = *flat;
   auto t = std::make_shared<TableOrdinals>();
   Arrays& a = t->built_;

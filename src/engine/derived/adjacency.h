@@ -119,7 +119,7 @@ class TableOrdinals {
   // duplicate ids, and sets *duplicate when it meets one.
   Status FillSlots(uint32_t from, bool* duplicate);
   // The flat ordinals of an overlay (its base's rows, then its tail's).
-  static std::shared_ptr<const TableOrdinals> Flatten(const TableOrdinals& o);
+  static Result<std::shared_ptr<const TableOrdinals>> Flatten(const TableOrdinals& o);
   // An overlay of `base` (flat, or an overlay whose tail it continues) plus the rows `ids` /
   // `addresses` appended (Extend, appends only).
   static std::shared_ptr<const TableOrdinals> Append(const std::shared_ptr<const TableOrdinals>& base,
@@ -270,8 +270,9 @@ class Csr {
   friend class AdjacencyCodec;  // adjacency_store.cc
   // List i of offsets `off` over `v`; empty past the offsets (the nodes ExtendNodes added).
   static std::span<const uint32_t> Span(std::span<const uint64_t> off, std::span<const uint32_t> v, uint32_t i) {
-    if (i + 1 >= off.size()) [[unlikely]]
+    if (uint64_t{i} + 1 >= off.size()) [[unlikely]] {
       return {};
+    }
     return std::span<const uint32_t>(v.data() + off[i], off[i + 1] - off[i]);
   }
   // `c` with offsets for all its nodes (ExtendNodes' counted ones written as empty lists): what

@@ -265,8 +265,10 @@ std::shared_ptr<const Csr> Csr::ExtendNodes(const std::shared_ptr<const Csr>& ba
     p->in.bits.resize((uint64_t{num_dst} + 63) / 64, 0);
     c->patch_ = std::move(p);  // keeps the flat arrays alive
   } else {
-    // The CSR whose arrays these are: never a chain of extensions keeping each other alive.
-    c->lists_owner_ = base->lists_owner_ != nullptr ? base->lists_owner_ : base;
+    // The CSR whose arrays these are: `base` when it owns its offsets (built, loaded, or
+    // materialized), else the one its views are into; never a chain of extensions.
+    const bool own_offsets = !base->built_.out_offsets.empty() || !base->loaded_.empty();
+    c->lists_owner_ = own_offsets || base->lists_owner_ == nullptr ? base : base->lists_owner_;
   }
   c->extra_src_ = num_src - static_cast<uint32_t>(c->out_offsets_.size() - 1);
   c->extra_dst_ = num_dst - static_cast<uint32_t>(c->in_offsets_.size() - 1);

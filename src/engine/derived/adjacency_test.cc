@@ -93,6 +93,31 @@ class EngineCsrTest : public ::testing::Test {
     }
   }
   int RandomWrites(int base_nodes);
+  // Loads people p0.., topics t0.. and `edges` In edges p(i % people) -> t(i * step % topics), and
+  // builds the In CSR.
+  void LoadPeopleAndTopics(int people, int topics, int edges, int step) {
+    std::string data;
+    for (int i = 0; i < people; ++i) data += R"({"type":"P","data":{"name":"p)" + std::to_string(i) + "\"}}\n";
+    for (int i = 0; i < topics; ++i) data += R"({"type":"T","data":{"slug":"t)" + std::to_string(i) + "\"}}\n";
+    for (int i = 0; i < edges; ++i) {
+      data += R"({"edge":"In","from":"p)" + std::to_string(i % people) + R"(","to":"t)" +
+              std::to_string((i * step) % topics) + "\"}\n";
+    }
+    Load(data);
+    ASSERT_NE(Build("In", "P", "T"), nullptr);
+  }
+  // Runs each mutation, then expects the CSR the cache derives to equal a fresh build.
+  void EachFollowsAsAFreshBuildWould(const std::vector<std::string>& writes, const std::string& edge,
+                                     const std::string& from, const std::string& to) {
+    for (const std::string& q : writes) {
+      SCOPED_TRACE(q);
+      auto r = RunMutation(*graph_, q, "");
+      ASSERT_TRUE(r.ok()) << r.status().ToString();
+      auto c = Build(edge, from, to);
+      ASSERT_NE(c, nullptr);
+      ExpectSameAsFresh(*c, edge, from, to);
+    }
+  }
   uint32_t F(std::string_view id) { return *from_->Find(id); }
   uint32_t To(std::string_view id) { return *to_ord_->Find(id); }
   std::vector<std::string> Ids(std::span<const uint32_t> nodes, const TableOrdinals& o) {
@@ -267,16 +292,8 @@ TEST_F(EngineCsrTest, ExtendsTheLastVersionsCsrAfterSmallWrites) {
 // Node deletes and updates on both sides of an edge between two tables, and on a node table the
 // edge does not touch, each followed by the derived CSR and ordinals compared with fresh builds.
 TEST_F(EngineCsrTest, FollowsNodeDeletesAndUpdatesOnBothEndpointTables) {
-  std::string data;
-  for (int i = 0; i < 12; ++i) data += R"({"type":"P","data":{"name":"p)" + std::to_string(i) + "\"}}\n";
-  for (int i = 0; i < 6; ++i) data += R"({"type":"T","data":{"slug":"t)" + std::to_string(i) + "\"}}\n";
-  for (int i = 0; i < 30; ++i) {
-    data +=
-        R"({"edge":"In","from":"p)" + std::to_string(i % 12) + R"(","to":"t)" + std::to_string((i * 5) % 6) + "\"}\n";
-  }
-  Load(data);
-  ASSERT_NE(Build("In", "P", "T"), nullptr);
-  const char* steps[] = {
+  LoadPeopleAndTopics(12, 6, 30, 5);
+  const std::vector<std::string> steps = {
       "query m() { update T set { title: \"x\" } where slug = \"t0\" }",
       "query m() { delete T where slug = \"t3\" }",
       "query m() { update P set { age: 1 } where name = \"p0\" }",
@@ -286,14 +303,7 @@ TEST_F(EngineCsrTest, FollowsNodeDeletesAndUpdatesOnBothEndpointTables) {
       "query m() { delete P where name = \"p0\" delete T where slug = \"t5\" }",
       "query m() { update P set { age: 3 } where name = \"p11\" insert In { from: \"p11\", to: \"t9\" } }",
   };
-  for (const char* q : steps) {
-    SCOPED_TRACE(q);
-    auto r = RunMutation(*graph_, q, "");
-    ASSERT_TRUE(r.ok()) << r.status().ToString();
-    auto c = Build("In", "P", "T");
-    ASSERT_NE(c, nullptr);
-    ExpectSameAsFresh(*c, "In", "P", "T");
-  }
+  EachFollowsAsAFreshBuildWould(steps, "In", "P", "T");
   EXPECT_EQ(cache_.counts().csrs_built, 1u);
   EXPECT_EQ(cache_.counts().ordinals_built, 2u);  // P and T, once each
 }
@@ -429,16 +439,25 @@ TEST_F(EngineCsrTest, WritesAfterNodeInsertsFollowAsAFreshBuildWould) {
       "query m() { insert P { name: \"n6\" } }",
       "query m() { insert Knows { from: \"n6\", to: \"n6\", w: 502 } }",  // a self-loop of a new node
   };
-  for (const std::string& q : writes) {
-    SCOPED_TRACE(q);
-    auto r = RunMutation(*graph_, q, "");
-    ASSERT_TRUE(r.ok()) << r.status().ToString();
-    auto c = Build("Knows", "P", "P");
-    ASSERT_NE(c, nullptr);
-    ExpectSameAsFresh(*c);
-  }
+  EachFollowsAsAFreshBuildWould(writes, "Knows", "P", "P");
   EXPECT_EQ(cache_.counts().csrs_built, 1u);
   EXPECT_EQ(cache_.counts().ordinals_built, 1u);
+}
+
+// The same between two node tables, where one side grows at a time.
+TEST_F(EngineCsrTest, WritesAfterNodeInsertsOnOneSideFollowAsAFreshBuildWould) {
+  LoadPeopleAndTopics(40, 20, 60, 3);
+  const std::vector<std::string> writes = {
+      "query m() { insert T { slug: \"u1\" } }",  // the destination side grows
+      "query m() { insert In { from: \"p1\", to: \"u1\" } }",
+      "query m() { insert P { name: \"q1\" } }",  // the source side grows
+      "query m() { insert P { name: \"q2\" } insert In { from: \"q2\", to: \"t4\" } }",
+      "query m() { delete T where slug = \"t3\" }",  // renumbered, its edges gone
+      "query m() { insert T { slug: \"u2\" } }",
+      "query m() { delete P where name = \"p5\" }",
+  };
+  EachFollowsAsAFreshBuildWould(writes, "In", "P", "T");
+  EXPECT_EQ(cache_.counts().csrs_built, 1u);
 }
 
 TEST_F(EngineCsrTest, NodeExtensionsDoNotChain) {

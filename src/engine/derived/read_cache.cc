@@ -271,23 +271,29 @@ bool GraphReadCache::CsrAtHand(const table::TableVersion& edges, const table::Ta
                                const table::TableVersion& dst) {
   if (cache_.Get<Csr>("a:" + Key(edges) + "|" + Key(src) + "|" + Key(dst)) != nullptr) return true;
   LatestCsr l;
+  bool ordinals_follow = true;  // Ordinals() extends from the versions the CSR is over
   {
     MutexLock lock(&latest_mu_);
     auto it = latest_csr_.find(edges.prefix());
     if (it == latest_csr_.end()) return false;
     l = it->second;
+    // (Or the new versions' are served already.)
+    for (const auto& [now, before] : {std::pair(&src, l.src), std::pair(&dst, l.dst)}) {
+      auto o = latest_ordinals_.find(now->prefix());
+      ordinals_follow =
+          ordinals_follow && before != nullptr && o != latest_ordinals_.end() && !o->second.ordinals.expired() &&
+          (o->second.manifest->version_id == before->version_id || o->second.manifest->version_id == now->version_id());
+    }
   }
   const std::shared_ptr<const Csr> last = l.csr.lock();
   if (last == nullptr || l.edges == nullptr || !KeepsFragments(*l.edges, edges.manifest())) return false;
   if (l.nodes == Key(src) + "|" + Key(dst)) return true;
-  // Node versions that only appended rows (node inserts) since, whose old ordinals are in memory:
-  // the CSR carries over (Csr::ExtendNodes) and the ordinals gain a tail (TableOrdinals::Append),
-  // both at the cost of the new rows. (Only from a CSR whose every edge has live endpoints, as
-  // CsrFor requires.)
-  return l.src != nullptr && l.dst != nullptr && last->num_edges() == last->edge_rows() &&
-         AppendsOnly(*l.src, src.manifest()) && AppendsOnly(*l.dst, dst.manifest()) &&
-         cache_.Get<TableOrdinals>("o:" + Key(src.prefix(), l.src->version_id)) != nullptr &&
-         cache_.Get<TableOrdinals>("o:" + Key(dst.prefix(), l.dst->version_id)) != nullptr;
+  // Node versions that only appended rows (node inserts) since, the ordinals served last being
+  // those the CSR is over: the CSR carries over (Csr::ExtendNodes) and the ordinals gain a tail
+  // (TableOrdinals::Append), both at about the cost of the new rows. (Only from a CSR whose
+  // every edge has live endpoints, as CsrFor requires.)
+  return ordinals_follow && last->num_edges() == last->edge_rows() && AppendsOnly(*l.src, src.manifest()) &&
+         AppendsOnly(*l.dst, dst.manifest());
 }
 
 Result<std::optional<std::shared_ptr<const Csr>>> GraphReadCache::FollowNodes(
