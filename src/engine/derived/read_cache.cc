@@ -392,7 +392,11 @@ Result<std::shared_ptr<const Csr>> GraphReadCache::CsrFor(const table::TableVers
         // An edge version that only deletes rows (a node delete's edges) is applied in the same
         // pass as the nodes' renumbering; any other edge change after it (Csr::Extend).
         std::optional<VersionStep> edge_step;
-        if (grown_from->edges->version_id != edges.version_id()) {
+        // (Node appends only carry the lists over as they are: the edge change is Csr::Extend's,
+        // which relates the edge versions itself.)
+        const bool appends =
+            AppendsOnly(*grown_from->src, src.manifest()) && AppendsOnly(*grown_from->dst, dst.manifest());
+        if (!appends && grown_from->edges->version_id != edges.version_id()) {
           OG_ASSIGN_OR_RETURN(edge_step, RelateVersions(*grown_from->edges, edges));
           if (edge_step && (edge_step->kept_fragments != edges.manifest().fragments.size() ||
                             edge_step->old_rows != base->edge_rows() || edge_step->kept_rows != edges.row_count())) {
