@@ -218,7 +218,7 @@ Result<std::shared_ptr<const TableOrdinals>> TableOrdinals::Extend(const std::sh
   // Rows appended only: the same ordinals, or a tail over the shared arrays when it is short.
   if (remap.identity() && kept == n0) {
     if (add == 0) return given;
-    if ((uint64_t{given->tail_rows()} + add) * 16 <= given->addresses_.size()) {
+    if (given->CanAppend(add)) {
       return Append(given, ids, fresh_addresses);
     }
   }

@@ -94,6 +94,8 @@ class TableOrdinals {
   }
   // Whether this is an overlay of appended rows over shared arrays (Extend); not persisted.
   bool appended() const { return tail_ != nullptr; }
+  // Whether Extend would take `rows` appended rows as a tail over these arrays (cheaply).
+  bool CanAppend(uint64_t rows) const { return (uint64_t{tail_rows()} + rows) * 16 <= addresses_.size(); }
   // An estimate of the memory held (the cache's charge; an overlay's includes its base's).
   uint64_t memory_bytes() const {
     uint64_t bytes = loaded_.capacity() + built_.id_bytes.capacity() +

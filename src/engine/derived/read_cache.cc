@@ -267,6 +267,20 @@ std::shared_ptr<const EdgeEnds> GraphReadCache::EdgeEndsFor(const table::TableVe
   return ends;
 }
 
+bool GraphReadCache::OrdinalsAtHand(const table::TableVersion& version) {
+  if (cache_.Get<TableOrdinals>("o:" + Key(version)) != nullptr) return true;
+  LatestOrdinals last;
+  {
+    MutexLock lock(&latest_mu_);
+    auto it = latest_ordinals_.find(version.prefix());
+    if (it == latest_ordinals_.end()) return false;
+    last = it->second;
+  }
+  const std::shared_ptr<const TableOrdinals> o = last.ordinals.lock();
+  return o != nullptr && AppendsOnly(*last.manifest, version.manifest()) && version.row_count() >= o->size() &&
+         o->CanAppend(version.row_count() - o->size());
+}
+
 bool GraphReadCache::CsrAtHand(const table::TableVersion& edges, const table::TableVersion& src,
                                const table::TableVersion& dst) {
   if (cache_.Get<Csr>("a:" + Key(edges) + "|" + Key(src) + "|" + Key(dst)) != nullptr) return true;

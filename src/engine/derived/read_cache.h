@@ -46,6 +46,9 @@ class GraphReadCache {
 
   Result<std::shared_ptr<const TableOrdinals>> Ordinals(const table::TableVersion& version,
                                                         const DerivedStore& derived = {});
+  // Whether the version's ordinals are in memory, or cheap to derive: those served last for the
+  // table are alive and the version only appended a few rows to them (TableOrdinals::Append).
+  bool OrdinalsAtHand(const table::TableVersion& version);
   // The version's ordinals if they are in memory already (nullptr otherwise): never reads.
   std::shared_ptr<const TableOrdinals> CachedOrdinals(const table::TableVersion& version) {
     return cache_.Get<TableOrdinals>("o:" + Key(version));

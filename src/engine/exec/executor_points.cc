@@ -93,6 +93,10 @@ Result<std::optional<uint32_t>> Context::OrdinalOfAddress(const std::string& typ
 Result<std::optional<uint32_t>> Context::FindId(const std::string& type, const std::string& id) {
   if (const TableOrdinals* ord = CachedOrdinals(type)) return ord->Find(id);
   OG_ASSIGN_OR_RETURN(const table::TableVersion* t, Table(type));
+  if (cache_->OrdinalsAtHand(*t)) {  // a few rows appended to ordinals in memory (a node insert)
+    OG_ASSIGN_OR_RETURN(const TableOrdinals* ord, Ordinals(type));
+    return ord->Find(id);
+  }
   // Probe only where ranged reads are cheap (on a remote store the whole ordinals object is one
   // round trip, a probe several), and only the first few times for a version: a table asked again
   // and again gets its ordinals loaded and kept, as a column read by point too often does.
