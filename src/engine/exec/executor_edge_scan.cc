@@ -10,6 +10,12 @@ namespace omnigraph::engine::exec {
 
 namespace {
 
+// The point-read counter (GraphReadCache::AllowPointRead) of queries that could scan an edge
+// version before its EdgeEnds is derived.
+constexpr const char* kEndsRequests =
+    "\x1e"
+    "edge ends";
+
 // The edges `mask` keeps (one byte each, 0 or 1): eight at a time.
 uint64_t CountKept(const EdgeMask& mask) {
   uint64_t n = 0;
@@ -53,7 +59,7 @@ Result<bool> Pipeline::ScanEdges(const Rows& rows, int seed, const std::vector<u
   // in units of about one cache miss. The expansion visits about cands x edges / nodes list
   // entries, each testing the mask at a random edge ordinal and, in a count, a per-level memo
   // slot: 2 units an entry (50-80 ns measured at 1M nodes / 10M edges). The scan reads the mask
-  // in order, eight bytes at a time (1/32 a edge), and binds each kept edge from its endpoints (one
+  // in order, eight bytes at a time (1/32 an edge), and binds each kept edge from its endpoints (one
   // prefetched line) and the seed's membership bitmap: 2 units a kept edge (30-45 ns measured,
   // with the rows it hands on). Deriving the endpoints (EdgeEnds, once per CSR) is a pass over
   // the lists writing at random: edges / 2.
@@ -94,10 +100,7 @@ Result<bool> Pipeline::ScanEdges(const Rows& rows, int seed, const std::vector<u
   // scan these versions expand instead (as a column read by point twice is then read whole).
   if (best_scan + best_build >= best_expand) {
     OG_ASSIGN_OR_RETURN(const table::TableVersion* edge_table, ctx_.Table(st.pending[pick]->edge_type));
-    if (ctx_.cache().AllowPointRead(*edge_table,
-                                    "\x1e"
-                                    "edge ends"))
-      return false;
+    if (ctx_.cache().AllowPointRead(*edge_table, kEndsRequests)) return false;
   }
   const IrClause& t = *st.pending[pick];
   OG_ASSIGN_OR_RETURN(const EdgeEnds* ends, ctx_.EdgeEndsFor(t.edge_type));
