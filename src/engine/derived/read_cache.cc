@@ -32,6 +32,7 @@ GraphReadCache::Counts GraphReadCache::counts() const {
   c.ordinals_extended = ordinals_extended_.load();
   c.edge_ends_built = edge_ends_built_.load();
   c.edge_ends_shared = edge_ends_shared_.load();
+  c.csr_bases = csr_bases_.load();
   c.written = written_.load();
   c.rejected = rejected_.load();
   return c;
@@ -121,15 +122,57 @@ Result<std::shared_ptr<const TableOrdinals>> GraphReadCache::Ordinals(const tabl
 
 Result<std::shared_ptr<const format::Column>> GraphReadCache::ColumnFor(const table::TableVersion& version,
                                                                         const std::string& column) {
-  bool known = false;
-  for (const auto& f : version.schema().fields) known = known || f.name == column;
-  if (!known) return std::shared_ptr<const format::Column>();
+  const table::Field* field = version.schema().FindByName(column);
+  if (field == nullptr) return std::shared_ptr<const format::Column>();
+  auto remember = [&](const std::shared_ptr<const format::Column>& c) {
+    MutexLock lock(&latest_mu_);
+    latest_columns_.insert_or_assign(version.prefix() + "/" + column,
+                                     LatestColumn{version.shared_manifest(), field->id, field->type.kind, c});
+  };
   std::string key = "c:" + Key(version) + "/" + column;
-  if (auto hit = cache_.Get<format::Column>(key)) return hit;
+  if (auto hit = cache_.Get<format::Column>(key)) {
+    remember(hit);
+    return hit;
+  }
   OG_ASSIGN_OR_RETURN(format::Column c, ScanColumn(version, column, nullptr));
   auto built = std::make_shared<const format::Column>(std::move(c));
   cache_.Put(key, built, built->memory_bytes());
+  remember(built);
   return built;
+}
+
+std::optional<GraphReadCache::EarlierOrdinals> GraphReadCache::EarlierOrdinalsFor(const table::TableVersion& version) {
+  LatestOrdinals l;
+  {
+    MutexLock lock(&latest_mu_);
+    auto it = latest_ordinals_.find(version.prefix());
+    if (it == latest_ordinals_.end()) return std::nullopt;
+    l = it->second;
+  }
+  if (l.manifest->version_id == version.version_id()) return std::nullopt;
+  EarlierOrdinals e{l.ordinals.lock(), SharedFragments(*l.manifest, version.manifest())};
+  if (e.ordinals == nullptr) return std::nullopt;
+  return e;
+}
+
+std::optional<GraphReadCache::EarlierColumn> GraphReadCache::EarlierColumnFor(const table::TableVersion& version,
+                                                                              const std::string& column) {
+  const table::Field* field = version.schema().FindByName(column);
+  if (field == nullptr) return std::nullopt;
+  LatestColumn l;
+  {
+    MutexLock lock(&latest_mu_);
+    auto it = latest_columns_.find(version.prefix() + "/" + column);
+    if (it == latest_columns_.end()) return std::nullopt;
+    l = it->second;
+  }
+  if (l.manifest->version_id == version.version_id() || l.field != field->id || l.kind != field->type.kind) {
+    return std::nullopt;
+  }
+  EarlierColumn e{l.column.lock(), cache_.Get<TableOrdinals>("o:" + Key(version.prefix(), l.manifest->version_id)),
+                  SharedFragments(*l.manifest, version.manifest())};
+  if (e.column == nullptr || e.ordinals == nullptr || e.column->length() != e.ordinals->size()) return std::nullopt;
+  return e;
 }
 
 StringCodes StringCodes::Build(const format::Column& column) {
@@ -308,6 +351,58 @@ bool GraphReadCache::CsrAtHand(const table::TableVersion& edges, const table::Ta
   // every edge has live endpoints, as CsrFor requires.)
   return ordinals_follow && last->num_edges() == last->edge_rows() && AppendsOnly(*l.src, src.manifest()) &&
          AppendsOnly(*l.dst, dst.manifest());
+}
+
+Result<std::optional<GraphReadCache::CsrBasis>> GraphReadCache::CsrBasisFor(const table::TableVersion& edges,
+                                                                            const table::TableVersion& src,
+                                                                            const table::TableVersion& dst) {
+  using Nothing = std::optional<CsrBasis>;
+  LatestCsr l;
+  std::shared_ptr<const RowRemap> remap;
+  {
+    MutexLock lock(&latest_mu_);
+    auto it = latest_csr_.find(edges.prefix());
+    if (it == latest_csr_.end()) return Nothing();
+    l = it->second;
+    auto s = edge_steps_.find(edges.prefix());
+    if (l.edges != nullptr && s != edge_steps_.end() && s->second.from == l.edges->version_id &&
+        s->second.to == edges.version_id()) {
+      remap = s->second.remap;
+    }
+  }
+  if (l.edges == nullptr || l.src == nullptr || l.dst == nullptr) return Nothing();
+  CsrBasis b;
+  b.csr = l.csr.lock();
+  // (Every edge with live endpoints: an edge the CSR left out could have a live endpoint now.)
+  if (b.csr == nullptr || b.csr->num_edges() != b.csr->edge_rows() ||
+      b.csr->same_table() != (src.prefix() == dst.prefix())) {
+    return Nothing();
+  }
+  b.src = cache_.Get<TableOrdinals>("o:" + Key(src.prefix(), l.src->version_id));
+  b.dst = cache_.Get<TableOrdinals>("o:" + Key(dst.prefix(), l.dst->version_id));
+  if (b.src == nullptr || b.dst == nullptr || b.src->size() != b.csr->num_src() || b.dst->size() != b.csr->num_dst()) {
+    return Nothing();
+  }
+  b.src_shared = SharedFragments(*l.src, src.manifest());
+  b.dst_shared = SharedFragments(*l.dst, dst.manifest());
+  if (l.edges->version_id == edges.version_id()) {
+    csr_bases_.fetch_add(1);
+    return Nothing(std::move(b));
+  }
+  if (remap == nullptr) {
+    // Deletes only: the same fragments, no new one.
+    OG_ASSIGN_OR_RETURN(std::optional<VersionStep> step, RelateVersions(*l.edges, edges));
+    if (!step || step->kept_fragments != edges.manifest().fragments.size() || step->old_rows != b.csr->edge_rows() ||
+        step->kept_rows != edges.row_count()) {
+      return Nothing();
+    }
+    remap = std::make_shared<const RowRemap>(std::move(step->remap));
+    MutexLock lock(&latest_mu_);
+    edge_steps_.insert_or_assign(edges.prefix(), LatestEdgeStep{l.edges->version_id, edges.version_id(), remap});
+  }
+  b.edge_remap = std::move(remap);
+  csr_bases_.fetch_add(1);
+  return Nothing(std::move(b));
 }
 
 Result<std::optional<std::shared_ptr<const Csr>>> GraphReadCache::FollowNodes(

@@ -14,6 +14,7 @@
 #include "common/lru_cache.h"
 #include "common/mutex.h"
 #include "engine/derived/adjacency.h"
+#include "engine/derived/row_remap.h"
 #include "engine/graph/derived_store.h"
 #include "format/column.h"
 #include "omnigraph/result.h"
@@ -53,6 +54,24 @@ class GraphReadCache {
   std::shared_ptr<const TableOrdinals> CachedOrdinals(const table::TableVersion& version) {
     return cache_.Get<TableOrdinals>("o:" + Key(version));
   }
+  // The ordinals served last for `version`'s table when they are of another version and still in
+  // memory (nullptr otherwise). A row address names one immutable row, so a row live in both
+  // versions has the same id and values: a point lookup in `version` can go through them
+  // (Context::FindId) instead of deriving its own, which costs a pass over them after deletes.
+  struct EarlierOrdinals {
+    std::shared_ptr<const TableOrdinals> ordinals;
+    SharedFragments shared;  // whose rows are the same in both versions
+  };
+  std::optional<EarlierOrdinals> EarlierOrdinalsFor(const table::TableVersion& version);
+  // The column cached last for `version`'s table and this name, of another version whose ordinals
+  // are cached too, when it is the same field (id and type): values of rows live in both versions
+  // read from it (Context::PrefetchPoints) instead of from storage. nullopt otherwise.
+  struct EarlierColumn {
+    std::shared_ptr<const format::Column> column;
+    std::shared_ptr<const TableOrdinals> ordinals;  // of the column's version
+    SharedFragments shared;                         // whose rows are the same in both versions
+  };
+  std::optional<EarlierColumn> EarlierColumnFor(const table::TableVersion& version, const std::string& column);
   // One column of the version, indexed by ordinal; nullptr when the schema has no such column.
   Result<std::shared_ptr<const format::Column>> ColumnFor(const table::TableVersion& version,
                                                           const std::string& column);
@@ -82,6 +101,23 @@ class GraphReadCache {
   // overlay of the changed lists). After a node write, deriving it costs a pass
   // over the node arrays (ExtendNodes) or over every list (RemapNodes).
   bool CsrAtHand(const table::TableVersion& edges, const table::TableVersion& src, const table::TableVersion& dst);
+  // A CSR in memory that the lists of the versions (edges, src, dst) can be read from one by one,
+  // when deriving their own would cost a pass over every list (node deletes and updates since
+  // the CSR was served: Csr::RemapNodes): the CSR served last for the edge table, whose every edge
+  // has live endpoints, with the ordinals of the node versions it is over (cached), for the same
+  // edge version or one that only deleted rows since. A list is then read by id: a node's list is
+  // that of the ordinal holding its id in `src` (`dst`), each neighbour is the row holding that
+  // neighbour's id now, each edge renumbered by `edge_remap` (kDropped: deleted). That is the list
+  // a CSR of the new versions would hold: its edges are the old ones less the deleted ones, and
+  // every endpoint binds by id. nullopt when there is no such CSR.
+  struct CsrBasis {
+    std::shared_ptr<const Csr> csr;
+    std::shared_ptr<const TableOrdinals> src, dst;  // the ordinals the CSR is over
+    SharedFragments src_shared, dst_shared;         // their fragments the node versions read share
+    std::shared_ptr<const RowRemap> edge_remap;     // old edge ordinal -> new; nullptr: the same edges
+  };
+  Result<std::optional<CsrBasis>> CsrBasisFor(const table::TableVersion& edges, const table::TableVersion& src,
+                                              const table::TableVersion& dst);
   // The endpoints of every edge (EdgeEnds) of `csr`, the CSR of `edges` over `src` / `dst`:
   // cached beside it (memory only); on a miss, those last derived for the same edge version when
   // the node versions only appended rows since, else derived from `csr`.
@@ -135,6 +171,7 @@ class GraphReadCache {
     uint64_t ordinals_extended = 0;  // derived from an earlier version's (TableOrdinals::Extend)
     uint64_t edge_ends_built = 0;    // EdgeEndsFor's misses derived from a CSR
     uint64_t edge_ends_shared = 0;   // ... taken over from the same edge version before node inserts
+    uint64_t csr_bases = 0;          // CsrBasisFor's answers (a CSR of earlier versions to read lists from)
     uint64_t written = 0;            // derived objects persisted (or already there: a racing writer)
     uint64_t rejected = 0;           // persisted objects ignored as damaged or of an unknown version
   };
@@ -166,7 +203,7 @@ class GraphReadCache {
   Mutex point_mu_;
   std::unordered_map<std::string, uint32_t> point_reads_ OG_GUARDED_BY(point_mu_);  // "version/column" -> reads
   std::atomic<uint64_t> ordinals_built_{0}, ordinals_loaded_{0}, csrs_built_{0}, csrs_loaded_{0}, csrs_extended_{0},
-      ordinals_extended_{0}, edge_ends_built_{0}, edge_ends_shared_{0};
+      ordinals_extended_{0}, edge_ends_built_{0}, edge_ends_shared_{0}, csr_bases_{0};
   // The CSR last served per edge table (by prefix), to extend for the table's next version. Weak:
   // it does not keep an evicted CSR alive.
   struct LatestCsr {
@@ -192,6 +229,20 @@ class GraphReadCache {
     std::weak_ptr<const EdgeEnds> ends;
   };
   std::unordered_map<std::string, LatestEnds> latest_ends_ OG_GUARDED_BY(latest_mu_);
+  // The column cached last per table and field (prefix + "/" + name), for EarlierColumnFor.
+  struct LatestColumn {
+    std::shared_ptr<const table::Manifest> manifest;
+    table::FieldId field = 0;
+    TypeKind kind{};
+    std::weak_ptr<const format::Column> column;
+  };
+  std::unordered_map<std::string, LatestColumn> latest_columns_ OG_GUARDED_BY(latest_mu_);
+  // The edge step CsrBasisFor related last per edge table (by prefix): from, to (version ids).
+  struct LatestEdgeStep {
+    std::string from, to;
+    std::shared_ptr<const RowRemap> remap;
+  };
+  std::unordered_map<std::string, LatestEdgeStep> edge_steps_ OG_GUARDED_BY(latest_mu_);
   std::atomic<uint64_t> written_{0}, rejected_{0};
   mutable Mutex write_error_mu_;
   Status first_write_error_ OG_GUARDED_BY(write_error_mu_);

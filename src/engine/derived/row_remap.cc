@@ -118,4 +118,24 @@ Result<std::optional<VersionStep>> RelateVersions(const table::Manifest& before,
   return Nothing(std::move(step));
 }
 
+SharedFragments::SharedFragments(const table::Manifest& a, const table::Manifest& b) {
+  // Both lists ascend by id.
+  auto i = a.fragments.begin(), j = b.fragments.begin();
+  while (i != a.fragments.end() && j != b.fragments.end()) {
+    if (i->id < j->id) {
+      ++i;
+    } else if (j->id < i->id) {
+      ++j;
+    } else {
+      if (i->file_key == j->file_key) ids_.push_back(i->id);
+      ++i;
+      ++j;
+    }
+  }
+}
+
+bool SharedFragments::Holds(uint64_t address) const {
+  return std::binary_search(ids_.begin(), ids_.end(), table::RowAddressFragment(address));
+}
+
 }  // namespace omnigraph::engine

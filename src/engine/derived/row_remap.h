@@ -44,6 +44,20 @@ class RowRemap {
   std::vector<uint32_t> cum_;  // dropped rows up to the end of each range
 };
 
+// The fragments two versions of a table share: the same id and the same file. A row address in
+// one of them names the same immutable row in both versions (its id and values), so a structure
+// of one version can answer for such rows of the other. Fragment ids are unique within a line of
+// history only: two branches can give one id to different files, hence the file check.
+class SharedFragments {
+ public:
+  SharedFragments() = default;
+  SharedFragments(const table::Manifest& a, const table::Manifest& b);
+  bool Holds(uint64_t address) const;
+
+ private:
+  std::vector<uint32_t> ids_;  // ascending
+};
+
 // How version `after` of a table follows a version with manifest `before`.
 struct VersionStep {
   RowRemap remap;             // old ordinal -> new (kDropped: a deleted row)

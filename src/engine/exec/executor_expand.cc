@@ -297,7 +297,7 @@ namespace {
 // The bound endpoint ordinals of a one-hop expansion from a few rows, each bound on the same side
 // (sources when `*out`), distinct; nullopt when the rows are not of that form.
 std::optional<std::vector<uint32_t>> FewBoundEnds(const Rows& rows, const IrClause& t, bool* out) {
-  if (rows.size() == 0 || rows.size() > Context::kPointAdjacencyKeys) return std::nullopt;
+  if (rows.size() == 0 || rows.size() > Context::kTranslatedKeys) return std::nullopt;
   *out = rows.row(0)[t.src] >= 0;
   std::vector<uint32_t> keys;
   for (size_t i = 0; i < rows.size(); ++i) {

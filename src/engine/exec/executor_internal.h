@@ -133,7 +133,12 @@ class Context {
   // reads, indexes that leave more than kPointAdjacencyUncovered rows to scan, a probe that fails
   // (a damaged index segment: logged), or after two point reads of these versions (then the CSR
   // is loaded or derived and kept, as a column read by point too often is read whole).
+  //
+  // First, though, when a CSR of earlier versions is in memory (node deletes and updates since:
+  // GraphReadCache::CsrBasisFor), the lists are read from it, translated by id (TranslatedLists),
+  // for up to kTranslatedKeys keys; this is not counted as a point read, as it reads nothing.
   static constexpr size_t kPointAdjacencyKeys = 8, kPointAdjacencyEdges = 256, kPointAdjacencyUncovered = 4096;
+  static constexpr size_t kTranslatedKeys = 1024;
   struct PointLists {
     struct List {
       std::vector<uint32_t> nodes, edges;
@@ -146,6 +151,14 @@ class Context {
   };
   Result<std::optional<PointLists>> PointAdjacency(const std::string& edge_type, bool out,
                                                    std::span<const uint32_t> keys);
+  // The lists of `keys` (ordinals of `key_type` in this snapshot) read from `basis`: each key's
+  // list by its id, each neighbour (of `other_type`) mapped to this snapshot's ordinal through its
+  // row address, or its id when that row is gone, each edge through the basis's remap (deleted
+  // edges left out), sorted as a CSR list. nullopt when the lists hold more entries than a pass
+  // over the arrays would cost (about edges / 64).
+  Result<std::optional<PointLists>> TranslatedLists(const GraphReadCache::CsrBasis& basis, bool out,
+                                                    std::span<const uint32_t> keys, const std::string& key_type,
+                                                    const std::string& other_type);
   // A point-read id (PrefetchPoints of a whole-node expression or of ordering ties), if any.
   std::optional<std::string_view> PointId(const std::string& type, int64_t ordinal) const;
   // Reads the ids of `ordinals` of `type` by address unless its ordinals or id column are in

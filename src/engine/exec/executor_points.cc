@@ -97,6 +97,17 @@ Result<std::optional<uint32_t>> Context::FindId(const std::string& type, const s
     OG_ASSIGN_OR_RETURN(const TableOrdinals* ord, Ordinals(type));
     return ord->Find(id);
   }
+  // The row that held the id in ordinals of an earlier version, when it is still live here (rows
+  // are immutable, ids unique): no probe, and no ordinals derived for this version.
+  if (std::optional<GraphReadCache::EarlierOrdinals> earlier = cache_->EarlierOrdinalsFor(*t)) {
+    if (std::optional<uint32_t> o = earlier->ordinals->Find(id)) {
+      const uint64_t address = earlier->ordinals->address(*o);
+      if (earlier->shared.Holds(address)) {
+        OG_ASSIGN_OR_RETURN(std::optional<uint32_t> now, OrdinalOfAddress(type, address));
+        if (now) return now;
+      }
+    }
+  }
   // Probe only where ranged reads are cheap (on a remote store the whole ordinals object is one
   // round trip, a probe several), and only the first few times for a version: a table asked again
   // and again gets its ordinals loaded and kept, as a column read by point too often does.
@@ -156,7 +167,10 @@ Status Context::PrefetchPoints(const std::vector<const IrExpr*>& exprs, const Ro
     OG_ASSIGN_OR_RETURN(const table::TableVersion* t, Table(type));
     if (t->schema().FindByName(e->property) == nullptr) continue;  // reads as null (Column)
     if (cache_->CachedColumn(*t, e->property) != nullptr) continue;
-    if (!cache_->AllowPointRead(*t, e->property)) continue;  // asked for often: read it whole
+    // The column of an earlier version in memory: the rows live in both read from it, only the
+    // others from storage (rows are immutable), without counting towards a whole read.
+    const std::optional<GraphReadCache::EarlierColumn> earlier = cache_->EarlierColumnFor(*t, e->property);
+    if (!earlier && !cache_->AllowPointRead(*t, e->property)) continue;  // asked for often: read it whole
     std::vector<int64_t> ordinals;
     for (size_t i : which) {
       const int64_t o = rows.row(i)[e->var];
@@ -164,14 +178,23 @@ Status Context::PrefetchPoints(const std::vector<const IrExpr*>& exprs, const Ro
     }
     std::sort(ordinals.begin(), ordinals.end());
     ordinals.erase(std::unique(ordinals.begin(), ordinals.end()), ordinals.end());
+    auto& values = point_values_[e];
+    std::vector<int64_t> missing;
     std::vector<uint64_t> addresses;
     for (int64_t o : ordinals) {
       OG_ASSIGN_OR_RETURN(uint64_t a, AddressOf(type, o));
+      if (earlier && earlier->shared.Holds(a)) {
+        if (std::optional<uint32_t> before = earlier->ordinals->FromAddress(a)) {
+          values.emplace(o, earlier->column->GetValue(*before));
+          continue;
+        }
+      }
+      missing.push_back(o);
       addresses.push_back(a);
     }
+    if (missing.empty()) continue;
     OG_ASSIGN_OR_RETURN(format::Batch b, t->Take(addresses, std::vector<std::string>{e->property}));
-    auto& values = point_values_[e];
-    for (size_t i = 0; i < ordinals.size(); ++i) values.emplace(ordinals[i], b.column(0).GetValue(i));
+    for (size_t i = 0; i < missing.size(); ++i) values.emplace(missing[i], b.column(0).GetValue(i));
   }
   return Status::Ok();
 }
@@ -179,7 +202,7 @@ Status Context::PrefetchPoints(const std::vector<const IrExpr*>& exprs, const Ro
 Result<std::optional<Context::PointLists>> Context::PointAdjacency(const std::string& edge_type, bool out,
                                                                    std::span<const uint32_t> keys) {
   using Nothing = std::optional<PointLists>;
-  if (csrs_.count(edge_type) != 0 || keys.empty() || keys.size() > kPointAdjacencyKeys) return Nothing();
+  if (csrs_.count(edge_type) != 0 || keys.empty() || keys.size() > kTranslatedKeys) return Nothing();
   const compiler::EdgeType* e = snap_.catalog().FindEdge(edge_type);
   if (e == nullptr) return NotFoundError("unknown edge type " + edge_type);
   OG_ASSIGN_OR_RETURN(const table::TableVersion* et, Table(edge_type));
@@ -187,6 +210,11 @@ Result<std::optional<Context::PointLists>> Context::PointAdjacency(const std::st
   OG_ASSIGN_OR_RETURN(const table::TableVersion* to, Table(e->to_type));
   const std::string& key_type = out ? e->from_type : e->to_type;
   const std::string& other_type = out ? e->to_type : e->from_type;
+  if (cache_->CsrAtHand(*et, *from, *to)) return Nothing();
+  // A CSR of earlier versions in memory (node deletes and updates since): its lists, by id.
+  OG_ASSIGN_OR_RETURN(std::optional<GraphReadCache::CsrBasis> basis, cache_->CsrBasisFor(*et, *from, *to));
+  if (basis) return TranslatedLists(*basis, out, keys, key_type, other_type);
+  if (keys.size() > kPointAdjacencyKeys) return Nothing();
   const table::TableVersion* other = out ? to : from;
   const std::string key_column(out ? kSrcColumn : kDstColumn), other_column(out ? kDstColumn : kSrcColumn);
   const table::Field* key_field = et->schema().FindByName(key_column);
@@ -195,7 +223,6 @@ Result<std::optional<Context::PointLists>> Context::PointAdjacency(const std::st
   if (key_field == nullptr || !table::HasHashIndex(*et, key_field->id) || !et->store().cheap_ranged_reads() ||
       other->schema().key_field_id == 0 || table::UncoveredRows(*et, key_field->id) > kPointAdjacencyUncovered ||
       table::UncoveredRows(*other, other->schema().key_field_id) > kPointAdjacencyUncovered ||
-      cache_->CsrAtHand(*et, *from, *to) ||
       !cache_->AllowPointRead(*et, "\x1f" + from->version_id() + "|" + to->version_id())) {
     return Nothing();
   }
@@ -265,6 +292,64 @@ Result<std::optional<Context::PointLists>> Context::PointAdjacency(const std::st
     for (size_t i = 0; i < l.nodes.size(); ++i) pairs.emplace_back(l.nodes[i], l.edges[i]);
     std::sort(pairs.begin(), pairs.end());
     for (size_t i = 0; i < pairs.size(); ++i) std::tie(l.nodes[i], l.edges[i]) = pairs[i];
+  }
+  return Nothing(std::move(result));
+}
+
+Result<std::optional<Context::PointLists>> Context::TranslatedLists(const GraphReadCache::CsrBasis& b, bool out,
+                                                                    std::span<const uint32_t> keys,
+                                                                    const std::string& key_type,
+                                                                    const std::string& other_type) {
+  using Nothing = std::optional<PointLists>;
+  const TableOrdinals& key_old = out ? *b.src : *b.dst;
+  const TableOrdinals& other_old = out ? *b.dst : *b.src;
+  const SharedFragments& other_shared = out ? b.dst_shared : b.src_shared;
+  // Past this many list entries one pass over the arrays (deriving the CSR) costs less.
+  const uint64_t budget = std::max<uint64_t>(kPointAdjacencyEdges, b.csr->num_edges() / 64);
+  uint64_t entries = 0;
+  if (CachedOrdinals(key_type) == nullptr) {
+    OG_RETURN_IF_ERROR(PrefetchIds(key_type, std::vector<int64_t>(keys.begin(), keys.end())));
+  }
+  PointLists result;
+  std::vector<std::pair<uint32_t, uint32_t>> pairs;  // (neighbour, edge)
+  for (uint32_t k : keys) {
+    OG_ASSIGN_OR_RETURN(std::string_view id, IdOf(key_type, k));
+    // A node the CSR's versions lack has no edges: every edge there had live endpoints, and the
+    // edge table only deleted rows since.
+    const std::optional<uint32_t> o = key_old.Find(id);
+    if (!o) continue;
+    const std::span<const uint32_t> nodes = out ? b.csr->OutNodes(*o) : b.csr->InNodes(*o);
+    const std::span<const uint32_t> edges = out ? b.csr->OutEdges(*o) : b.csr->InEdges(*o);
+    entries += nodes.size();
+    if (entries > budget) return Nothing();
+    pairs.clear();
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      uint32_t edge = edges[i];
+      if (b.edge_remap != nullptr) {
+        edge = (*b.edge_remap)(edge);
+        if (edge == kDropped) continue;
+      }
+      // The neighbour's row where it was, if that fragment is shared and the row still live (rows
+      // are immutable: the same id), else the row that holds its id now (an update wrote it
+      // again), else none (deleted).
+      const uint64_t address = other_old.address(nodes[i]);
+      std::optional<uint32_t> n;
+      if (other_shared.Holds(address)) {
+        OG_ASSIGN_OR_RETURN(n, OrdinalOfAddress(other_type, address));
+      }
+      if (!n) {
+        OG_ASSIGN_OR_RETURN(n, FindId(other_type, std::string(other_old.id(nodes[i]))));
+        if (!n) continue;
+      }
+      pairs.emplace_back(*n, edge);
+    }
+    if (pairs.empty()) continue;
+    std::sort(pairs.begin(), pairs.end());  // (neighbour, edge) order, as a CSR list
+    PointLists::List& l = result.lists[k];
+    for (const auto& [n, edge] : pairs) {
+      l.nodes.push_back(n);
+      l.edges.push_back(edge);
+    }
   }
   return Nothing(std::move(result));
 }

@@ -290,6 +290,28 @@ Result<std::optional<table::Predicate>> Executor::WherePredicate(const IrMutatio
   return std::optional(table::Predicate::Compare(col, *op, v));
 }
 
+// `filter` as a predicate on the id column when it is `key = v` or `key IN (...)` for the one
+// @key property of t's node type: the ids those key values derive (DeriveKeyId). nullopt for any
+// other filter, or a value that does not conform to the key's type (the scan then decides).
+std::optional<table::Predicate> KeyAsId(const TypeState& t, const table::Predicate& filter) {
+  using Kind = table::Predicate::Kind;
+  if (t.node == nullptr || t.node->key.size() != 1 || filter.column() != t.node->key[0]) return std::nullopt;
+  const bool eq = filter.kind() == Kind::kCompare && filter.op() == table::CompareOp::kEq;
+  if (!eq && filter.kind() != Kind::kIn) return std::nullopt;
+  const Property* key = t.node->FindProperty(t.node->key[0]);
+  if (key == nullptr) return std::nullopt;
+  std::vector<Value> ids;
+  for (const Value& v : filter.values()) {
+    if (v.is_null()) continue;  // matches nothing
+    Result<Value> conformed = ConformValue(v, *key);
+    if (!conformed.ok()) return std::nullopt;
+    Result<std::string> id = DeriveKeyId({*conformed});
+    if (!id.ok()) return std::nullopt;
+    ids.push_back(Value::String(std::move(id).value()));
+  }
+  return table::Predicate::In(std::string(kIdColumn), std::move(ids));
+}
+
 Result<std::vector<Row>> Executor::Match(TypeState& t, const table::Predicate& filter) {
   OG_ASSIGN_OR_RETURN(table::TableVersion base, snap_.Table(t.name));
   const table::TableSchema& schema = base.schema();
@@ -298,9 +320,27 @@ Result<std::vector<Row>> Executor::Match(TypeState& t, const table::Predicate& f
     // `where id = $x` and the cascade's src/dst IN (ids): the rows through the hash indexes, not
     // a scan of the table.
     OG_ASSIGN_OR_RETURN(std::optional<std::vector<uint64_t>> probed, table::ProbeMatch(base, filter));
+    // `where key = $x` on a node with one @key: the id the key derives (every keyed row's id is
+    // derived from its key, and an update cannot change a key), then the filter itself again.
+    bool recheck = false;
+    if (!probed) {
+      if (std::optional<table::Predicate> by_id = KeyAsId(t, filter)) {
+        OG_ASSIGN_OR_RETURN(probed, table::ProbeMatch(base, *by_id));
+        recheck = probed.has_value();
+      }
+    }
     format::Batch b;
     if (probed) {
       OG_ASSIGN_OR_RETURN(b, base.Take(*probed));
+      if (recheck) {
+        OG_ASSIGN_OR_RETURN(table::BoundPredicate bound, table::BoundPredicate::Bind(filter, schema));
+        OG_ASSIGN_OR_RETURN(std::vector<uint8_t> keep, bound.Evaluate(b));
+        std::vector<uint64_t> rows;
+        for (size_t i = 0; i < keep.size(); ++i) {
+          if (keep[i]) rows.push_back(i);
+        }
+        if (rows.size() != b.num_rows()) b = b.Take(rows);
+      }
     } else {
       table::ScanOptions o;
       o.filter = filter;
