@@ -154,11 +154,11 @@ class Context {
   // The lists of `keys` (ordinals of `key_type` in this snapshot) read from `basis`: each key's
   // list by its id, each neighbour (of `other_type`) mapped to this snapshot's ordinal through its
   // row address, or its id when that row is gone, each edge through the basis's remap (deleted
-  // edges left out), sorted as a CSR list. nullopt when the lists hold more entries than a pass
-  // over the arrays would cost (about edges / 64).
-  Result<std::optional<PointLists>> TranslatedLists(const GraphReadCache::CsrBasis& basis, bool out,
-                                                    std::span<const uint32_t> keys, const std::string& key_type,
-                                                    const std::string& other_type);
+  // edges left out), sorted as a CSR list. nullopt once the lists this query read of the edge
+  // type hold more entries than a pass over the arrays would cost (about edges / 64).
+  Result<std::optional<PointLists>> TranslatedLists(const GraphReadCache::CsrBasis& basis, const std::string& edge_type,
+                                                    bool out, std::span<const uint32_t> keys,
+                                                    const std::string& key_type, const std::string& other_type);
   // A point-read id (PrefetchPoints of a whole-node expression or of ordering ties), if any.
   std::optional<std::string_view> PointId(const std::string& type, int64_t ordinal) const;
   // Reads the ids of `ordinals` of `type` by address unless its ordinals or id column are in
@@ -273,6 +273,9 @@ class Context {
     std::unordered_map<size_t, std::vector<uint32_t>> deleted;  // by fragment index
   };
   std::map<std::string, RowMap> row_maps_;
+  // List entries TranslatedLists read per edge type in this query (its budget is per query, so
+  // that many small batches do not add up to more than deriving the CSR once).
+  std::map<std::string, uint64_t> translated_;
   Result<RowMap*> RowMapFor(const std::string& type);
   Result<const std::vector<uint32_t>*> DeletedRows(const std::string& type, RowMap& map, size_t fragment);
   // Search state per expression (executor_search.cc): analyzed query text, the BM25 score of

@@ -131,7 +131,7 @@ std::optional<std::string_view> Context::PointId(const std::string& type, int64_
 }
 
 Status Context::PrefetchIds(const std::string& type, std::vector<int64_t> ordinals) {
-  if (LoadedOrdinals(type) != nullptr) return Status::Ok();
+  if (CachedOrdinals(type) != nullptr) return Status::Ok();
   if (columns_.count(type + '\x1f' + "id")) return Status::Ok();
   OG_ASSIGN_OR_RETURN(const table::TableVersion* t, Table(type));
   if (cache_->CachedColumn(*t, "id") != nullptr) return Status::Ok();
@@ -140,13 +140,25 @@ Status Context::PrefetchIds(const std::string& type, std::vector<int64_t> ordina
   std::sort(ordinals.begin(), ordinals.end());
   ordinals.erase(std::unique(ordinals.begin(), ordinals.end()), ordinals.end());
   if (ordinals.empty()) return Status::Ok();
+  // The ids of rows an earlier version's ordinals in memory share (rows are immutable), the
+  // others read by address.
+  const std::optional<GraphReadCache::EarlierOrdinals> earlier = cache_->EarlierOrdinalsFor(*t);
+  std::vector<int64_t> missing;
   std::vector<uint64_t> addresses;
   for (int64_t o : ordinals) {
     OG_ASSIGN_OR_RETURN(uint64_t a, AddressOf(type, o));
+    if (earlier && earlier->shared.Holds(a)) {
+      if (std::optional<uint32_t> before = earlier->ordinals->FromAddress(a)) {
+        known.emplace(o, std::string(earlier->ordinals->id(*before)));
+        continue;
+      }
+    }
+    missing.push_back(o);
     addresses.push_back(a);
   }
+  if (missing.empty()) return Status::Ok();
   OG_ASSIGN_OR_RETURN(format::Batch b, t->Take(addresses, std::vector<std::string>{"id"}));
-  for (size_t i = 0; i < ordinals.size(); ++i) known.emplace(ordinals[i], std::string(b.column(0).string_at(i)));
+  for (size_t i = 0; i < missing.size(); ++i) known.emplace(missing[i], std::string(b.column(0).string_at(i)));
   return Status::Ok();
 }
 
@@ -213,7 +225,7 @@ Result<std::optional<Context::PointLists>> Context::PointAdjacency(const std::st
   if (cache_->CsrAtHand(*et, *from, *to)) return Nothing();
   // A CSR of earlier versions in memory (node deletes and updates since): its lists, by id.
   OG_ASSIGN_OR_RETURN(std::optional<GraphReadCache::CsrBasis> basis, cache_->CsrBasisFor(*et, *from, *to));
-  if (basis) return TranslatedLists(*basis, out, keys, key_type, other_type);
+  if (basis) return TranslatedLists(*basis, edge_type, out, keys, key_type, other_type);
   if (keys.size() > kPointAdjacencyKeys) return Nothing();
   const table::TableVersion* other = out ? to : from;
   const std::string key_column(out ? kSrcColumn : kDstColumn), other_column(out ? kDstColumn : kSrcColumn);
@@ -296,7 +308,8 @@ Result<std::optional<Context::PointLists>> Context::PointAdjacency(const std::st
   return Nothing(std::move(result));
 }
 
-Result<std::optional<Context::PointLists>> Context::TranslatedLists(const GraphReadCache::CsrBasis& b, bool out,
+Result<std::optional<Context::PointLists>> Context::TranslatedLists(const GraphReadCache::CsrBasis& b,
+                                                                    const std::string& edge_type, bool out,
                                                                     std::span<const uint32_t> keys,
                                                                     const std::string& key_type,
                                                                     const std::string& other_type) {
@@ -306,18 +319,31 @@ Result<std::optional<Context::PointLists>> Context::TranslatedLists(const GraphR
   const SharedFragments& other_shared = out ? b.dst_shared : b.src_shared;
   // Past this many list entries one pass over the arrays (deriving the CSR) costs less.
   const uint64_t budget = std::max<uint64_t>(kPointAdjacencyEdges, b.csr->num_edges() / 64);
-  uint64_t entries = 0;
-  if (CachedOrdinals(key_type) == nullptr) {
-    OG_RETURN_IF_ERROR(PrefetchIds(key_type, std::vector<int64_t>(keys.begin(), keys.end())));
+  uint64_t& entries = translated_[edge_type];  // (this query's, over every call)
+  if (entries > budget) return Nothing();
+  const SharedFragments& key_shared = out ? b.src_shared : b.dst_shared;
+  // Each key's ordinal in the CSR: its row's there when that row is shared, else its id's (an
+  // update wrote the row again), read by point for those keys only.
+  std::vector<std::optional<uint32_t>> old_keys(keys.size());
+  std::vector<int64_t> by_id;
+  for (size_t i = 0; i < keys.size(); ++i) {
+    OG_ASSIGN_OR_RETURN(const uint64_t address, AddressOf(key_type, keys[i]));
+    if (key_shared.Holds(address)) old_keys[i] = key_old.FromAddress(address);
+    if (!old_keys[i]) by_id.push_back(keys[i]);
   }
+  if (!by_id.empty() && CachedOrdinals(key_type) == nullptr) OG_RETURN_IF_ERROR(PrefetchIds(key_type, by_id));
   PointLists result;
   std::vector<std::pair<uint32_t, uint32_t>> pairs;  // (neighbour, edge)
-  for (uint32_t k : keys) {
-    OG_ASSIGN_OR_RETURN(std::string_view id, IdOf(key_type, k));
-    // A node the CSR's versions lack has no edges: every edge there had live endpoints, and the
-    // edge table only deleted rows since.
-    const std::optional<uint32_t> o = key_old.Find(id);
-    if (!o) continue;
+  for (size_t j = 0; j < keys.size(); ++j) {
+    const uint32_t k = keys[j];
+    std::optional<uint32_t> o = old_keys[j];
+    if (!o) {
+      OG_ASSIGN_OR_RETURN(std::string_view id, IdOf(key_type, k));
+      // A node the CSR's versions lack has no edges: every edge there had live endpoints, and
+      // the edge table only deleted rows since.
+      o = key_old.Find(id);
+      if (!o) continue;
+    }
     const std::span<const uint32_t> nodes = out ? b.csr->OutNodes(*o) : b.csr->InNodes(*o);
     const std::span<const uint32_t> edges = out ? b.csr->OutEdges(*o) : b.csr->InEdges(*o);
     entries += nodes.size();
