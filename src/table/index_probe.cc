@@ -302,8 +302,25 @@ Result<std::vector<std::pair<size_t, uint64_t>>> ProbeColumn(const TableVersion&
       ProbeLoaded(*seg, values, wanted, &found);
       continue;
     }
+    // Values this segment answered before (it never changes) are not read again.
+    std::vector<Wanted> misses;
+    for (const Wanted& w : wanted) {
+      if (auto answer = version.cache()->GetProbe(s.keys[0], values[w.index])) {
+        for (uint64_t a : answer->addresses) found.emplace_back(w.index, a);
+      } else {
+        misses.push_back(w);
+      }
+    }
+    if (misses.empty()) {
+      ++stats->segments_remembered;
+      continue;
+    }
     ++stats->segments_ranged;
-    OG_RETURN_IF_ERROR(ProbeStored(version, s, values, wanted, &found, stats));
+    const size_t before = found.size();
+    OG_RETURN_IF_ERROR(ProbeStored(version, s, values, misses, &found, stats));
+    std::unordered_map<size_t, std::vector<uint64_t>> answers;
+    for (size_t k = before; k < found.size(); ++k) answers[found[k].first].push_back(found[k].second);
+    for (const Wanted& w : misses) version.cache()->PutProbe(s.keys[0], values[w.index], std::move(answers[w.index]));
   }
   // Keep live rows only: of a fragment in this version, not in its deletion vector. A segment may
   // index rows of fragments that are gone or only partly covered by this version.

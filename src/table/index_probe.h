@@ -23,12 +23,13 @@
 namespace omnigraph::table {
 
 struct ProbeStats {
-  uint64_t segments_in_memory = 0;  // probed from the cache
-  uint64_t segments_ranged = 0;     // probed by ranged reads
-  uint64_t ranged_reads = 0;        // GetRange requests issued (after coalescing)
-  uint64_t whole_reads = 0;         // segments without chunk checksums (before version 3), read whole
-  uint64_t bytes_read = 0;          // bytes of those requests
-  uint64_t fragments_scanned = 0;   // uncovered fragments scanned on the column
+  uint64_t segments_in_memory = 0;   // probed from the cache
+  uint64_t segments_ranged = 0;      // probed by ranged reads
+  uint64_t segments_remembered = 0;  // every value answered by an earlier probe (TableCache::GetProbe)
+  uint64_t ranged_reads = 0;         // GetRange requests issued (after coalescing)
+  uint64_t whole_reads = 0;          // segments without chunk checksums (before version 3), read whole
+  uint64_t bytes_read = 0;           // bytes of those requests
+  uint64_t fragments_scanned = 0;    // uncovered fragments scanned on the column
 };
 
 // Every live row whose String column `field` holds one of `values` (exact bytes), as

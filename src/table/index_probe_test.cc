@@ -273,6 +273,39 @@ TEST_F(IndexProbeTest, RangedProbeReadsFollowTheValuesNotTheTable) {
   EXPECT_LE(stats.ranged_reads, 2 + 14 * values.size());
 }
 
+// A stored segment never changes, so what a value matched in it is remembered (TableCache): a
+// second probe of the same values reads nothing, and a later version still applies its own
+// deletions to the remembered addresses.
+TEST_F(IndexProbeTest, RepeatedProbesOfASegmentReadItOnce) {
+  std::vector<Row> rows;
+  for (int i = 0; i < 100000; ++i) rows.push_back(R(i, i % 25000, i % 7));
+  OG_ASSERT_OK_AND_ASSIGN(TableVersion v, AppendRows(*v0_, BatchOf(v0_->schema(), rows)));
+  std::vector<std::string> values{"d3", "d4", "absent"};
+  // Handles sharing one cache (as a graph's do).
+  auto cache = std::make_shared<TableCache>();
+  auto open = [&](const TableVersion& t) {
+    auto c = TableVersion::Open(store_, "tables/p", t.version_id(), cache);
+    EXPECT_TRUE(c.ok());
+    return *c;
+  };
+  ProbeStats first, second, third;
+  ExpectProbeMatchesModel(open(v), "dst", values, &first);
+  EXPECT_GT(first.segments_ranged, 0u);
+  EXPECT_GT(first.bytes_read, 0u);
+  ExpectProbeMatchesModel(open(v), "dst", values, &second);
+  EXPECT_EQ(second.segments_ranged, 0u);
+  EXPECT_EQ(second.segments_remembered, first.segments_ranged);
+  EXPECT_EQ(second.bytes_read, 0u);
+  // d3 is on rows 3, 25003, 50003, 75003 (n = 3, 4, 5, 6): deleting n = 5 leaves three.
+  OG_ASSERT_OK_AND_ASSIGN(TableVersion later, DeleteWhere(v, Predicate::Eq("n", Value::I64(5))));
+  ExpectProbeMatchesModel(open(later), "dst", values, &third);
+  EXPECT_EQ(third.segments_ranged, 0u);
+  auto d3 = ProbeColumn(open(later), later.schema().FindByName("dst")->id, std::vector<std::string>{"d3"}, Predicate(),
+                        nullptr, 0);
+  ASSERT_TRUE(d3.ok());
+  EXPECT_EQ(d3->size(), 3u);
+}
+
 TEST_F(IndexProbeTest, DamagedSegmentsAreCorruptNotCrashes) {
   std::vector<Row> rows;
   for (int i = 0; i < 5000; ++i) rows.push_back(R(i, i % 1000));

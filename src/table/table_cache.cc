@@ -21,6 +21,26 @@ void TableCache::PutIdSegment(const std::string& key, std::shared_ptr<const IdSe
   cache_.Put("i:" + key, std::move(s), charge);
 }
 
+namespace {
+std::string ProbeKey(const std::string& segment_key, std::string_view value) {
+  std::string k = "p:" + segment_key;
+  k += '\x1f';
+  k.append(value);
+  return k;
+}
+}  // namespace
+
+std::shared_ptr<const TableCache::ProbeAnswer> TableCache::GetProbe(const std::string& segment_key,
+                                                                    std::string_view value) {
+  return cache_.Get<ProbeAnswer>(ProbeKey(segment_key, value));
+}
+
+void TableCache::PutProbe(const std::string& segment_key, std::string_view value, std::vector<uint64_t> addresses) {
+  std::string key = ProbeKey(segment_key, value);
+  const uint64_t charge = 96 + key.size() + 8 * addresses.size();
+  cache_.Put(std::move(key), std::make_shared<const ProbeAnswer>(ProbeAnswer{std::move(addresses)}), charge);
+}
+
 std::shared_ptr<const format::FragmentReader> ReaderCache::Get(const std::string& key) {
   return cache_.Get<format::FragmentReader>(key);
 }

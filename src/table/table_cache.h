@@ -10,6 +10,8 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "common/lru_cache.h"
 #include "format/deletion_vector.h"
@@ -29,6 +31,14 @@ class TableCache {
   void PutDeletion(const std::string& key, std::shared_ptr<const format::DeletionVector> dv);
   std::shared_ptr<const IdSegment> GetIdSegment(const std::string& key);
   void PutIdSegment(const std::string& key, std::shared_ptr<const IdSegment> segment);
+  // What one value matched in a stored index segment probed by ranged reads (index_probe.cc): the
+  // addresses, empty when none. A segment never changes, so the answer never does; a write probes
+  // the same ids several times (its match, its checks, the upsert), and a read after it again.
+  struct ProbeAnswer {
+    std::vector<uint64_t> addresses;
+  };
+  std::shared_ptr<const ProbeAnswer> GetProbe(const std::string& segment_key, std::string_view value);
+  void PutProbe(const std::string& segment_key, std::string_view value, std::vector<uint64_t> addresses);
 
   size_t size() const { return cache_.stats().entries; }
   ByteLruCache::Stats stats() const { return cache_.stats(); }

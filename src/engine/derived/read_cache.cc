@@ -267,9 +267,10 @@ bool AppendsOnly(const table::Manifest& before, const table::Manifest& after) {
 bool KeepsFragments(const table::Manifest& before, const table::Manifest& after) {
   size_t kept = 0;
   for (const table::FragmentMeta& f : before.fragments) {
-    auto it = std::find_if(after.fragments.begin(), after.fragments.end(),
-                           [&](const table::FragmentMeta& g) { return g.id == f.id; });
-    if (it == after.fragments.end()) continue;
+    // (Fragment ids ascend in a manifest.)
+    auto it = std::lower_bound(after.fragments.begin(), after.fragments.end(), f.id,
+                               [](const table::FragmentMeta& g, uint32_t id) { return g.id < id; });
+    if (it == after.fragments.end() || it->id != f.id) continue;
     if (static_cast<size_t>(it - after.fragments.begin()) != kept || it->file_key != f.file_key ||
         it->physical_rows != f.physical_rows) {
       return false;

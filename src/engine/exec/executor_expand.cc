@@ -350,8 +350,15 @@ Result<Rows> Pipeline::Expand(const Rows& rows, const IrClause& t) {
     if (t.edge_var >= 0) nb[t.edge_var] = e;
     out.Append(nb.data());
   };
+  // The output is charged as it grows (a batch of high-degree or multi-hop expansions is large).
+  BudgetCharge charge(ctx_);
+  uint64_t charged = 0;
   if (points) {  // as the CSR cases below, over the lists read
     for (size_t i = 0; i < rows.size(); ++i) {
+      if (const uint64_t held = RowBytes(out); held > charged + (uint64_t{1} << 20)) {
+        OG_RETURN_IF_ERROR(charge.Add(held - charged));
+        charged = held;
+      }
       const int64_t* r = rows.row(i);
       const int64_t x = forward ? r[t.src] : r[t.dst];
       const Context::PointLists::List* l = points->Find(static_cast<uint32_t>(x));
@@ -369,9 +376,6 @@ Result<Rows> Pipeline::Expand(const Rows& rows, const IrClause& t) {
     return out;
   }
   std::map<uint32_t, std::vector<uint32_t>> reach_cache;  // both endpoints bound
-  // The output is charged as it grows (a batch of high-degree or multi-hop expansions is large).
-  BudgetCharge charge(ctx_);
-  uint64_t charged = 0;
   for (size_t i = 0; i < rows.size(); ++i) {
     if (const uint64_t held = RowBytes(out); held > charged + (uint64_t{1} << 20)) {
       OG_RETURN_IF_ERROR(charge.Add(held - charged));

@@ -786,9 +786,10 @@ Result<std::vector<size_t>> OrderRows(Context& ctx, const Rows& rows, std::optio
         std::vector<int64_t> ordinals;
         for (size_t r : ranked) ordinals.push_back(rows.row(r)[v]);
         OG_RETURN_IF_ERROR(ctx.PrefetchIds(type, ordinals));
-        for (int64_t o : ordinals) point = point && (o < 0 || ctx.PointId(type, o));
+        ord = ctx.LoadedOrdinals(type);  // (PrefetchIds takes the type's ordinals when they are cached)
+        for (int64_t o : ordinals) point = point && (ord != nullptr || o < 0 || ctx.PointId(type, o));
       }
-      if (!point) {
+      if (!point && ord == nullptr) {
         OG_ASSIGN_OR_RETURN(c, ctx.Column(type, "id"));
       }
     }
