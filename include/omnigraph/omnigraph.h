@@ -425,10 +425,11 @@ Result<std::vector<float>> EmbedDocumentText(std::string_view text, uint32_t dim
 // Sets glibc's allocator up for a process that runs queries; the `omnigraph` CLI, `omnigraph-server`
 // and the benchmarks call it first thing, and an embedding program may. Blocks up to 32 MiB come
 // from the heap instead of mappings of their own, and up to 256 MiB of freed heap stay in the
-// process. Without it, a query that allocates a few large transient buffers (a byte per edge of a
-// 10M-edge table, a million binding rows) returns them to the kernel when it ends and the next
-// query faults them back in page by page, which can cost more than the query itself. Returns
-// false (and changes nothing) where the C library is not glibc.
+// process, and every thread allocates from that one heap (threads that allocated before the call
+// keep their own). Without it, a query that allocates a few large transient buffers (a byte per
+// edge of a 10M-edge table, a million binding rows) returns them to the kernel when it ends and
+// the next query faults them back in page by page, which can cost more than the query itself.
+// Returns false (and changes nothing) where the C library is not glibc.
 bool TuneProcessAllocator();
 
 }  // namespace omnigraph
