@@ -70,6 +70,9 @@ seed=$(count)
 [ "$seed" -gt 0 ] || fail "no seed rows"
 
 # --- (a) 16 clients, reads and writes, ~15 s ---------------------------------------------------------
+body_of() {  # body_of STATUS FILE: " body=<the response, one line>" unless STATUS is 200
+  [ "$1" = 200 ] || printf ' body=%s' "$(head -c 400 "$2" 2> /dev/null | tr '\n' ' ')"
+}
 client() {  # client ID END: log lines "W key status commit" and "R status count"
   local id="$1" end="$2" i=0 code key commit n resp="$dir/resp-$1"
   while [ "$(date +%s)" -lt "$end" ]; do
@@ -81,12 +84,12 @@ client() {  # client ID END: log lines "W key status commit" and "R status count
       commit=-
       [ "$code" != 200 ] || commit=$(sed -n 's/.*"graph_commit_id":"\([0-9A-Z]*\)".*/\1/p' "$resp")
       if [ "$code" = 200 ] && ! grep -q '"affected_nodes":1,' "$resp"; then code=bad-ack; fi
-      echo "W $key $code ${commit:--}" >> "$dir/log-$id"
+      echo "W $key $code ${commit:--}$(body_of "$code" "$resp")" >> "$dir/log-$id"
     else
       code=$(curl -s -m 30 -o "$resp" -w '%{http_code}' -H 'Content-Type: application/json' \
         --data-binary "$count_q" "$base/graphs/default/query") || code=000
       n=$(sed -n 's/.*"rows":\[{"n":\([0-9]*\)}\].*/\1/p' "$resp")
-      echo "R $code ${n:--}" >> "$dir/log-$id"
+      echo "R $code ${n:--}$(body_of "$code" "$resp")" >> "$dir/log-$id"
     fi
   done
 }
