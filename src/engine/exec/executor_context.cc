@@ -41,6 +41,23 @@ Result<const format::Column*> Context::Column(const std::string& type, const std
   return columns_.emplace(key, std::move(c)).first->second.get();
 }
 
+Result<const ZoneMap*> Context::ZonesOf(const std::string& type, const std::string& column, const format::Column* c) {
+  if (c == nullptr || c->length() < kMaskRows) return nullptr;
+  const TypeKind kind = c->type().kind;
+  if (kind != TypeKind::kI32 && kind != TypeKind::kI64 && kind != TypeKind::kDate && kind != TypeKind::kDateTime) {
+    return nullptr;
+  }
+  const std::string key = type + '\x1f' + column;
+  if (auto it = zones_.find(key); it != zones_.end()) return it->second.get();
+  OG_ASSIGN_OR_RETURN(const table::TableVersion* t, Table(type));
+  OG_ASSIGN_OR_RETURN(auto z, cache_->DerivedFor<ZoneMap>(*t, "zones", column, [&]() -> Result<ZoneMap> {
+    std::optional<ZoneMap> built = ZoneMap::Of(*c);
+    if (!built) return InternalError("zone map of a column of another kind");
+    return std::move(*built);
+  }));
+  return zones_.emplace(key, std::move(z)).first->second.get();
+}
+
 Result<std::shared_ptr<const StringCodes>> Context::CodesOf(const std::string& type, const std::string& column,
                                                             bool build) {
   OG_ASSIGN_OR_RETURN(const table::TableVersion* t, Table(type));
@@ -191,11 +208,27 @@ std::weak_ordering CompareDoubles(double x, double y) {
 
 namespace {
 
+// What a block's [lo, hi] (its smallest and largest value) says of `y op x` for each of its rows:
+// -1 none holds, 1 all hold, 0 read the values. (An all-null block, lo > hi: none.)
+int ZoneVerdict(int64_t lo, int64_t hi, int64_t x, CompareOp op) {
+  if (lo > hi) return -1;
+  switch (op) {
+    case CompareOp::kEq: return x < lo || x > hi ? -1 : lo == hi ? 1 : 0;
+    case CompareOp::kNe: return x < lo || x > hi ? 1 : lo == hi ? -1 : 0;
+    case CompareOp::kLt: return hi < x ? 1 : lo >= x ? -1 : 0;
+    case CompareOp::kLe: return hi <= x ? 1 : lo > x ? -1 : 0;
+    case CompareOp::kGt: return lo > x ? 1 : hi <= x ? -1 : 0;
+    case CompareOp::kGe: return lo >= x ? 1 : hi < x ? -1 : 0;
+    default: return 0;
+  }
+}
+
 template <class T, class X>
-void MaskCompare(std::span<const T> col, X x, CompareOp op, uint8_t* m) {
+void MaskCompare(std::span<const T> col, X x, CompareOp op, uint8_t* m, const ZoneMap* zones = nullptr) {
   const size_t n = col.size();
   // Large columns (an edge table's) in chunks on the pool: a pass is memory bound per core.
   constexpr size_t kChunk = size_t{1} << 18;
+  static_assert(kChunk % ZoneMap::kBlock == 0);
   auto each = [&](auto holds) {
     auto run = [&, holds](size_t ch) {
       // Local copies: a byte store may alias anything, so values read through the captures would
@@ -203,8 +236,20 @@ void MaskCompare(std::span<const T> col, X x, CompareOp op, uint8_t* m) {
       const T* values = col.data();
       uint8_t* bytes = m;
       const auto test = holds;
-      for (size_t i = ch * kChunk, end = std::min(n, (ch + 1) * kChunk); i < end; ++i) {
-        bytes[i] &= static_cast<uint8_t>(test(static_cast<X>(values[i])));
+      const size_t chunk_end = std::min(n, (ch + 1) * kChunk);
+      if (zones == nullptr) {
+        for (size_t i = ch * kChunk; i < chunk_end; ++i)
+          bytes[i] &= static_cast<uint8_t>(test(static_cast<X>(values[i])));
+        return Status::Ok();
+      }
+      for (size_t b0 = ch * kChunk; b0 < chunk_end; b0 += ZoneMap::kBlock) {
+        const size_t end = std::min(chunk_end, b0 + ZoneMap::kBlock), z = b0 / ZoneMap::kBlock;
+        const int verdict = ZoneVerdict(zones->min[z], zones->max[z], static_cast<int64_t>(x), op);
+        if (verdict < 0) {
+          std::memset(bytes + b0, 0, end - b0);
+        } else if (verdict == 0) {
+          for (size_t i = b0; i < end; ++i) bytes[i] &= static_cast<uint8_t>(test(static_cast<X>(values[i])));
+        }
       }
       return Status::Ok();
     };
@@ -228,8 +273,36 @@ void MaskCompare(std::span<const T> col, X x, CompareOp op, uint8_t* m) {
 
 }  // namespace
 
-bool MaskByColumn(const format::Column* c, CompareOp op, const Value& v, bool constant_left,
-                  std::vector<uint8_t>* mask) {
+std::optional<ZoneMap> ZoneMap::Of(const format::Column& c) {
+  const TypeKind kind = c.type().kind;
+  auto build = [&](auto values) {
+    ZoneMap z;
+    const size_t n = values.size(), blocks = (n + kBlock - 1) / kBlock;
+    z.min.assign(blocks, INT64_MAX);
+    z.max.assign(blocks, INT64_MIN);
+    for (size_t b = 0; b < blocks; ++b) {
+      int64_t lo = INT64_MAX, hi = INT64_MIN;
+      for (size_t i = b * kBlock, end = std::min(n, (b + 1) * kBlock); i < end; ++i) {
+        if (c.has_nulls() && !c.IsValid(i)) continue;
+        lo = std::min<int64_t>(lo, values[i]);
+        hi = std::max<int64_t>(hi, values[i]);
+      }
+      z.min[b] = lo;
+      z.max[b] = hi;
+    }
+    return z;
+  };
+  switch (kind) {
+    case TypeKind::kI32:
+    case TypeKind::kDate: return build(c.i32_values());
+    case TypeKind::kI64:
+    case TypeKind::kDateTime: return build(c.i64_values());
+    default: return std::nullopt;
+  }
+}
+
+bool MaskByColumn(const format::Column* c, CompareOp op, const Value& v, bool constant_left, std::vector<uint8_t>* mask,
+                  const ZoneMap* zones) {
   if (c == nullptr || v.is_null()) {  // a missing column reads as null: nothing satisfies
     std::fill(mask->begin(), mask->end(), 0);
     return true;
@@ -243,17 +316,22 @@ bool MaskByColumn(const format::Column* c, CompareOp op, const Value& v, bool co
   };
   auto is_unsigned = [](TypeKind k) { return k == TypeKind::kU32 || k == TypeKind::kU64; };
   if (c->length() != mask->size()) return false;
-  // Dates compare by the per-row rule (Date against DateTime, ISO strings): FilterByColumn.
-  if (kind == TypeKind::kDate || kind == TypeKind::kDateTime) return false;
+  // A Date against a Date (or DateTime against DateTime) compares the stored integers; mixed dates
+  // compare by the per-row rule (Date against DateTime, ISO strings): FilterByColumn.
+  if ((kind == TypeKind::kDate || kind == TypeKind::kDateTime) && v.kind() != kind) return false;
+  if (zones != nullptr && (zones->min.size() != (c->length() + ZoneMap::kBlock - 1) / ZoneMap::kBlock ||
+                           !is_signed(kind) || !is_signed(v.kind()))) {
+    zones = nullptr;
+  }
   uint8_t* m = mask->data();
   if (kind == v.kind() ||
       (is_signed(kind) && is_signed(v.kind()) && kind != TypeKind::kDate && kind != TypeKind::kDateTime &&
        v.kind() != TypeKind::kDate && v.kind() != TypeKind::kDateTime)) {
     switch (kind) {
       case TypeKind::kI32:
-      case TypeKind::kDate: MaskCompare(c->i32_values(), v.int_value(), *col_op, m); break;
+      case TypeKind::kDate: MaskCompare(c->i32_values(), v.int_value(), *col_op, m, zones); break;
       case TypeKind::kI64:
-      case TypeKind::kDateTime: MaskCompare(c->i64_values(), v.int_value(), *col_op, m); break;
+      case TypeKind::kDateTime: MaskCompare(c->i64_values(), v.int_value(), *col_op, m, zones); break;
       default:
         if (!is_unsigned(kind)) return false;
         if (kind == TypeKind::kU32) {

@@ -148,7 +148,7 @@ Result<std::vector<uint32_t>> Pipeline::Candidates(int var) {
       if (!ColumnTest(t, var, &prop, &other, &left)) continue;
       OG_ASSIGN_OR_RETURN(const format::Column* c, ctx_.Column(type, prop->property));
       OG_ASSIGN_OR_RETURN(Value v, ctx_.Eval(*other, nullptr));
-      filters.push_back(ColumnFilter{i, c, t.op, std::move(v), left});
+      filters.push_back(ColumnFilter{i, c, t.op, std::move(v), left, prop->property});
     }
     OrderColumnTests(n, &filters);
     // Over a large table, the leading integer tests clear bytes of a mask in typed passes over
@@ -159,7 +159,8 @@ Result<std::vector<uint32_t>> Pipeline::Candidates(int var) {
       std::vector<uint8_t> mask(n, 1);
       while (masked < filters.size()) {
         const ColumnFilter& f = filters[masked];
-        if (!MaskByColumn(f.column, f.op, f.value, f.constant_left, &mask)) break;
+        OG_ASSIGN_OR_RETURN(const ZoneMap* zones, ctx_.ZonesOf(type, f.property, f.column));
+        if (!MaskByColumn(f.column, f.op, f.value, f.constant_left, &mask, zones)) break;
         pushed[f.test] = true;
         ++masked;
       }
@@ -278,7 +279,8 @@ Result<const EdgeMask*> Pipeline::EdgeFilter(int var) const {
       mask.emplace(tv->row_count(), 1);
     }
     et.pushed[i] = true;
-    if (MaskByColumn(c, tests[i].op, v, left, &*mask)) continue;
+    OG_ASSIGN_OR_RETURN(const ZoneMap* zones, ctx_.ZonesOf(ctx_.TypeOf(var), prop->property, c));
+    if (MaskByColumn(c, tests[i].op, v, left, &*mask, zones)) continue;
     std::vector<uint32_t> kept;
     for (size_t e = 0; e < mask->size(); ++e) {
       if ((*mask)[e]) kept.push_back(static_cast<uint32_t>(e));

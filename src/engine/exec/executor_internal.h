@@ -51,6 +51,7 @@ struct PathValue {
 };
 
 class Context;
+struct ZoneMap;  // below
 // Compares the paths of one path variable by their node ids in order (a shorter prefix first):
 // the order rows with equal other bindings take. Unbound (-1) first.
 class PathNodeIds {
@@ -90,6 +91,9 @@ class Context {
   Result<const TableOrdinals*> Ordinals(const std::string& type);
   // nullptr when the table has no such column (a property added later reads as null).
   Result<const format::Column*> Column(const std::string& type, const std::string& column);
+  // The ZoneMap of `type`'s column `column` (`c`, from Column) when it is a signed-integer column
+  // of at least kMaskRows rows: derived once per version and cached; nullptr otherwise.
+  Result<const ZoneMap*> ZonesOf(const std::string& type, const std::string& column, const format::Column* c);
   // A String column's codes per ordinal (GraphReadCache::StringCodesFor): built when `build`,
   // else only when cached; nullptr otherwise.
   Result<std::shared_ptr<const StringCodes>> CodesOf(const std::string& type, const std::string& column, bool build);
@@ -276,6 +280,7 @@ class Context {
   // List entries TranslatedLists read per edge type in this query (its budget is per query, so
   // that many small batches do not add up to more than deriving the CSR once).
   std::map<std::string, uint64_t> translated_;
+  std::map<std::string, std::shared_ptr<const ZoneMap>> zones_;  // ZonesOf, by type + column
   Result<RowMap*> RowMapFor(const std::string& type);
   Result<const std::vector<uint32_t>*> DeletedRows(const std::string& type, RowMap& map, size_t fragment);
   // Search state per expression (executor_search.cc): analyzed query text, the BM25 score of
@@ -399,6 +404,7 @@ struct ColumnFilter {
   compiler::CompareOp op;
   Value value;
   bool constant_left = false;
+  std::string property;  // the column's name (its zone map, Context::ZonesOf)
 };
 // Puts `filters` in the order to run them over rows 0..n-1 of their table: when the rows are many,
 // the test with the lowest estimated cost per row it drops first (its share dropped estimated on
@@ -411,8 +417,25 @@ constexpr size_t kMaskRows = size_t{1} << 16;
 // `column op v` (`v op column` when `constant_left`), as FilterByColumn decides it, in one typed
 // pass over the column. False (mask untouched) for a column or constant it does not handle
 // (Strings, floats, mixed representations, contains/starts_with): use FilterByColumn then.
+//
+// With `zones` (ZoneMap::Of of the same column), a block whose smallest and largest values decide
+// the test for every row is cleared or kept without reading its values.
+struct ZoneMap;
 bool MaskByColumn(const format::Column* c, compiler::CompareOp op, const Value& v, bool constant_left,
-                  std::vector<uint8_t>* mask);
+                  std::vector<uint8_t>* mask, const ZoneMap* zones = nullptr);
+
+// Page statistics of a cached signed-integer column (I32, I64, Date, DateTime): the smallest and
+// largest non-null value of each block of kBlock rows (an all-null block: min > max). Derived
+// once per column version (Context::ZonesOf) for large tables; on data laid down in order of a
+// value (event times appended as they happen) a range or equality test then reads only the blocks
+// that can match. On unordered values every block is read, as without.
+struct ZoneMap {
+  static constexpr size_t kBlock = 4096;
+  std::vector<int64_t> min, max;
+  uint64_t memory_bytes() const { return 16 * min.capacity() + 64; }
+  // nullopt for a column of another kind.
+  static std::optional<ZoneMap> Of(const format::Column& c);
+};
 
 // One traversal of a path chain: from the previous link's new variable (the first link: from a
 // bound one) into a fresh variable that nothing but the chain mentions.

@@ -10,23 +10,13 @@
 #include "compiler/type_checker.h"
 #include "engine/derived/read_cache.h"
 #include "engine/exec/executor.h"
-#include "engine/exec/reference_eval.h"
+#include "engine/exec/executor_test_util.h"
 #include "engine/load/loader.h"
 #include "engine/mutate/mutation.h"
 #include "io/memory_store.h"
 
 namespace omnigraph::engine {
 namespace {
-
-void ExpectAsReference(const Snapshot& snap, const std::string& src, GraphReadCache* cache) {
-  auto qs = compiler::CompileQueries(snap.catalog(), src);
-  ASSERT_TRUE(qs.ok()) << src << ": " << qs.status().ToString();
-  auto got = ExecuteQuery(snap, qs->front(), {}, 0, cache);
-  auto want = EvaluateReference(snap, qs->front(), {}, 0);
-  ASSERT_TRUE(got.ok()) << src << ": " << got.status().ToString();
-  ASSERT_TRUE(want.ok()) << src << ": " << want.status().ToString();
-  EXPECT_EQ(got->rows, want->rows) << src;
-}
 
 std::string Person(int i, int age) {
   return R"({"type":"P","data":{"n":"p)" + std::to_string(i) + R"(","age":)" + std::to_string(age) + "}}\n";
@@ -69,9 +59,10 @@ TEST(ExecutorTranslatedListsTest, HopsAfterNodeWritesFollowTheReference) {
   };
   // The CSRs of the loaded graph, in memory.
   for (int i = 0; i < 3; ++i) {
-    for (const std::string& q : queries(5, 5)) ExpectAsReference(*(*g)->Head(), q, &cache);
+    for (const std::string& q : queries(5, 5)) ExpectSameAsReference(*(*g)->Head(), q, &cache);
   }
-  ExpectAsReference(*(*g)->Head(), "query q() { match { $a: P $a k $b $a l $t } return { $a.n, $b.n, $t.t } }", &cache);
+  ExpectSameAsReference(*(*g)->Head(), "query q() { match { $a: P $a k $b $a l $t } return { $a.n, $b.n, $t.t } }",
+                        &cache);
   const uint64_t built = cache.counts().csrs_built;
   std::mt19937 rng(7);
   int next_new = kNodes;
@@ -94,7 +85,7 @@ TEST(ExecutorTranslatedListsTest, HopsAfterNodeWritesFollowTheReference) {
     ASSERT_TRUE(snap.ok());
     for (int i = 0; i < 2; ++i) {
       for (const std::string& q : queries(static_cast<int>(rng() % kNodes), static_cast<int>(rng() % 12))) {
-        ExpectAsReference(*snap, q, &cache);
+        ExpectSameAsReference(*snap, q, &cache);
       }
     }
   }
@@ -127,14 +118,14 @@ TEST(ExecutorTranslatedListsTest, BranchesThatGaveOneFragmentIdToTwoFilesKeepThe
   GraphReadCache cache;
   const std::string everything = "query q() { match { $a: P $a k $b } return { $a.n, $a.age, $b.n, $b.age } }";
   // Branch a's ordinals, columns and CSR in memory, then point reads on branch b.
-  for (int i = 0; i < 2; ++i) ExpectAsReference(*(*g)->Head("a"), everything, &cache);
+  for (int i = 0; i < 2; ++i) ExpectSameAsReference(*(*g)->Head("a"), everything, &cache);
   for (int key : {0, 1, 2, 3}) {
     const std::string k = "p" + std::to_string(key);
     for (const std::string& q :
          {"query q() { match { $a: P { n: \"" + k + "\" } $a k $b } return { $b.n, $b.age } }",
           "query q() { match { $a: P { n: \"" + k + "\" } $b k $a } return { $b.n, $b.age, $a.age } }"}) {
-      ExpectAsReference(*(*g)->Head("b"), q, &cache);
-      ExpectAsReference(*(*g)->Head("a"), q, &cache);
+      ExpectSameAsReference(*(*g)->Head("b"), q, &cache);
+      ExpectSameAsReference(*(*g)->Head("a"), q, &cache);
     }
   }
 }
