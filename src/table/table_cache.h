@@ -40,6 +40,10 @@ class TableCache {
   std::shared_ptr<const ProbeAnswer> GetProbe(const std::string& segment_key, std::string_view value);
   void PutProbe(const std::string& segment_key, std::string_view value, std::vector<uint64_t> addresses);
 
+  // The cache itself, for the table layer's other derived objects (sorted_index.cc: sorted runs
+  // and their scan credits), under keys of their own prefix.
+  ByteLruCache& lru() { return cache_; }
+
   size_t size() const { return cache_.stats().entries; }
   ByteLruCache::Stats stats() const { return cache_.stats(); }
 

@@ -33,6 +33,8 @@ GraphReadCache::Counts GraphReadCache::counts() const {
   c.edge_ends_built = edge_ends_built_.load();
   c.edge_ends_shared = edge_ends_shared_.load();
   c.csr_bases = csr_bases_.load();
+  c.sorted_answers = sorted_answers_.load();
+  c.sorted_runs_built = sorted_runs_built_.load();
   c.written = written_.load();
   c.rejected = rejected_.load();
   return c;

@@ -172,10 +172,17 @@ class GraphReadCache {
     uint64_t edge_ends_built = 0;    // EdgeEndsFor's misses derived from a CSR
     uint64_t edge_ends_shared = 0;   // ... taken over from the same edge version before node inserts
     uint64_t csr_bases = 0;          // CsrBasisFor's answers (a CSR of earlier versions to read lists from)
+    uint64_t sorted_answers = 0;     // column tests answered through a sorted index (CountSorted)
+    uint64_t sorted_runs_built = 0;  // ... and the fragment runs they built
     uint64_t written = 0;            // derived objects persisted (or already there: a racing writer)
     uint64_t rejected = 0;           // persisted objects ignored as damaged or of an unknown version
   };
   Counts counts() const;
+  // A column test answered through a sorted index (table::SortedPositions), which built `runs`.
+  void CountSorted(uint64_t runs) {
+    sorted_answers_.fetch_add(1);
+    sorted_runs_built_.fetch_add(runs);
+  }
   // The first failed write of a derived object (its message names the object), or ok. A failed
   // write is only a warning to a query (the structure is used from memory), but `optimize`, whose
   // job is the write, reports it (engine/derived/optimize.h).
@@ -203,7 +210,8 @@ class GraphReadCache {
   Mutex point_mu_;
   std::unordered_map<std::string, uint32_t> point_reads_ OG_GUARDED_BY(point_mu_);  // "version/column" -> reads
   std::atomic<uint64_t> ordinals_built_{0}, ordinals_loaded_{0}, csrs_built_{0}, csrs_loaded_{0}, csrs_extended_{0},
-      ordinals_extended_{0}, edge_ends_built_{0}, edge_ends_shared_{0}, csr_bases_{0};
+      ordinals_extended_{0}, edge_ends_built_{0}, edge_ends_shared_{0}, csr_bases_{0}, sorted_answers_{0},
+      sorted_runs_built_{0};
   // The CSR last served per edge table (by prefix), to extend for the table's next version. Weak:
   // it does not keep an evicted CSR alive.
   struct LatestCsr {

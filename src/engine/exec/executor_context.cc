@@ -9,6 +9,7 @@
 #include "common/error_codes.h"
 #include "common/thread_pool.h"
 #include "engine/exec/executor_internal.h"
+#include "table/sorted_index.h"
 
 namespace omnigraph::engine {
 namespace exec {
@@ -56,6 +57,85 @@ Result<const ZoneMap*> Context::ZonesOf(const std::string& type, const std::stri
     return std::move(*built);
   }));
   return zones_.emplace(key, std::move(z)).first->second.get();
+}
+
+namespace {
+std::optional<CompareOp> Mirror(CompareOp op);  // below
+
+// The table field of `type`'s property when the property has a sorted index (`@index` on an
+// integer or date property) the table can hold as sorted runs; nullptr otherwise.
+const table::Field* SortedField(const compiler::Catalog& catalog, const table::TableVersion& t, const std::string& type,
+                                const std::string& property) {
+  const compiler::Property* p = nullptr;
+  if (const compiler::NodeType* n = catalog.FindNode(type)) p = n->FindProperty(property);
+  if (const compiler::EdgeType* e = catalog.FindEdge(type); p == nullptr && e != nullptr) p = e->FindProperty(property);
+  if (p == nullptr || p->index != compiler::IndexKind::kSorted) return nullptr;
+  const table::Field* f = t.schema().FindByName(property);
+  return f != nullptr && table::SortableField(t.schema(), f->id) ? f : nullptr;
+}
+}  // namespace
+
+Result<std::optional<std::vector<uint32_t>>> Context::SortedMatch(const std::string& type, const std::string& property,
+                                                                  std::span<const SortedTest> tests, uint64_t max_hits,
+                                                                  std::vector<bool>* used) {
+  using Answer = std::optional<std::vector<uint32_t>>;
+  used->assign(tests.size(), false);
+  OG_ASSIGN_OR_RETURN(const table::TableVersion* t, Table(type));
+  const table::Field* f = SortedField(snap_.catalog(), *t, type, property);
+  if (f == nullptr) return Answer();
+  // The stored integers compare as MaskByColumn compares them: integers against integers, a
+  // Date against a Date, a DateTime against a DateTime.
+  const TypeKind kind = f->type.kind;
+  table::IntRange r;
+  bool any = false, empty = false;
+  for (size_t i = 0; i < tests.size(); ++i) {
+    const Value& v = *tests[i].value;
+    if (v.is_null()) continue;
+    const bool ints = (kind == TypeKind::kI32 || kind == TypeKind::kI64) &&
+                      (v.kind() == TypeKind::kI32 || v.kind() == TypeKind::kI64);
+    if (!ints && v.kind() != kind) continue;
+    std::optional<CompareOp> op = tests[i].constant_left ? Mirror(tests[i].op) : std::optional<CompareOp>(tests[i].op);
+    if (!op) continue;
+    const int64_t x = v.int_value();
+    switch (*op) {
+      case CompareOp::kEq:
+        r.lo = std::max(r.lo, x);
+        r.hi = std::min(r.hi, x);
+        break;
+      case CompareOp::kLt:
+        if (x == INT64_MIN)
+          empty = true;
+        else
+          r.hi = std::min(r.hi, x - 1);
+        break;
+      case CompareOp::kLe: r.hi = std::min(r.hi, x); break;
+      case CompareOp::kGt:
+        if (x == INT64_MAX)
+          empty = true;
+        else
+          r.lo = std::max(r.lo, x + 1);
+        break;
+      case CompareOp::kGe: r.lo = std::max(r.lo, x); break;
+      default: continue;
+    }
+    (*used)[i] = any = true;
+  }
+  if (!any) return Answer();
+  if (empty) r = table::IntRange{1, 0};
+  table::SortedStats stats;
+  OG_ASSIGN_OR_RETURN(Answer got, table::SortedPositions(*t, f->id, r, max_hits, &stats));
+  if (got) {
+    cache_->CountSorted(stats.runs_built);
+  } else {
+    used->assign(tests.size(), false);
+  }
+  return got;
+}
+
+Status Context::NoteSelectiveScan(const std::string& type, const std::string& property) {
+  OG_ASSIGN_OR_RETURN(const table::TableVersion* t, Table(type));
+  if (const table::Field* f = SortedField(snap_.catalog(), *t, type, property)) table::NoteSelectiveScan(*t, f->id);
+  return Status::Ok();
 }
 
 Result<std::shared_ptr<const StringCodes>> Context::CodesOf(const std::string& type, const std::string& column,

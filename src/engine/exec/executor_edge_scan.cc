@@ -16,19 +16,6 @@ constexpr const char* kEndsRequests =
     "\x1e"
     "edge ends";
 
-// The edges `mask` keeps (one byte each, 0 or 1): eight at a time.
-uint64_t CountKept(const EdgeMask& mask) {
-  uint64_t n = 0;
-  size_t e = 0;
-  for (; e + 8 <= mask.size(); e += 8) {
-    uint64_t w;
-    std::memcpy(&w, mask.data() + e, 8);
-    n += (w * 0x0101010101010101ull) >> 56;  // bytes are 0 or 1 (no popcount instruction assumed)
-  }
-  for (; e < mask.size(); ++e) n += mask[e];
-  return n;
-}
-
 // Whether `t` is a traversal an edge scan can bind: one hop into an unbound edge variable between
 // two distinct unbound endpoints, one of them `seed` (undirected: over one node table).
 bool Scannable(Context& ctx, const IrClause& t, const Rows& rows, int seed) {
@@ -64,7 +51,8 @@ Result<bool> Pipeline::ScanEdges(const Rows& rows, int seed, const std::vector<u
   // with the rows it hands on). Deriving the endpoints (EdgeEnds, once per CSR) is a pass over
   // the lists writing at random: edges / 2.
   int pick = -1;
-  const EdgeMask* mask = nullptr;
+  const EdgeMask* mask = nullptr;                 // the picked traversal's kept edges: a mask,
+  const std::vector<uint32_t>* listed = nullptr;  // or a list (a sorted index answered)
   double best_scan = 0, best_expand = 0, best_build = 0;
   for (size_t i = 0; i < st.pending.size(); ++i) {
     const IrClause& t = *st.pending[i];
@@ -73,9 +61,13 @@ Result<bool> Pipeline::ScanEdges(const Rows& rows, int seed, const std::vector<u
     const double edges = static_cast<double>(edge_table->row_count());
     const double expand = 2 * static_cast<double>(cands.size()) * (1 + edges / nodes);
     if (edges / 32 >= expand) continue;  // a few candidates (a key): the mask is not worth a look
-    OG_ASSIGN_OR_RETURN(const EdgeMask* m, EdgeFilter(t.edge_var));
-    if (m == nullptr) continue;
-    const double kept = static_cast<double>(CountKept(*m));
+    OG_ASSIGN_OR_RETURN(const std::vector<uint32_t>* l, EdgeList(t.edge_var));
+    const EdgeMask* m = nullptr;
+    if (l == nullptr) {
+      OG_ASSIGN_OR_RETURN(m, EdgeFilter(t.edge_var));
+      if (m == nullptr) continue;
+    }
+    const double kept = static_cast<double>(l != nullptr ? l->size() : CountKeptBytes(*m));
     if (mode.read != nullptr && !mode.count_last && kept > static_cast<double>(cands.size())) {
       // An aggregate may count this chain from the seed instead (PathCounts, CountPerRow): at
       // most a row per candidate, with multiplicities, kept for the aggregation. The scan keeps
@@ -86,10 +78,12 @@ Result<bool> Pipeline::ScanEdges(const Rows& rows, int seed, const std::vector<u
       rest.erase(rest.begin() + static_cast<std::ptrdiff_t>(i));
       if (CountableChain(shape, t, rest, st.multi_done)) continue;
     }
-    const double scan = edges / 32 + 2 * kept + (every_node ? 0 : static_cast<double>(cands.size()) / 4);
+    const double scan =
+        (l != nullptr ? 0 : edges / 32) + 2 * kept + (every_node ? 0 : static_cast<double>(cands.size()) / 4);
     if (scan >= expand || (pick >= 0 && scan >= best_scan)) continue;
     pick = static_cast<int>(i);
     mask = m;
+    listed = l;
     best_scan = scan;
     best_expand = expand;
     OG_ASSIGN_OR_RETURN(const EdgeEnds* cached, ctx_.CachedEdgeEnds(t.edge_type));
@@ -104,7 +98,8 @@ Result<bool> Pipeline::ScanEdges(const Rows& rows, int seed, const std::vector<u
   }
   const IrClause& t = *st.pending[pick];
   OG_ASSIGN_OR_RETURN(const EdgeEnds* ends, ctx_.EdgeEndsFor(t.edge_type));
-  if (ends->ends.size() != mask->size()) return false;  // never: both are the edge version's live rows
+  OG_ASSIGN_OR_RETURN(const table::TableVersion* picked_table, ctx_.Table(t.edge_type));
+  if (ends->ends.size() != picked_table->row_count()) return false;  // never: both are the version's live rows
   State next = st;
   next.pending.erase(next.pending.begin() + pick);
   std::vector<uint64_t> member;  // the candidates, one bit each, when not every node
@@ -148,12 +143,17 @@ Result<bool> Pipeline::ScanEdges(const Rows& rows, int seed, const std::vector<u
   constexpr size_t kBlock = 4096, kAhead = 8;
   std::vector<uint32_t> kept(kBlock + 1);
   const EdgeEnds::Ends* pairs = ends->ends.data();
-  const uint8_t* bytes = mask->data();
-  const size_t n = mask->size();
+  const uint8_t* bytes = mask != nullptr ? mask->data() : nullptr;
+  const size_t n = mask != nullptr ? mask->size() : listed->size();
   for (size_t b = 0; b < n && !sink.Done(); b += kBlock) {
     const size_t end = std::min(n, b + kBlock);
     size_t k = 0;
-    for (size_t e = b; e < end;) {
+    if (listed != nullptr) {  // the block's kept edges are a slice of the list
+      std::copy(listed->begin() + static_cast<std::ptrdiff_t>(b), listed->begin() + static_cast<std::ptrdiff_t>(end),
+                kept.begin());
+      k = end - b;
+    }
+    for (size_t e = b; e < end && listed == nullptr;) {
       const size_t step = std::min<size_t>(8, end - e);
       uint64_t w = 1;
       if (step == 8) std::memcpy(&w, bytes + e, 8);

@@ -151,11 +151,36 @@ Result<std::vector<uint32_t>> Pipeline::Candidates(int var) {
       filters.push_back(ColumnFilter{i, c, t.op, std::move(v), left, prop->property});
     }
     OrderColumnTests(n, &filters);
-    // Over a large table, the leading integer tests clear bytes of a mask in typed passes over
-    // their columns (MaskByColumn: no ordinal list read or written per test); the candidates are
-    // then the rows left, and later tests filter those.
+    // Over a large table, a test the property's sorted index answers with few rows
+    // (Context::SortedMatch) gives the candidates; else the leading integer tests clear bytes of a
+    // mask in typed passes over their columns (MaskByColumn: no ordinal list read or written per
+    // test) and the candidates are the rows left. Later tests filter those.
     size_t masked = 0;
-    if (n >= kMaskRows && !filters.empty()) {
+    bool listed = false;
+    for (size_t k = 0; k < filters.size() && n >= kMaskRows && !listed; ++k) {
+      bool seen = false;  // each property once, with all its tests (a range from two bounds)
+      for (size_t j = 0; j < k; ++j) seen |= filters[j].property == filters[k].property;
+      if (seen) continue;
+      std::vector<size_t> same;
+      std::vector<Context::SortedTest> st;
+      for (size_t j = k; j < filters.size(); ++j) {
+        if (filters[j].property != filters[k].property) continue;
+        same.push_back(j);
+        st.push_back({filters[j].op, &filters[j].value, filters[j].constant_left});
+      }
+      std::vector<bool> used;
+      OG_ASSIGN_OR_RETURN(std::optional<std::vector<uint32_t>> hits,
+                          ctx_.SortedMatch(type, filters[k].property, st, n / 16, &used));
+      if (!hits) continue;
+      cands = std::move(*hits);
+      listed = true;
+      for (size_t u = same.size(); u-- > 0;) {
+        if (!used[u]) continue;
+        pushed[filters[same[u]].test] = true;
+        filters.erase(filters.begin() + static_cast<std::ptrdiff_t>(same[u]));
+      }
+    }
+    if (n >= kMaskRows && !filters.empty() && !listed) {
       std::vector<uint8_t> mask(n, 1);
       while (masked < filters.size()) {
         const ColumnFilter& f = filters[masked];
@@ -165,24 +190,20 @@ Result<std::vector<uint32_t>> Pipeline::Candidates(int var) {
         ++masked;
       }
       if (masked > 0) {  // counted, then written without a branch on each row's byte
-        size_t kept = 0;
-        size_t i = 0;
-        for (; i + 8 <= n; i += 8) {
-          uint64_t w;
-          std::memcpy(&w, mask.data() + i, 8);
-          kept += (w * 0x0101010101010101ull) >> 56;  // bytes are 0 or 1
-        }
-        for (; i < n; ++i) kept += mask[i];
+        const size_t kept = CountKeptBytes(mask);
         cands.resize(kept + 1);
         size_t at = 0;
-        for (i = 0; i < n; ++i) {
+        for (size_t i = 0; i < n; ++i) {
           cands[at] = static_cast<uint32_t>(i);
           at += mask[i];
         }
         cands.resize(kept);
+        if (kept * 16 <= n) {  // selective: the sorted indexes of the properties tested gain credit
+          for (size_t k = 0; k < masked; ++k) OG_RETURN_IF_ERROR(ctx_.NoteSelectiveScan(type, filters[k].property));
+        }
       }
     }
-    if (masked == 0) {
+    if (masked == 0 && !listed) {
       cands.resize(n);
       std::iota(cands.begin(), cands.end(), uint32_t{0});
     }
@@ -253,34 +274,90 @@ bool Pipeline::EdgeTestsAllPushed(int var, const std::vector<bool>& multi_done) 
     if (!multi_done[i] && multi_[i].second.count(var)) return false;
   }
   if (var_tests_[var].empty()) return true;
-  Result<const EdgeMask*> f = EdgeFilter(var);
+  Result<EdgeTests*> f = TestsOf(var);
   if (!f.ok()) return false;  // Expand reports the error
   const auto& pushed = edge_tests_.at(var).pushed;
   return std::all_of(pushed.begin(), pushed.end(), [](bool p) { return p; });
 }
 
 Result<const EdgeMask*> Pipeline::EdgeFilter(int var) const {
-  if (auto it = edge_tests_.find(var); it != edge_tests_.end()) return it->second.any ? &it->second.allowed : nullptr;
+  OG_ASSIGN_OR_RETURN(EdgeTests * et, TestsOf(var));
+  if (!et->any) return nullptr;
+  if (et->listed && et->allowed.empty()) {  // the mask of a listed filter, made on first use
+    et->allowed.assign(et->rows, 0);
+    for (uint32_t e : *et->listed) et->allowed[e] = 1;
+  }
+  return &et->allowed;
+}
+
+Result<const std::vector<uint32_t>*> Pipeline::EdgeList(int var) const {
+  OG_ASSIGN_OR_RETURN(EdgeTests * et, TestsOf(var));
+  return et->listed ? &*et->listed : nullptr;
+}
+
+Result<Pipeline::EdgeTests*> Pipeline::TestsOf(int var) const {
+  if (auto it = edge_tests_.find(var); it != edge_tests_.end()) return &it->second;
   EdgeTests& et = edge_tests_[var];
   const auto& tests = var_tests_[var];
   et.pushed.assign(tests.size(), false);
-  // One byte per edge ordinal; each test clears the edges it rejects: integer tests in one typed
-  // pass over the column (MaskByColumn), others over the edges still kept (FilterByColumn).
-  std::optional<EdgeMask> mask;
-  for (size_t i = 0; i < tests.size(); ++i) {
+  if (tests.empty()) return &et;
+  const std::string& type = ctx_.TypeOf(var);
+  OG_ASSIGN_OR_RETURN(const table::TableVersion* tv, ctx_.Table(type));
+  const uint64_t rows = tv->row_count();
+  // A test the property's sorted index answers with few edges (Context::SortedMatch) lists them;
+  // the other tests then filter that list.
+  std::optional<std::vector<uint32_t>> listed;
+  std::vector<std::string> tried;
+  for (size_t i = 0; i < tests.size() && rows >= kMaskRows && !listed; ++i) {
     const IrExpr* prop = nullptr;
     const IrExpr* other = nullptr;
     bool left = false;
     if (!ColumnTest(tests[i], var, &prop, &other, &left)) continue;
-    OG_ASSIGN_OR_RETURN(const format::Column* c, ctx_.Column(ctx_.TypeOf(var), prop->property));
-    OG_ASSIGN_OR_RETURN(Value v, ctx_.Eval(*other, nullptr));
-    if (!mask) {
-      OG_ASSIGN_OR_RETURN(const table::TableVersion* tv, ctx_.Table(ctx_.TypeOf(var)));
-      mask.emplace(tv->row_count(), 1);
+    if (std::find(tried.begin(), tried.end(), prop->property) != tried.end()) continue;
+    tried.push_back(prop->property);
+    // Every test of this property (a range from two bounds).
+    std::vector<size_t> same;
+    std::vector<Value> values;
+    std::vector<bool> lefts;
+    for (size_t j = i; j < tests.size(); ++j) {
+      const IrExpr* p2 = nullptr;
+      const IrExpr* o2 = nullptr;
+      bool l2 = false;
+      if (!ColumnTest(tests[j], var, &p2, &o2, &l2) || p2->property != prop->property) continue;
+      OG_ASSIGN_OR_RETURN(Value v, ctx_.Eval(*o2, nullptr));
+      same.push_back(j);
+      values.push_back(std::move(v));
+      lefts.push_back(l2);
     }
+    std::vector<Context::SortedTest> st;
+    for (size_t u = 0; u < same.size(); ++u) st.push_back({tests[same[u]].op, &values[u], lefts[u]});
+    std::vector<bool> used;
+    OG_ASSIGN_OR_RETURN(listed, ctx_.SortedMatch(type, prop->property, st, rows / 16, &used));
+    if (!listed) continue;
+    for (size_t u = 0; u < same.size(); ++u) et.pushed[same[u]] = used[u];
+  }
+  // Else one byte per edge ordinal; each test clears the edges it rejects: integer tests in one
+  // typed pass over the column (MaskByColumn), others over the edges still kept (FilterByColumn).
+  std::optional<EdgeMask> mask;
+  std::vector<std::string> scanned;  // properties tested by a pass over their whole column
+  for (size_t i = 0; i < tests.size(); ++i) {
+    const IrExpr* prop = nullptr;
+    const IrExpr* other = nullptr;
+    bool left = false;
+    if (et.pushed[i] || !ColumnTest(tests[i], var, &prop, &other, &left)) continue;
+    OG_ASSIGN_OR_RETURN(const format::Column* c, ctx_.Column(type, prop->property));
+    OG_ASSIGN_OR_RETURN(Value v, ctx_.Eval(*other, nullptr));
     et.pushed[i] = true;
-    OG_ASSIGN_OR_RETURN(const ZoneMap* zones, ctx_.ZonesOf(ctx_.TypeOf(var), prop->property, c));
-    if (MaskByColumn(c, tests[i].op, v, left, &*mask, zones)) continue;
+    if (listed) {
+      FilterByColumn(c, tests[i].op, v, left, &*listed);
+      continue;
+    }
+    if (!mask) mask.emplace(rows, 1);
+    OG_ASSIGN_OR_RETURN(const ZoneMap* zones, ctx_.ZonesOf(type, prop->property, c));
+    if (MaskByColumn(c, tests[i].op, v, left, &*mask, zones)) {
+      scanned.push_back(prop->property);
+      continue;
+    }
     std::vector<uint32_t> kept;
     for (size_t e = 0; e < mask->size(); ++e) {
       if ((*mask)[e]) kept.push_back(static_cast<uint32_t>(e));
@@ -289,10 +366,19 @@ Result<const EdgeMask*> Pipeline::EdgeFilter(int var) const {
     std::fill(mask->begin(), mask->end(), 0);
     for (uint32_t e : kept) (*mask)[e] = 1;
   }
-  if (!mask) return nullptr;
+  et.rows = rows;
+  if (listed) {
+    et.any = true;
+    et.listed = std::move(listed);
+    return &et;
+  }
+  if (mask && !scanned.empty() && rows >= kMaskRows && CountKeptBytes(*mask) * 16 <= rows) {
+    for (const std::string& p : scanned) OG_RETURN_IF_ERROR(ctx_.NoteSelectiveScan(type, p));
+  }
+  if (!mask) return &et;
   et.any = true;
   et.allowed = std::move(*mask);
-  return &et.allowed;
+  return &et;
 }
 
 namespace {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cstring>
 #include <functional>
 #include <map>
 #include <memory>
@@ -94,6 +95,23 @@ class Context {
   // The ZoneMap of `type`'s column `column` (`c`, from Column) when it is a signed-integer column
   // of at least kMaskRows rows: derived once per version and cached; nullptr otherwise.
   Result<const ZoneMap*> ZonesOf(const std::string& type, const std::string& column, const format::Column* c);
+  // The ordinals of `type`'s rows whose property satisfies the tests `tests` (each `column op v`,
+  // or `v op column` when constant_left), ascending, through the property's sorted index (`@index`
+  // on an integer or date property: table::SortedPositions): the tests that are equalities or
+  // ranges on the stored integers (as MaskByColumn compares them) bound one range, and
+  // (*used)[i] says which tests it answered. nullopt (scan the column) when no test bounds the
+  // range, more than `max_hits` rows may match, or the index's runs have not paid for themselves.
+  struct SortedTest {
+    compiler::CompareOp op;
+    const Value* value;
+    bool constant_left = false;
+  };
+  Result<std::optional<std::vector<uint32_t>>> SortedMatch(const std::string& type, const std::string& property,
+                                                           std::span<const SortedTest> tests, uint64_t max_hits,
+                                                           std::vector<bool>* used);
+  // Records that a test of `property` kept few of `type`'s rows in a pass over its whole column
+  // (table::NoteSelectiveScan), when the property has a sorted index.
+  Status NoteSelectiveScan(const std::string& type, const std::string& property);
   // A String column's codes per ordinal (GraphReadCache::StringCodesFor): built when `build`,
   // else only when cached; nullptr otherwise.
   Result<std::shared_ptr<const StringCodes>> CodesOf(const std::string& type, const std::string& column, bool build);
@@ -423,6 +441,19 @@ constexpr size_t kMaskRows = size_t{1} << 16;
 struct ZoneMap;
 bool MaskByColumn(const format::Column* c, compiler::CompareOp op, const Value& v, bool constant_left,
                   std::vector<uint8_t>* mask, const ZoneMap* zones = nullptr);
+
+// The bytes of a mask (each 0 or 1) that are 1: eight at a time (no popcount instruction assumed).
+inline uint64_t CountKeptBytes(const std::vector<uint8_t>& mask) {
+  uint64_t n = 0;
+  size_t i = 0;
+  for (; i + 8 <= mask.size(); i += 8) {
+    uint64_t w;
+    std::memcpy(&w, mask.data() + i, 8);
+    n += (w * 0x0101010101010101ull) >> 56;
+  }
+  for (; i < mask.size(); ++i) n += mask[i];
+  return n;
+}
 
 // Page statistics of a cached signed-integer column (I32, I64, Date, DateTime): the smallest and
 // largest non-null value of each block of kBlock rows (an all-null block: min > max). Derived

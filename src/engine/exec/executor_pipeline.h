@@ -136,14 +136,21 @@ class Pipeline {
   // the edge table's columns: the edge ordinals passing all of them, one bit each (nullptr when
   // there are no such tests). Expand emits only those edges, and ApplyChecks skips the tests.
   Result<const EdgeMask*> EdgeFilter(int var) const;
+  // The same edges as an ascending list of ordinals when a sorted index answered the tests
+  // (Context::SortedMatch); nullptr otherwise (use EdgeFilter).
+  Result<const std::vector<uint32_t>*> EdgeList(int var) const;
   // Whether every test of edge variable `var` is one EdgeFilter applies (none across variables
   // still pending): then a chain link may count its edges instead of binding them.
   bool EdgeTestsAllPushed(int var, const std::vector<bool>& multi_done) const;
   struct EdgeTests {
-    EdgeMask allowed;          // by edge ordinal
-    std::vector<bool> pushed;  // by index in var_tests_[var]
+    EdgeMask allowed;  // by edge ordinal (of a listed filter: made by EdgeFilter on first use)
+    std::optional<std::vector<uint32_t>> listed;  // the kept edges, when a sorted index answered
+    std::vector<bool> pushed;                     // by index in var_tests_[var]
+    uint64_t rows = 0;                            // the edge table's
     bool any = false;
   };
+  // The tests of edge variable `var` run once (EdgeFilter, EdgeList), cached in edge_tests_.
+  Result<EdgeTests*> TestsOf(int var) const;
   mutable std::map<int, EdgeTests> edge_tests_;  // EdgeFilter's, built on first use
   // True when no test (of `v` alone, or not yet applied across variables) mentions `v`.
   bool Unconstrained(int v, const std::vector<bool>& multi_done) const {

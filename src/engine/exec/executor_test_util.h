@@ -1,6 +1,8 @@
 // Shared by the executor's tests: a query run on the executor and on the reference evaluator.
 #pragma once
 
+#include <cstdint>
+#include <cstdio>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -23,5 +25,21 @@ inline void ExpectSameAsReference(const Snapshot& snap, const std::string& src, 
   ASSERT_TRUE(want.ok()) << src << ": " << want.status().ToString();
   EXPECT_EQ(got->rows, want->rows) << src;
 }
+
+// "2020-01-01" + day as a date literal's text (days < 28 * 12 * 10 stay in 2020..2029).
+inline std::string TestDate(int day) {
+  char b[16];
+  std::snprintf(b, sizeof b, "%04d-%02d-%02d", 2020 + day / 336, 1 + day / 28 % 12, 1 + day % 28);
+  return b;
+}
+
+// A small deterministic generator of test data: Next(n) is in [0, n).
+struct TestLcg {
+  uint64_t x;
+  int Next(uint64_t n) {
+    x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+    return static_cast<int>((x >> 33) % n);
+  }
+};
 
 }  // namespace omnigraph::engine

@@ -17,12 +17,6 @@
 namespace omnigraph::engine {
 namespace {
 
-std::string Date(int day) {  // 2020-01-01 + day (days < 28 * 12 * 10 stay in 2020..2029)
-  char b[16];
-  std::snprintf(b, sizeof b, "%04d-%02d-%02d", 2020 + day / 336, 1 + day / 28 % 12, 1 + day % 28);
-  return b;
-}
-
 TEST(ExecutorZoneMapTest, TestsOverOrderedShuffledAndNullValuesAnswerAsTheReference) {
   auto g = Graph::Init(std::make_shared<io::MemoryStore>(),
                        "node P { n: String @key, t: I64?, r: I32, d: Date }\n"
@@ -30,19 +24,16 @@ TEST(ExecutorZoneMapTest, TestsOverOrderedShuffledAndNullValuesAnswerAsTheRefere
   ASSERT_TRUE(g.ok());
   constexpr int kNodes = 70000;  // past kMaskRows: the node and edge tests run as masks
   std::string data;
-  uint64_t x = 99;
-  auto next = [&x](uint64_t n) {
-    x = x * 6364136223846793005ULL + 1442695040888963407ULL;
-    return static_cast<int>((x >> 33) % n);
-  };
+  TestLcg lcg{99};
+  auto next = [&lcg](uint64_t n) { return lcg.Next(n); };
   for (int i = 0; i < kNodes; ++i) {
     data += R"({"type":"P","data":{"n":"p)" + std::to_string(i) + "\"";
     if (i % 1000 != 7) data += R"(,"t":)" + std::to_string(i);  // ordered, a few nulls
-    data += R"(,"r":)" + std::to_string(next(5000)) + R"(,"d":")" + Date(i / 30) + "\"}}\n";
+    data += R"(,"r":)" + std::to_string(next(5000)) + R"(,"d":")" + TestDate(i / 30) + "\"}}\n";
   }
   for (int i = 0; i < kNodes; ++i) {
     data += R"({"edge":"K","from":"p)" + std::to_string(i) + R"(","to":"p)" + std::to_string(next(kNodes)) +
-            R"(","data":{"w":)" + std::to_string(i / 3) + R"(,"at":")" + Date(i / 30) + "\"";
+            R"(","data":{"w":)" + std::to_string(i / 3) + R"(,"at":")" + TestDate(i / 30) + "\"";
     if (i % 20000 < 5000) data += R"(,"s":)" + std::to_string(next(100));  // whole blocks of nulls
     data += "}}\n";
   }

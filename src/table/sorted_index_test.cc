@@ -1,0 +1,157 @@
+// Tests of sorted runs (sorted_index.h): positions agree with a full scan through appends,
+// deletes, upserts, a column added later and compaction; a large fragment's run waits for its
+// scan credit; too many hits answer nullopt; a run of a fragment survives deletes in it.
+#include "table/sorted_index.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "io/memory_store.h"
+#include "table/compaction.h"
+#include "table/table_test_util.h"
+#include "table/table_writer.h"
+
+namespace omnigraph::table {
+namespace {
+
+using testing::BatchOf;
+using testing::F;
+using testing::Row;
+
+TableSchema Schema() {
+  auto s =
+      TableSchema::Make({F("id", DataType::Scalar(TypeKind::kString), false), F("n", DataType::Scalar(TypeKind::kI64)),
+                         F("d", DataType::Scalar(TypeKind::kDate)), F("s", DataType::Scalar(TypeKind::kString))},
+                        "id");
+  EXPECT_TRUE(s.ok());
+  return *s;
+}
+
+// n in [-30, 30) or null; d = n * 3 days or null.
+Row R(int id, std::optional<int> n) {
+  return {Value::String("r" + std::to_string(id)), n ? Value::I64(*n) : Value::Null(DataType::Scalar(TypeKind::kI64)),
+          n ? Value::Date(*n * 3) : Value::Null(DataType::Scalar(TypeKind::kDate)), Value::String("x")};
+}
+
+// The scan positions whose `column` lies in [lo, hi] (stored integers), from a full scan.
+std::vector<uint32_t> Model(const TableVersion& v, const std::string& column, int64_t lo, int64_t hi) {
+  ScanOptions opts;
+  opts.columns = std::vector<std::string>{column};
+  auto b = v.ScanAll(opts);
+  EXPECT_TRUE(b.ok()) << b.status().ToString();
+  std::vector<uint32_t> out;
+  if (!b.ok()) return out;
+  const format::Column& c = b->column(0);
+  for (size_t r = 0; r < b->num_rows(); ++r) {
+    if (c.IsNull(r)) continue;
+    const bool narrow = c.type().kind == TypeKind::kDate || c.type().kind == TypeKind::kI32;
+    const int64_t x = narrow ? c.i32_values()[r] : c.i64_values()[r];
+    if (x >= lo && x <= hi) out.push_back(static_cast<uint32_t>(r));
+  }
+  return out;
+}
+
+void ExpectAgrees(const TableVersion& v, const std::string& column, int64_t lo, int64_t hi) {
+  auto got = SortedPositions(v, v.schema().FindByName(column)->id, IntRange{lo, hi}, ~uint64_t{0});
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  ASSERT_TRUE(got->has_value()) << column;
+  EXPECT_EQ(**got, Model(v, column, lo, hi)) << column << " in [" << lo << ", " << hi << "]";
+}
+
+class SortedIndexTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto v = TableVersion::Create(store_, "tables/t", Schema());
+    ASSERT_TRUE(v.ok());
+    v0_.emplace(*v);
+  }
+  io::MemoryStore store_;
+  std::optional<TableVersion> v0_;
+};
+
+TEST_F(SortedIndexTest, PositionsAgreeWithAScanThroughWritesAndCompaction) {
+  std::mt19937 rng(11);
+  TableVersion v = *v0_;
+  int next = 0;
+  for (int round = 0; round < 30; ++round) {
+    std::vector<Row> rows;
+    const int count = 1 + static_cast<int>(rng() % 80);
+    for (int i = 0; i < count; ++i) {
+      const int n = static_cast<int>(rng() % 60) - 30;
+      rows.push_back(R(next++, n % 9 == 0 ? std::optional<int>() : n));
+    }
+    for (Row& r : rows) r.resize(v.schema().fields.size(), Value::Null(DataType::Scalar(TypeKind::kI32)));
+    OG_ASSERT_OK_AND_ASSIGN(v, AppendRows(v, BatchOf(v.schema(), rows)));
+    if (round % 4 == 3) {
+      OG_ASSERT_OK_AND_ASSIGN(v, DeleteWhere(v, Predicate::Eq("n", Value::I64(static_cast<int>(rng() % 60) - 30))));
+      Row up = R(static_cast<int>(rng() % next), 7);
+      up.resize(v.schema().fields.size(), Value::I32(4));
+      OG_ASSERT_OK_AND_ASSIGN(v, UpsertRows(v, BatchOf(v.schema(), {up})));
+    }
+    if (round == 12) {
+      OG_ASSERT_OK_AND_ASSIGN(v, AddColumn(v, "late", DataType::Scalar(TypeKind::kI32)));
+    }
+    if (round == 20) {
+      OG_ASSERT_OK_AND_ASSIGN(CompactResult c, Compact(v));
+      v = c.version;
+    }
+    for (auto [lo, hi] : {std::pair<int64_t, int64_t>{7, 7}, {-5, 12}, {INT64_MIN, -20}, {29, INT64_MAX}, {3, 2}}) {
+      ExpectAgrees(v, "n", lo, hi);
+      ExpectAgrees(v, "d", lo * 3, hi == INT64_MAX ? hi : hi * 3);
+    }
+    if (round >= 12) ExpectAgrees(v, "late", INT64_MIN, INT64_MAX);  // null in every old row
+  }
+}
+
+TEST_F(SortedIndexTest, TooManyHitsAndUnsortableFieldsAreRefused) {
+  std::vector<Row> rows;
+  for (int i = 0; i < 100; ++i) rows.push_back(R(i, i % 10));
+  OG_ASSERT_OK_AND_ASSIGN(TableVersion v, AppendRows(*v0_, BatchOf(v0_->schema(), rows)));
+  const FieldId n = v.schema().FindByName("n")->id;
+  auto few = SortedPositions(v, n, IntRange{3, 3}, 10);
+  ASSERT_TRUE(few.ok());
+  ASSERT_TRUE(few->has_value());
+  EXPECT_EQ((*few)->size(), 10u);
+  auto many = SortedPositions(v, n, IntRange{3, 4}, 10);
+  ASSERT_TRUE(many.ok());
+  EXPECT_FALSE(many->has_value());
+  EXPECT_FALSE(SortedPositions(v, v.schema().FindByName("s")->id, IntRange{}, 10).ok());
+}
+
+TEST_F(SortedIndexTest, ALargeFragmentsRunWaitsForItsScansAndOutlivesDeletes) {
+  std::vector<Row> rows;
+  const int kRows = static_cast<int>(kSmallRunRows) + 1000;
+  std::mt19937 rng(5);
+  for (int i = 0; i < kRows; ++i) rows.push_back(R(i, static_cast<int>(rng() % 60) - 30));
+  OG_ASSERT_OK_AND_ASSIGN(TableVersion v, AppendRows(*v0_, BatchOf(v0_->schema(), rows)));
+  const FieldId n = v.schema().FindByName("n")->id;
+  for (uint64_t i = 0; i < kScansBeforeRun; ++i) {
+    auto r = SortedPositions(v, n, IntRange{5, 5}, ~uint64_t{0});
+    ASSERT_TRUE(r.ok());
+    EXPECT_FALSE(r->has_value()) << "scan " << i;
+    NoteSelectiveScan(v, n);
+  }
+  SortedStats stats;
+  auto r = SortedPositions(v, n, IntRange{5, 5}, ~uint64_t{0}, &stats);
+  ASSERT_TRUE(r.ok());
+  ASSERT_TRUE(r->has_value());
+  EXPECT_EQ(stats.runs_built, 1u);
+  EXPECT_EQ(**r, Model(v, "n", 5, 5));
+  // Deletes in the fragment and a small append: the large run is read again, not rebuilt.
+  OG_ASSERT_OK_AND_ASSIGN(v, DeleteWhere(v, Predicate::Eq("n", Value::I64(5))));
+  OG_ASSERT_OK_AND_ASSIGN(v, DeleteWhere(v, Predicate::Lt("n", Value::I64(-20))));
+  OG_ASSERT_OK_AND_ASSIGN(v, AppendRows(v, BatchOf(v.schema(), {R(kRows, 5), R(kRows + 1, 6)})));
+  stats = {};
+  for (auto [lo, hi] : {std::pair<int64_t, int64_t>{5, 5}, {-25, 6}, {INT64_MIN, INT64_MAX}}) {
+    auto again = SortedPositions(v, n, IntRange{lo, hi}, ~uint64_t{0}, &stats);
+    ASSERT_TRUE(again.ok());
+    ASSERT_TRUE(again->has_value());
+    EXPECT_EQ(**again, Model(v, "n", lo, hi));
+  }
+  EXPECT_EQ(stats.runs_built, 1u);  // the appended fragment's (small) run only
+  EXPECT_EQ(stats.runs_cached, 5u);
+}
+
+}  // namespace
+}  // namespace omnigraph::table
