@@ -122,7 +122,7 @@ void NoteSelectiveScan(const TableVersion& version, FieldId field) {
   if (version.cache() == nullptr) return;
   ByteLruCache& cache = version.cache()->lru();
   for (const FragmentMeta& f : version.manifest().fragments) {
-    if (f.physical_rows <= kSmallRunRows) continue;
+    if (f.live_rows() == 0) continue;
     const std::string key = CreditKey(version, f, field);
     std::shared_ptr<const Credit> credit = cache.Get<Credit>(key);
     if (credit == nullptr) {
@@ -134,42 +134,73 @@ void NoteSelectiveScan(const TableVersion& version, FieldId field) {
   }
 }
 
+namespace {
+
+// Whether the fragment's statistics show that no row of `field` lies in `range` (no run needed).
+bool StatsExclude(const FragmentMeta& f, FieldId field, IntRange range) {
+  auto it = f.stats.find(field);
+  if (it == f.stats.end()) return false;  // not recorded: look
+  const ColumnStats& st = it->second;
+  if (st.row_count > 0 && st.null_count == st.row_count) return true;
+  if (!st.min || !st.max || st.min->is_null() || st.max->is_null()) return false;
+  return st.max->int_value() < range.lo || st.min->int_value() > range.hi;
+}
+
+}  // namespace
+
 Result<std::optional<std::vector<uint32_t>>> SortedPositions(const TableVersion& version, FieldId field, IntRange range,
                                                              uint64_t max_hits, SortedStats* stats) {
+  using Answer = std::optional<std::vector<uint32_t>>;
   if (!SortableField(version.schema(), field)) {
     return InvalidArgumentError("sorted index: field " + std::to_string(field) + " is not an integer or date column");
   }
-  if (range.lo > range.hi) return std::optional<std::vector<uint32_t>>(std::vector<uint32_t>());
+  if (range.lo > range.hi) return Answer(std::vector<uint32_t>());
   const auto& frags = version.manifest().fragments;
-  std::vector<std::shared_ptr<const SortedRun>> runs(frags.size());
-  std::vector<std::pair<size_t, size_t>> spans(frags.size());
-  uint64_t may_match = 0;
   TableCache* cache = version.cache().get();
+  // The runs in the cache, and the rows of the fragments that would need one.
+  std::vector<std::shared_ptr<const SortedRun>> runs(frags.size());
+  std::vector<bool> needed(frags.size(), false);
+  uint64_t missing_rows = 0;
   for (size_t i = 0; i < frags.size(); ++i) {
     const FragmentMeta& f = frags[i];
-    if (f.live_rows() == 0) continue;
-    std::string key = RunKey(version, f, field);
-    std::shared_ptr<const SortedRun> run = cache != nullptr ? cache->lru().Get<SortedRun>(key) : nullptr;
-    if (run != nullptr) {
+    if (f.live_rows() == 0 || StatsExclude(f, field, range)) continue;
+    needed[i] = true;
+    if (cache != nullptr) runs[i] = cache->lru().Get<SortedRun>(RunKey(version, f, field));
+    if (runs[i] != nullptr) {
       if (stats != nullptr) ++stats->runs_cached;
     } else {
-      if (f.physical_rows > kSmallRunRows) {
-        std::shared_ptr<const Credit> credit =
-            cache != nullptr ? cache->lru().Get<Credit>(CreditKey(version, f, field)) : nullptr;
-        if (credit == nullptr || credit->rows.load() < kScansBeforeRun * f.physical_rows) {
-          return std::optional<std::vector<uint32_t>>();
-        }
-      }
-      OG_ASSIGN_OR_RETURN(run, BuildSortedRun(version, f, field));
-      if (stats != nullptr) ++stats->runs_built;
-      if (cache != nullptr) cache->lru().Put(std::move(key), run, run->memory_bytes());
+      missing_rows += f.physical_rows;
     }
-    const auto b = std::lower_bound(run->values.begin(), run->values.end(), range.lo);
-    const auto e = std::upper_bound(b, run->values.end(), range.hi);
-    spans[i] = {static_cast<size_t>(b - run->values.begin()), static_cast<size_t>(e - run->values.begin())};
+  }
+  // A missing run is built when selective scans of its fragment have paid for the sort
+  // (NoteSelectiveScan), or when it is small and the missing runs together are a small part of
+  // the table (a write's new fragments beside runs already built): never a sort of the whole
+  // column for a property tested once.
+  const bool small_ok = missing_rows * 8 <= version.row_count();
+  for (size_t i = 0; i < frags.size(); ++i) {
+    if (!needed[i] || runs[i] != nullptr) continue;
+    const FragmentMeta& f = frags[i];
+    if (!small_ok || f.physical_rows > kSmallRunRows) {
+      std::shared_ptr<const Credit> credit =
+          cache != nullptr ? cache->lru().Get<Credit>(CreditKey(version, f, field)) : nullptr;
+      if (credit == nullptr || credit->rows.load() < kScansBeforeRun * f.physical_rows) return Answer();
+    }
+  }
+  std::vector<std::pair<size_t, size_t>> spans(frags.size());
+  uint64_t may_match = 0;
+  for (size_t i = 0; i < frags.size(); ++i) {
+    if (!needed[i]) continue;
+    if (runs[i] == nullptr) {
+      OG_ASSIGN_OR_RETURN(runs[i], BuildSortedRun(version, frags[i], field));
+      if (stats != nullptr) ++stats->runs_built;
+      if (cache != nullptr) cache->lru().Put(RunKey(version, frags[i], field), runs[i], runs[i]->memory_bytes());
+    }
+    const SortedRun& run = *runs[i];
+    const auto b = std::lower_bound(run.values.begin(), run.values.end(), range.lo);
+    const auto e = std::upper_bound(b, run.values.end(), range.hi);
+    spans[i] = {static_cast<size_t>(b - run.values.begin()), static_cast<size_t>(e - run.values.begin())};
     may_match += spans[i].second - spans[i].first;
-    if (may_match > max_hits) return std::optional<std::vector<uint32_t>>();
-    runs[i] = std::move(run);
+    if (may_match > max_hits) return Answer();
   }
   std::vector<uint32_t> out;
   out.reserve(may_match);
@@ -177,7 +208,7 @@ Result<std::optional<std::vector<uint32_t>>> SortedPositions(const TableVersion&
   std::vector<uint32_t> rows;
   for (size_t i = 0; i < frags.size(); ++i) {
     const FragmentMeta& f = frags[i];
-    if (runs[i] != nullptr && spans[i].second > spans[i].first) {
+    if (needed[i] && spans[i].second > spans[i].first) {
       rows.assign(runs[i]->rows.begin() + static_cast<std::ptrdiff_t>(spans[i].first),
                   runs[i]->rows.begin() + static_cast<std::ptrdiff_t>(spans[i].second));
       std::sort(rows.begin(), rows.end());
@@ -185,19 +216,26 @@ Result<std::optional<std::vector<uint32_t>>> SortedPositions(const TableVersion&
         for (uint32_t r : rows) out.push_back(static_cast<uint32_t>(live_before + r));
       } else {
         OG_ASSIGN_OR_RETURN(std::shared_ptr<const format::DeletionVector> dv, version.LoadDeletion(f));
-        const std::vector<uint32_t> deleted = dv->ToVector();  // ascending
-        size_t d = 0;
-        for (uint32_t r : rows) {
-          while (d < deleted.size() && deleted[d] < r) ++d;
-          if (d < deleted.size() && deleted[d] == r) continue;
-          out.push_back(static_cast<uint32_t>(live_before + r - d));
+        if (rows.size() * 16 < f.deleted_rows) {  // few hits: a membership test and a rank each
+          for (uint32_t r : rows) {
+            if (dv->Contains(r)) continue;
+            out.push_back(static_cast<uint32_t>(live_before + r - dv->CountInRange(0, r)));
+          }
+        } else {                                                 // else one merge with the deleted rows
+          const std::vector<uint32_t> deleted = dv->ToVector();  // ascending
+          size_t d = 0;
+          for (uint32_t r : rows) {
+            while (d < deleted.size() && deleted[d] < r) ++d;
+            if (d < deleted.size() && deleted[d] == r) continue;
+            out.push_back(static_cast<uint32_t>(live_before + r - d));
+          }
         }
       }
     }
     live_before += f.live_rows();
   }
   if (stats != nullptr) stats->hits += out.size();
-  return std::optional<std::vector<uint32_t>>(std::move(out));
+  return Answer(std::move(out));
 }
 
 }  // namespace omnigraph::table

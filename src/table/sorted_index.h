@@ -2,7 +2,8 @@
 // run per fragment file, its non-null values in ascending order with their row offsets. A
 // fragment file never changes, so its run never does: a write adds runs for its new fragments and
 // invalidates none (deletions are applied when the run is read, from the version's deletion
-// vectors). Runs are derived in memory from the fragment's column and kept in the TableCache; a
+// vectors). Runs are derived in memory from the fragment's column (read from the fragment file)
+// and kept in the TableCache; a
 // range or equality test then costs two binary searches per fragment plus the rows it keeps,
 // instead of a pass over the column.
 //
@@ -47,22 +48,23 @@ struct SortedStats {
   uint64_t hits = 0;         // rows returned
 };
 
-// Fragments of at most this many rows get their run whenever it is missing (a sort of a few
-// thousand values); larger ones only when `build` says so.
-inline constexpr uint64_t kSmallRunRows = uint64_t{1} << 16;
-// A large fragment's run is built once selective scans of it have read this many times its rows.
+// A fragment's run is built once selective scans of it have read this many times its rows
+// (NoteSelectiveScan); a fragment of at most kSmallRunRows rows gets its run without, while the
+// fragments missing a run hold at most an eighth of the table's rows (a write's new fragments
+// beside runs already built). So a property tested once never pays for a sort of its column.
 inline constexpr uint64_t kScansBeforeRun = 4;
+inline constexpr uint64_t kSmallRunRows = uint64_t{1} << 16;
 
 // The positions in scan order (the live rows of `version` numbered from 0, fragments in manifest
-// order, rows in offset order) of the live rows whose `field` lies in `range`, ascending. nullopt
-// (the caller scans the column) when more than `max_hits` rows may match, or a fragment of more
-// than kSmallRunRows rows has no cached run and its scans have not yet paid for one
-// (NoteSelectiveScan). InvalidArgument if `field` is not SortableField.
+// order, rows in offset order) of the live rows whose `field` lies in `range`, ascending.
+// Fragments whose statistics exclude the range are skipped. nullopt (the caller scans the
+// column) when more than `max_hits` rows may match, or a fragment's run is missing and may not
+// be built yet (above). InvalidArgument if `field` is not SortableField.
 Result<std::optional<std::vector<uint32_t>>> SortedPositions(const TableVersion& version, FieldId field, IntRange range,
                                                              uint64_t max_hits, SortedStats* stats = nullptr);
 
-// Records that a selective test of `field` read the whole column of `version`: each large
-// fragment's credit grows by its rows (kept in the TableCache, by fragment file).
+// Records that a selective test of `field` read the whole column of `version`: each fragment's
+// credit grows by its rows (kept in the TableCache, by fragment file).
 void NoteSelectiveScan(const TableVersion& version, FieldId field);
 
 }  // namespace omnigraph::table

@@ -78,8 +78,10 @@ Result<bool> Pipeline::ScanEdges(const Rows& rows, int seed, const std::vector<u
       rest.erase(rest.begin() + static_cast<std::ptrdiff_t>(i));
       if (CountableChain(shape, t, rest, st.multi_done)) continue;
     }
-    const double scan =
-        (l != nullptr ? 0 : edges / 32) + 2 * kept + (every_node ? 0 : static_cast<double>(cands.size()) / 4);
+    // A listed filter (a sorted index answered) is not read edge by edge; the candidates'
+    // membership bitmap is then zeroed in words (nodes / 64), about nodes / 512 units.
+    const double scan = (l != nullptr ? 0 : edges / 32) + 2 * kept +
+                        (every_node ? 0 : static_cast<double>(cands.size()) / 4 + nodes / 512);
     if (scan >= expand || (pick >= 0 && scan >= best_scan)) continue;
     pick = static_cast<int>(i);
     mask = m;

@@ -146,15 +146,14 @@ Result<std::vector<uint32_t>> Pipeline::Candidates(int var) {
       const IrExpr* other = nullptr;
       bool left = false;
       if (!ColumnTest(t, var, &prop, &other, &left)) continue;
-      OG_ASSIGN_OR_RETURN(const format::Column* c, ctx_.Column(type, prop->property));
       OG_ASSIGN_OR_RETURN(Value v, ctx_.Eval(*other, nullptr));
-      filters.push_back(ColumnFilter{i, c, t.op, std::move(v), left, prop->property});
+      filters.push_back(ColumnFilter{i, nullptr, t.op, std::move(v), left, prop->property});
     }
-    OrderColumnTests(n, &filters);
-    // Over a large table, a test the property's sorted index answers with few rows
-    // (Context::SortedMatch) gives the candidates; else the leading integer tests clear bytes of a
-    // mask in typed passes over their columns (MaskByColumn: no ordinal list read or written per
-    // test) and the candidates are the rows left. Later tests filter those.
+    // Over a large table, the tests of a property whose sorted index answers them with few rows
+    // (Context::SortedMatch) give the candidates, without reading that column; else the leading
+    // integer tests clear bytes of a mask in typed passes over their columns (MaskByColumn: no
+    // ordinal list read or written per test) and the candidates are the rows left. Later tests
+    // filter those, in the order OrderColumnTests picks.
     size_t masked = 0;
     bool listed = false;
     for (size_t k = 0; k < filters.size() && n >= kMaskRows && !listed; ++k) {
@@ -180,6 +179,10 @@ Result<std::vector<uint32_t>> Pipeline::Candidates(int var) {
         filters.erase(filters.begin() + static_cast<std::ptrdiff_t>(same[u]));
       }
     }
+    for (ColumnFilter& f : filters) {
+      OG_ASSIGN_OR_RETURN(f.column, ctx_.Column(type, f.property));
+    }
+    OrderColumnTests(n, &filters);
     if (n >= kMaskRows && !filters.empty() && !listed) {
       std::vector<uint8_t> mask(n, 1);
       while (masked < filters.size()) {
@@ -297,10 +300,17 @@ Result<const std::vector<uint32_t>*> Pipeline::EdgeList(int var) const {
 
 Result<Pipeline::EdgeTests*> Pipeline::TestsOf(int var) const {
   if (auto it = edge_tests_.find(var); it != edge_tests_.end()) return &it->second;
-  EdgeTests& et = edge_tests_[var];
+  // Kept only when complete: a failed run leaves nothing behind that would mark tests as applied.
+  EdgeTests et;
+  OG_RETURN_IF_ERROR(RunEdgeTests(var, &et));
+  return &edge_tests_.emplace(var, std::move(et)).first->second;
+}
+
+Status Pipeline::RunEdgeTests(int var, EdgeTests* out) const {
+  EdgeTests& et = *out;
   const auto& tests = var_tests_[var];
   et.pushed.assign(tests.size(), false);
-  if (tests.empty()) return &et;
+  if (tests.empty()) return Status::Ok();
   const std::string& type = ctx_.TypeOf(var);
   OG_ASSIGN_OR_RETURN(const table::TableVersion* tv, ctx_.Table(type));
   const uint64_t rows = tv->row_count();
@@ -370,15 +380,15 @@ Result<Pipeline::EdgeTests*> Pipeline::TestsOf(int var) const {
   if (listed) {
     et.any = true;
     et.listed = std::move(listed);
-    return &et;
+    return Status::Ok();
   }
   if (mask && !scanned.empty() && rows >= kMaskRows && CountKeptBytes(*mask) * 16 <= rows) {
     for (const std::string& p : scanned) OG_RETURN_IF_ERROR(ctx_.NoteSelectiveScan(type, p));
   }
-  if (!mask) return &et;
+  if (!mask) return Status::Ok();
   et.any = true;
   et.allowed = std::move(*mask);
-  return &et;
+  return Status::Ok();
 }
 
 namespace {

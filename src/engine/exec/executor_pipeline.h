@@ -151,6 +151,7 @@ class Pipeline {
   };
   // The tests of edge variable `var` run once (EdgeFilter, EdgeList), cached in edge_tests_.
   Result<EdgeTests*> TestsOf(int var) const;
+  Status RunEdgeTests(int var, EdgeTests* out) const;
   mutable std::map<int, EdgeTests> edge_tests_;  // EdgeFilter's, built on first use
   // True when no test (of `v` alone, or not yet applied across variables) mentions `v`.
   bool Unconstrained(int v, const std::vector<bool>& multi_done) const {
