@@ -120,7 +120,7 @@ Result<std::shared_ptr<const SortedRun>> BuildSortedRun(const TableVersion& vers
 
 void NoteSelectiveScan(const TableVersion& version, FieldId field) {
   if (version.cache() == nullptr) return;
-  ByteLruCache& cache = version.cache()->lru();
+  ByteLruCache& cache = version.cache()->sorted();
   for (const FragmentMeta& f : version.manifest().fragments) {
     if (f.live_rows() == 0) continue;
     const std::string key = CreditKey(version, f, field);
@@ -165,13 +165,18 @@ Result<std::optional<std::vector<uint32_t>>> SortedPositions(const TableVersion&
     const FragmentMeta& f = frags[i];
     if (f.live_rows() == 0 || StatsExclude(f, field, range)) continue;
     needed[i] = true;
-    if (cache != nullptr) runs[i] = cache->lru().Get<SortedRun>(RunKey(version, f, field));
+    if (cache != nullptr) runs[i] = cache->sorted().Get<SortedRun>(RunKey(version, f, field));
     if (runs[i] != nullptr) {
       if (stats != nullptr) ++stats->runs_cached;
     } else {
       missing_rows += f.physical_rows;
     }
   }
+  // Runs that would take more than half their cache's budget could not all stay: each query would
+  // sort again. Such a table is scanned.
+  uint64_t run_bytes = 0;
+  for (size_t i = 0; i < frags.size(); ++i) run_bytes += needed[i] ? 12 * frags[i].physical_rows : 0;
+  if (cache != nullptr && run_bytes > cache->sorted().stats().budget / 2) return Answer();
   // A missing run is built when selective scans of its fragment have paid for the sort
   // (NoteSelectiveScan), or when it is small and the missing runs together are a small part of
   // the table (a write's new fragments beside runs already built): never a sort of the whole
@@ -182,7 +187,7 @@ Result<std::optional<std::vector<uint32_t>>> SortedPositions(const TableVersion&
     const FragmentMeta& f = frags[i];
     if (!small_ok || f.physical_rows > kSmallRunRows) {
       std::shared_ptr<const Credit> credit =
-          cache != nullptr ? cache->lru().Get<Credit>(CreditKey(version, f, field)) : nullptr;
+          cache != nullptr ? cache->sorted().Get<Credit>(CreditKey(version, f, field)) : nullptr;
       if (credit == nullptr || credit->rows.load() < kScansBeforeRun * f.physical_rows) return Answer();
     }
   }
@@ -193,7 +198,7 @@ Result<std::optional<std::vector<uint32_t>>> SortedPositions(const TableVersion&
     if (runs[i] == nullptr) {
       OG_ASSIGN_OR_RETURN(runs[i], BuildSortedRun(version, frags[i], field));
       if (stats != nullptr) ++stats->runs_built;
-      if (cache != nullptr) cache->lru().Put(RunKey(version, frags[i], field), runs[i], runs[i]->memory_bytes());
+      if (cache != nullptr) cache->sorted().Put(RunKey(version, frags[i], field), runs[i], runs[i]->memory_bytes());
     }
     const SortedRun& run = *runs[i];
     const auto b = std::lower_bound(run.values.begin(), run.values.end(), range.lo);

@@ -9,6 +9,7 @@
 
 #include "io/memory_store.h"
 #include "table/compaction.h"
+#include "table/table_cache.h"
 #include "table/table_test_util.h"
 #include "table/table_writer.h"
 
@@ -159,6 +160,14 @@ TEST_F(SortedIndexTest, TooManyHitsAndUnsortableFieldsAreRefused) {
   ASSERT_TRUE(many.ok());
   EXPECT_FALSE(many->has_value());
   EXPECT_FALSE(SortedPositions(v, v.schema().FindByName("s")->id, IntRange{}, 10).ok());
+  // Runs that would fill more than half of their cache's budget are not built (each query would
+  // sort again): the column is scanned.
+  auto tight = std::make_shared<TableCache>(TableCache::kDefaultBudgetBytes, /*sorted_budget_bytes=*/1024);
+  OG_ASSERT_OK_AND_ASSIGN(TableVersion small, TableVersion::Open(store_, "tables/t", v.version_id(), tight));
+  for (uint64_t i = 0; i < kScansBeforeRun; ++i) NoteSelectiveScan(small, n);
+  auto refused = SortedPositions(small, n, IntRange{3, 3}, 10);
+  ASSERT_TRUE(refused.ok());
+  EXPECT_FALSE(refused->has_value());
 }
 
 TEST_F(SortedIndexTest, ALargeFragmentsRunWaitsForItsScansAndOutlivesDeletes) {

@@ -25,7 +25,12 @@ class IdSegment;
 class TableCache {
  public:
   static constexpr uint64_t kDefaultBudgetBytes = uint64_t{512} << 20;
-  explicit TableCache(uint64_t budget_bytes = kDefaultBudgetBytes) : cache_(budget_bytes) {}
+  // Sorted runs (sorted_index.h) have a budget of their own, so that a large run never evicts the
+  // deletion vectors and id segments every write and key lookup reads.
+  static constexpr uint64_t kDefaultSortedBudgetBytes = uint64_t{512} << 20;
+  explicit TableCache(uint64_t budget_bytes = kDefaultBudgetBytes,
+                      uint64_t sorted_budget_bytes = kDefaultSortedBudgetBytes)
+      : cache_(budget_bytes), sorted_(sorted_budget_bytes) {}
 
   std::shared_ptr<const format::DeletionVector> GetDeletion(const std::string& key);
   void PutDeletion(const std::string& key, std::shared_ptr<const format::DeletionVector> dv);
@@ -40,15 +45,15 @@ class TableCache {
   std::shared_ptr<const ProbeAnswer> GetProbe(const std::string& segment_key, std::string_view value);
   void PutProbe(const std::string& segment_key, std::string_view value, std::vector<uint64_t> addresses);
 
-  // The cache itself, for the table layer's other derived objects (sorted_index.cc: sorted runs
-  // and their scan credits), under keys of their own prefix.
-  ByteLruCache& lru() { return cache_; }
+  // The cache of sorted runs and their scan credits (sorted_index.cc).
+  ByteLruCache& sorted() { return sorted_; }
 
   size_t size() const { return cache_.stats().entries; }
   ByteLruCache::Stats stats() const { return cache_.stats(); }
 
  private:
   ByteLruCache cache_;
+  ByteLruCache sorted_;
 };
 
 // Open fragment readers, each bound to the store it was opened through, so a ReaderCache belongs
