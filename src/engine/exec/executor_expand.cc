@@ -98,6 +98,55 @@ const IrExpr* Pipeline::IdConstant(int var, const Test& t, bool* is_key) const {
   return nullptr;
 }
 
+namespace {
+// The rows of `type` (n of them) that the first property among `filters` whose sorted index
+// answers its tests with at most n / 16 rows keeps (Context::SortedMatch, all that property's
+// tests together: a range from two bounds); the filters it answered are taken out of *filters
+// and their tests marked in *pushed. nullopt when no index answers (scan then).
+Result<std::optional<std::vector<uint32_t>>> IndexedRows(Context& ctx, const std::string& type, uint64_t n,
+                                                         std::vector<ColumnFilter>* filters,
+                                                         std::vector<bool>* pushed) {
+  std::vector<ColumnFilter>& fs = *filters;
+  for (size_t k = 0; k < fs.size() && n >= kMaskRows; ++k) {
+    bool seen = false;  // each property once, with all its tests
+    for (size_t j = 0; j < k; ++j) seen |= fs[j].property == fs[k].property;
+    if (seen) continue;
+    std::vector<size_t> same;
+    std::vector<Context::SortedTest> st;
+    for (size_t j = k; j < fs.size(); ++j) {
+      if (fs[j].property != fs[k].property) continue;
+      same.push_back(j);
+      st.push_back({fs[j].op, &fs[j].value, fs[j].constant_left});
+    }
+    std::vector<bool> used;
+    OG_ASSIGN_OR_RETURN(std::optional<std::vector<uint32_t>> hits,
+                        ctx.SortedMatch(type, fs[k].property, st, n / 16, &used));
+    if (!hits) continue;
+    for (size_t u = same.size(); u-- > 0;) {
+      if (!used[u]) continue;
+      (*pushed)[fs[same[u]].test] = true;
+      fs.erase(fs.begin() + static_cast<std::ptrdiff_t>(same[u]));
+    }
+    return hits;
+  }
+  return std::optional<std::vector<uint32_t>>();
+}
+}  // namespace
+
+Result<std::vector<ColumnFilter>> Pipeline::ConstantTests(int var) const {
+  std::vector<ColumnFilter> filters;
+  const auto& tests = var_tests_[var];
+  for (size_t i = 0; i < tests.size(); ++i) {
+    const IrExpr* prop = nullptr;
+    const IrExpr* other = nullptr;
+    bool left = false;
+    if (!ColumnTest(tests[i], var, &prop, &other, &left)) continue;
+    OG_ASSIGN_OR_RETURN(Value v, ctx_.Eval(*other, nullptr));
+    filters.push_back(ColumnFilter{i, nullptr, tests[i].op, std::move(v), left, prop->property});
+  }
+  return filters;
+}
+
 Result<std::vector<uint32_t>> Pipeline::Candidates(int var) {
   const std::string& type = ctx_.TypeOf(var);
   const auto& tests = var_tests_[var];
@@ -139,46 +188,16 @@ Result<std::vector<uint32_t>> Pipeline::Candidates(int var) {
     // Property-versus-constant tests filter the ordinals over the table's cached columns, in the
     // order OrderColumnTests picks; the other tests are checked per candidate.
     const size_t n = ord->size();
-    std::vector<ColumnFilter> filters;
-    for (size_t i = 0; i < tests.size(); ++i) {
-      const Test& t = tests[i];
-      const IrExpr* prop = nullptr;
-      const IrExpr* other = nullptr;
-      bool left = false;
-      if (!ColumnTest(t, var, &prop, &other, &left)) continue;
-      OG_ASSIGN_OR_RETURN(Value v, ctx_.Eval(*other, nullptr));
-      filters.push_back(ColumnFilter{i, nullptr, t.op, std::move(v), left, prop->property});
-    }
+    OG_ASSIGN_OR_RETURN(std::vector<ColumnFilter> filters, ConstantTests(var));
     // Over a large table, the tests of a property whose sorted index answers them with few rows
     // (Context::SortedMatch) give the candidates, without reading that column; else the leading
     // integer tests clear bytes of a mask in typed passes over their columns (MaskByColumn: no
     // ordinal list read or written per test) and the candidates are the rows left. Later tests
     // filter those, in the order OrderColumnTests picks.
     size_t masked = 0;
-    bool listed = false;
-    for (size_t k = 0; k < filters.size() && n >= kMaskRows && !listed; ++k) {
-      bool seen = false;  // each property once, with all its tests (a range from two bounds)
-      for (size_t j = 0; j < k; ++j) seen |= filters[j].property == filters[k].property;
-      if (seen) continue;
-      std::vector<size_t> same;
-      std::vector<Context::SortedTest> st;
-      for (size_t j = k; j < filters.size(); ++j) {
-        if (filters[j].property != filters[k].property) continue;
-        same.push_back(j);
-        st.push_back({filters[j].op, &filters[j].value, filters[j].constant_left});
-      }
-      std::vector<bool> used;
-      OG_ASSIGN_OR_RETURN(std::optional<std::vector<uint32_t>> hits,
-                          ctx_.SortedMatch(type, filters[k].property, st, n / 16, &used));
-      if (!hits) continue;
-      cands = std::move(*hits);
-      listed = true;
-      for (size_t u = same.size(); u-- > 0;) {
-        if (!used[u]) continue;
-        pushed[filters[same[u]].test] = true;
-        filters.erase(filters.begin() + static_cast<std::ptrdiff_t>(same[u]));
-      }
-    }
+    OG_ASSIGN_OR_RETURN(std::optional<std::vector<uint32_t>> hits, IndexedRows(ctx_, type, n, &filters, &pushed));
+    const bool listed = hits.has_value();
+    if (listed) cands = std::move(*hits);
     for (ColumnFilter& f : filters) {
       OG_ASSIGN_OR_RETURN(f.column, ctx_.Column(type, f.property));
     }
@@ -314,68 +333,37 @@ Status Pipeline::RunEdgeTests(int var, EdgeTests* out) const {
   const std::string& type = ctx_.TypeOf(var);
   OG_ASSIGN_OR_RETURN(const table::TableVersion* tv, ctx_.Table(type));
   const uint64_t rows = tv->row_count();
-  // A test the property's sorted index answers with few edges (Context::SortedMatch) lists them;
-  // the other tests then filter that list.
-  std::optional<std::vector<uint32_t>> listed;
-  std::vector<std::string> tried;
-  for (size_t i = 0; i < tests.size() && rows >= kMaskRows && !listed; ++i) {
-    const IrExpr* prop = nullptr;
-    const IrExpr* other = nullptr;
-    bool left = false;
-    if (!ColumnTest(tests[i], var, &prop, &other, &left)) continue;
-    if (std::find(tried.begin(), tried.end(), prop->property) != tried.end()) continue;
-    tried.push_back(prop->property);
-    // Every test of this property (a range from two bounds).
-    std::vector<size_t> same;
-    std::vector<Value> values;
-    std::vector<bool> lefts;
-    for (size_t j = i; j < tests.size(); ++j) {
-      const IrExpr* p2 = nullptr;
-      const IrExpr* o2 = nullptr;
-      bool l2 = false;
-      if (!ColumnTest(tests[j], var, &p2, &o2, &l2) || p2->property != prop->property) continue;
-      OG_ASSIGN_OR_RETURN(Value v, ctx_.Eval(*o2, nullptr));
-      same.push_back(j);
-      values.push_back(std::move(v));
-      lefts.push_back(l2);
-    }
-    std::vector<Context::SortedTest> st;
-    for (size_t u = 0; u < same.size(); ++u) st.push_back({tests[same[u]].op, &values[u], lefts[u]});
-    std::vector<bool> used;
-    OG_ASSIGN_OR_RETURN(listed, ctx_.SortedMatch(type, prop->property, st, rows / 16, &used));
-    if (!listed) continue;
-    for (size_t u = 0; u < same.size(); ++u) et.pushed[same[u]] = used[u];
-  }
-  // Else one byte per edge ordinal; each test clears the edges it rejects: integer tests in one
-  // typed pass over the column (MaskByColumn), others over the edges still kept (FilterByColumn).
+  // The property-versus-constant tests. When a sorted index answers some with few edges
+  // (IndexedRows), those edges are listed and the other tests filter the list; else one byte per
+  // edge ordinal, each test clearing the edges it rejects: integer tests in one typed pass over
+  // the column (MaskByColumn), others over the edges still kept (FilterByColumn).
+  OG_ASSIGN_OR_RETURN(std::vector<ColumnFilter> filters, ConstantTests(var));
+  std::vector<bool> pushed(tests.size(), false);
+  OG_ASSIGN_OR_RETURN(std::optional<std::vector<uint32_t>> listed, IndexedRows(ctx_, type, rows, &filters, &pushed));
   std::optional<EdgeMask> mask;
   std::vector<std::string> scanned;  // properties tested by a pass over their whole column
-  for (size_t i = 0; i < tests.size(); ++i) {
-    const IrExpr* prop = nullptr;
-    const IrExpr* other = nullptr;
-    bool left = false;
-    if (et.pushed[i] || !ColumnTest(tests[i], var, &prop, &other, &left)) continue;
-    OG_ASSIGN_OR_RETURN(const format::Column* c, ctx_.Column(type, prop->property));
-    OG_ASSIGN_OR_RETURN(Value v, ctx_.Eval(*other, nullptr));
-    et.pushed[i] = true;
+  for (const ColumnFilter& f : filters) {
+    OG_ASSIGN_OR_RETURN(const format::Column* c, ctx_.Column(type, f.property));
+    pushed[f.test] = true;
     if (listed) {
-      FilterByColumn(c, tests[i].op, v, left, &*listed);
+      FilterByColumn(c, f.op, f.value, f.constant_left, &*listed);
       continue;
     }
     if (!mask) mask.emplace(rows, 1);
-    OG_ASSIGN_OR_RETURN(const ZoneMap* zones, ctx_.ZonesOf(type, prop->property, c));
-    if (MaskByColumn(c, tests[i].op, v, left, &*mask, zones)) {
-      scanned.push_back(prop->property);
+    OG_ASSIGN_OR_RETURN(const ZoneMap* zones, ctx_.ZonesOf(type, f.property, c));
+    if (MaskByColumn(c, f.op, f.value, f.constant_left, &*mask, zones)) {
+      scanned.push_back(f.property);
       continue;
     }
     std::vector<uint32_t> kept;
     for (size_t e = 0; e < mask->size(); ++e) {
       if ((*mask)[e]) kept.push_back(static_cast<uint32_t>(e));
     }
-    FilterByColumn(c, tests[i].op, v, left, &kept);
+    FilterByColumn(c, f.op, f.value, f.constant_left, &kept);
     std::fill(mask->begin(), mask->end(), 0);
     for (uint32_t e : kept) (*mask)[e] = 1;
   }
+  et.pushed = std::move(pushed);
   et.rows = rows;
   if (listed) {
     et.any = true;

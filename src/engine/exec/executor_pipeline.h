@@ -125,6 +125,9 @@ class Pipeline {
   static constexpr size_t kColumnCheckRows = 1024;
   Result<Rows> ColumnChecks(Rows rows, int var, std::vector<const Test*>* tests);
   Result<std::vector<uint32_t>> Candidates(int var);
+  // The tests of `var` that compare a property with a constant (ColumnTest), their constants
+  // evaluated; `column` left null (the caller loads the columns it reads).
+  Result<std::vector<ColumnFilter>> ConstantTests(int var) const;
   // A nearest() ranking of the query's only variable: the candidates the ANN index leaves to rank
   // (Context::AnnCandidates), else `cands` as they are.
   Result<std::vector<uint32_t>> RankPrune(int var, std::vector<uint32_t> cands);
